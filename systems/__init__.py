@@ -1,0 +1,31 @@
+"""pfaff systems: the shared description of constrained mechanical systems, its builders, the
+constraint analysis and the catalogue of examples.
+
+    import systems
+    systems.names()
+    system = systems.load("rolling_disc", r=0.3)
+    p, v = system.default_state()
+    print(systems.analyze_constraints(system))
+"""
+from .builders import Kinematics, RigidBody, from_lagrangian, from_rigid_bodies, pfaffian_matrix
+from .catalogue import describe, load, names
+from .description import TIME, Embedding, Parameter, System
+from .errors import InconsistentStateError, SystemDescriptionError, UnknownNameError
+
+__all__ = ["System", "Parameter", "Embedding", "TIME", "names", "load", "describe", "from_lagrangian",
+           "from_rigid_bodies", "RigidBody", "Kinematics", "pfaffian_matrix", "analyze_constraints",
+           "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError"]
+
+
+def analyze_constraints(system, **options):
+    """Constraint analysis of ``system`` (DESIGN section 4); a printable report object."""
+    from .analysis import analyze_constraints as run
+
+    return run(system, **options)
+
+
+def check_pfaffian(rows, coordinates, **options):
+    """Exactness and integrability of Pfaffian forms a(q) . dq given directly as rows."""
+    from .analysis import check_pfaffian as run
+
+    return run(rows, coordinates, **options)

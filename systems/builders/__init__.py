@@ -1,0 +1,7 @@
+"""Builders that turn a Lagrangian or a set of rigid bodies into a System."""
+from .common import pfaffian_matrix
+from .lagrangian import from_lagrangian, velocity_symbols
+from .rigid_body import Kinematics, RigidBody, from_rigid_bodies
+
+__all__ = ["from_lagrangian", "velocity_symbols", "from_rigid_bodies", "RigidBody", "Kinematics",
+           "pfaffian_matrix"]

@@ -1,0 +1,49 @@
+"""Pieces shared by the builders: Pfaffian rows from velocity expressions, named constraints."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import sympy as sp
+
+from ..errors import SystemDescriptionError
+
+
+def pfaffian_matrix(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], system_name: str = "?"):
+    """C_nh with C_nh v = rows, shape (l, n); rows must be linear and homogeneous in v."""
+    v = list(velocities)
+    problems = []
+    out = sp.zeros(len(rows), len(v))
+    for i, expr in enumerate(rows):
+        expr = sp.sympify(expr)
+        J = sp.Matrix([expr]).jacobian(v)
+        if any(J.jacobian(v)):
+            problems.append(f"nonholonomic row {i + 1} is not linear in the velocities: {expr}")
+            continue
+        rest = sp.simplify(expr - (J * sp.Matrix(v))[0])
+        if rest != 0:
+            problems.append(f"nonholonomic row {i + 1} has a velocity-free term {rest} (rheonomic rows are "
+                            "not supported)")
+            continue
+        out[i, :] = J
+    if problems:
+        raise SystemDescriptionError(system_name, problems)
+    return sp.ImmutableMatrix(out)
+
+
+def split_constraints(holonomic: Iterable, nonholonomic: Iterable):
+    """([(name, Phi_i)], [(name, row_i)]) -> (names, Phi list, row list)."""
+    holonomic, nonholonomic = list(holonomic), list(nonholonomic)
+    names = tuple(n for n, _ in holonomic) + tuple(n for n, _ in nonholonomic)
+    return names, [e for _, e in holonomic], [e for _, e in nonholonomic]
+
+
+def tidy(expr, simplify=True):
+    """Cheap simplification of a builder output (trigsimp after cancel), entrywise."""
+    if not simplify:
+        return expr
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: tidy(e, simplify))
+    e = sp.expand(expr)
+    if e.has(sp.sin, sp.cos):
+        e = sp.trigsimp(e)
+    return e

@@ -1,0 +1,45 @@
+"""A system from a Lagrangian T(p, p') - V(p) with v = p' and A = I.
+
+    M = d2T / dv dv,   d = (d/dp (dT/dv)) v - dT/dp  (the Christoffel terms),
+    f = -dV/dp + Q     (Q the given generalized forces, possibly affine in the multipliers).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import sympy as sp
+
+from ..description import System
+from .common import pfaffian_matrix, split_constraints, tidy
+
+
+def velocity_symbols(coordinates):
+    """The symbols <name>_dot for each coordinate."""
+    return tuple(sp.Symbol(f"{q.name}_dot", real=True) for q in coordinates)
+
+
+def from_lagrangian(name: str, coordinates: Sequence[sp.Symbol], T, V=0, *, velocities=None,
+                    forces=None, holonomic=(), nonholonomic=(), parameters=(), default_p=(),
+                    default_v=(), simplify=True, **system_fields) -> System:
+    """Build a :class:`System` from kinetic energy T(p, v) and potential V(p), with v = p'.
+
+    ``holonomic`` and ``nonholonomic`` are sequences of (name, expression): Phi_i(p) and rows
+    linear in v. ``forces`` are generalized forces Q (n,), which may depend on t and be affine in
+    the system's multipliers (pass ``multipliers=`` then). Remaining keywords go to System.
+    """
+    p = tuple(coordinates)
+    v = tuple(velocities) if velocities is not None else velocity_symbols(p)
+    T, V = sp.sympify(T), sp.sympify(V)
+    vcol = sp.Matrix(v)
+    dT_dv = sp.Matrix([T]).jacobian(v).T
+    M = tidy(dT_dv.jacobian(v), simplify)
+    d = tidy(dT_dv.jacobian(p) * vcol - sp.Matrix([T]).jacobian(p).T, simplify)
+    f = -sp.Matrix([V]).jacobian(p).T
+    if forces is not None:
+        f = f + sp.Matrix(forces)
+    names, Phi, rows = split_constraints(holonomic, nonholonomic)
+    C_nh = pfaffian_matrix(rows, v, name) if rows else sp.zeros(0, len(v))
+    return System(name=name, coordinates=p, velocities=v, A=sp.eye(len(p)), M=M, d=d, f=f,
+                  Phi=sp.Matrix(Phi) if Phi else None, C_nh=C_nh, constraint_names=names,
+                  parameters=tuple(parameters), potential=V, default_p=default_p, default_v=default_v,
+                  **system_fields)

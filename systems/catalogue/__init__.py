@@ -1,0 +1,51 @@
+"""The catalogue of example systems: one module per system, each with NAME and build().
+
+``build`` takes keyword-only structural options (if any); physical parameters are set afterwards
+with :meth:`System.with_parameters`, so :func:`load` accepts both kinds by name.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+from ..errors import UnknownNameError
+
+
+def _modules():
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        found[module.NAME] = module
+    return found
+
+
+_REGISTRY = _modules()
+_BUILT: dict = {}
+
+
+def names() -> tuple:
+    """Names of the catalogue systems, sorted."""
+    return tuple(sorted(_REGISTRY))
+
+
+def load(name: str, **values):
+    """Catalogue system ``name`` with structural options and parameter values overridden."""
+    if name not in _REGISTRY:
+        raise UnknownNameError("system", name, names())
+    build = _REGISTRY[name].build
+    options = {k: values.pop(k) for k in list(values) if k in inspect.signature(build).parameters}
+    key = (name, tuple(sorted(options.items())))
+    if key not in _BUILT:  # systems are immutable: the symbolic build is shared
+        _BUILT[key] = build(**options)
+    system = _BUILT[key]
+    return system.with_parameters(**values) if values else system
+
+
+def describe(name: str) -> str:
+    """The docstring of catalogue system ``name``."""
+    if name not in _REGISTRY:
+        raise UnknownNameError("system", name, names())
+    return inspect.getdoc(_REGISTRY[name]) or ""

@@ -1,0 +1,36 @@
+"""A knife edge (skate) on an inclined plane.
+
+p = (x, y, phi): contact point in plane coordinates, x pointing down the slope, and the heading
+phi of the blade measured from the x axis; v = p'. The plane is inclined at angle alpha; gravity
+pulls down the slope with g sin(alpha). The blade cannot move sideways:
+  lateral blade force   sin(phi) x' - cos(phi) y' = 0  (multiplier: force along the blade normal)
+
+Closed form (Bloch, Nonholonomic Mechanics and Control, section 1.6): released at rest with
+phi(0) = 0 and phi'(0) = w, phi = w t and
+  x = g sin(alpha) / (2 w^2) sin^2(w t),   y = g sin(alpha) / (2 w^2) (w t - sin(2 w t) / 2):
+the skate does not slide down the slope on average but drifts across it.
+"""
+import sympy as sp
+
+from ..builders.lagrangian import from_lagrangian
+from ..description import Parameter
+
+NAME = "knife_edge"
+SPIN = 2.0  # rad/s, default phi'
+
+
+def build():
+    x, y, phi = sp.symbols("x y phi", real=True)
+    xd, yd, phid = sp.symbols("x_dot y_dot phi_dot", real=True)
+    m, J, g, alpha = sp.symbols("m J g alpha", positive=True)
+    T = m / 2 * (xd**2 + yd**2) + J / 2 * phid**2
+    V = -m * g * sp.sin(alpha) * x
+    params = (Parameter(m, 1.0, "kg", "mass"), Parameter(J, 0.1, "kg m^2", "moment of inertia about the normal"),
+              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
+              Parameter(alpha, 0.3, "rad", "inclination of the plane"))
+    return from_lagrangian(
+        NAME, (x, y, phi), T, V, velocities=(xd, yd, phid),
+        nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
+        parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
+        independent_velocities=("phi_dot", "x_dot"), description=__doc__,
+        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6")

@@ -1,0 +1,69 @@
+"""The rolling disc: a thin disc or a coin rolling without slipping on a horizontal plane.
+
+Blajer's dependent form. p = (x, y, z, psi, theta, phi): centre G and orientation by yaw psi
+about the vertical, lean theta about the new horizontal x axis (the rolling direction), spin phi
+about the new y axis (the axle); theta = 0 is upright. v = (v_x, v_y, v_z, omega_1, omega_2,
+omega_3): centre velocity in world axes and angular velocity in the lean frame (1 rolling
+direction, 2 axle, 3 in the disc plane towards the centre). The lean frame is not body-fixed, so
+A carries 1/cos(theta): the description is valid until the disc lies flat.
+
+Constraints (the multipliers are forces on the disc at the contact point):
+  contact normal force        Phi = r cos(theta) + (h/2) sin(theta) - z  (minus the contact height)
+  longitudinal friction force (no slip along the rolling direction)
+  lateral friction force      (no slip across it)
+A coin (thickness h > 0) touches the plane on the rim edge that is lower for theta > 0. Rolling
+resistance: a moment -delta N sign(omega_2) about the axle, N the normal force; it makes f
+depend on the multiplier, a non-ideal constraint.
+
+Reference: W. Blajer, "A geometrical framework for modeling and simulation of nonholonomic
+mechanical systems"; Neimark & Fufaev, Dynamics of Nonholonomic Systems. The upright thin disc
+rolling straight at spin rate Omega is stable for Omega > sqrt(g / (3 r)).
+"""
+import sympy as sp
+
+from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
+from ..description import Embedding, Parameter
+from ._rotations import Rx, Ry, Rz
+
+NAME = "rolling_disc"
+
+
+def build():
+    x, y, z, psi, theta, phi = sp.symbols("x y z psi theta phi", real=True)
+    vx, vy, vz = sp.symbols("v_x v_y v_z", real=True)
+    w1, w2, w3 = sp.symbols("omega_1 omega_2 omega_3", real=True)
+    m, r, g, h, delta = sp.symbols("m r g h delta", positive=True)
+    p, v = (x, y, z, psi, theta, phi), (vx, vy, vz, w1, w2, w3)
+    c, s = sp.cos(theta), sp.sin(theta)
+    A = sp.diag(sp.eye(3), sp.Matrix([[0, 0, 1 / c], [1, 0, 0], [0, 1, -s / c]]))
+    R_lean = Rz(psi) * Rx(theta)
+    omega_lean = sp.Matrix([w1, w2, w3])
+    N = sp.Symbol("lambda_N", real=True)
+    torque = R_lean * sp.Matrix([0, -delta * N * sp.sign(w2), 0])
+    disc = RigidBody("disc", m, sp.diag(m * (r**2 / 4 + h**2 / 12), m * r**2 / 2, m * (r**2 / 4 + h**2 / 12)),
+                     sp.Matrix([x, y, z]), rotation=R_lean * Ry(phi),
+                     angular_velocity=Ry(phi).T * omega_lean, torque=torque)
+    kin = Kinematics(p, v, A)
+    e1, e2, e3 = (R_lean[:, i] for i in range(3))
+    r_GP = -r * e3 - h / 2 * e2
+    lateral = sp.Matrix([-sp.sin(psi), sp.cos(psi), 0])
+    t0 = sp.Rational(3, 10)
+    params = (Parameter(m, 1.0, "kg", "mass"), Parameter(r, 0.5, "m", "radius"),
+              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
+              Parameter(h, 0.0, "m", "thickness (0: thin disc)", alias="thickness"),
+              Parameter(delta, 0.0, "m", "rolling-resistance lever arm of the normal force",
+                        alias="rolling_resistance"))
+    q = (x, y, psi, theta, phi)
+    embedding = Embedding(coordinates=q, g=sp.Matrix([x, y, r * c + h / 2 * s, psi, theta, phi]),
+                          inverse=sp.Matrix([x, y, psi, theta, phi]))
+    omega3 = sp.cos(t0)
+    return from_rigid_bodies(
+        NAME, p, v, A, [disc], gravity=(0, 0, -g),
+        holonomic=[("contact normal force", r * c + h / 2 * s - z)],
+        nonholonomic=[("longitudinal friction force", kin.reaction_row(disc, r_GP, e1)),
+                      ("lateral friction force", kin.reaction_row(disc, r_GP, lateral))],
+        parameters=params, multipliers=(N, sp.Symbol("lambda_long", real=True), sp.Symbol("lambda_lat", real=True)),
+        default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
+        default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
+        embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
+        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev")

@@ -1,0 +1,323 @@
+"""The shared description of a constrained mechanical system.
+
+Notation (Blajer, *A geometrical framework for modeling and simulation of nonholonomic mechanical
+systems*; see docs/notation.md):
+
+    p  (n_p,)      coordinates            p' = A(p) v,  A of shape (n_p, n_v), full column rank
+    v  (n_v,)      velocities (possibly quasi-velocities, e.g. body angular velocity)
+    M(p) v' + d(p, v) = f(p, v, t, lambda) - C(p)^T lambda          (n_v equations)
+    Phi(p) = 0     m holonomic constraints;   C_h = Phi_p A          (m, n_v)
+    C_nh(p) v = 0  l nonholonomic (Pfaffian) constraints             (l, n_v)
+    C = [C_h; C_nh]                                                  (m + l, n_v)
+
+Sign convention for the multipliers: the constraint force on the system is -C^T lambda. Rows are
+written so that each lambda is a physical force or moment (the catalogue names it), e.g. the
+holonomic row of a contact is minus the height of the contact point, so lambda is the normal force.
+f may depend affinely on lambda (non-ideal constraints such as rolling resistance).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from .errors import SystemDescriptionError, UnknownNameError
+
+TIME = sp.Symbol("t", real=True)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A physical parameter: its symbol, default value, unit and meaning."""
+
+    symbol: sp.Symbol
+    default: float
+    unit: str = ""
+    description: str = ""
+    alias: str = ""  # the name users pass (e.g. "thickness" for the symbol h); default symbol name
+
+    @property
+    def name(self) -> str:
+        return self.alias or self.symbol.name
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Explicit holonomic embedding p = g(q) with reduced coordinates q.
+
+    q' = A_q(q) w relates q to the reduced velocities w (A_q = I unless q carries Euler parameters).
+    ``inverse`` gives q = h(p) on the constraint manifold. The velocity map is v = D(q) w with
+    D = A^+ g_q A_q (shape (n_v, k), k = n_v - m).
+    """
+
+    coordinates: tuple          # q symbols, (k_q,)
+    g: sp.ImmutableMatrix       # (n_p, 1)
+    inverse: sp.ImmutableMatrix  # (k_q, 1), expressions in p
+    velocities: tuple = ()      # w symbols, (k,); default q' names
+    A_q: sp.ImmutableMatrix | None = None  # (k_q, k); default identity
+    unit_norm_blocks: tuple = ()  # index tuples of q that are unit quaternions
+
+    def __post_init__(self):
+        q = tuple(self.coordinates)
+        object.__setattr__(self, "coordinates", q)
+        object.__setattr__(self, "g", sp.ImmutableMatrix(self.g))
+        object.__setattr__(self, "inverse", sp.ImmutableMatrix(self.inverse))
+        if not self.velocities:
+            object.__setattr__(self, "velocities", tuple(sp.Symbol(f"{s.name}_dot", real=True) for s in q))
+        if self.A_q is None:
+            object.__setattr__(self, "A_q", sp.ImmutableMatrix(sp.eye(len(q))))
+        else:
+            object.__setattr__(self, "A_q", sp.ImmutableMatrix(self.A_q))
+
+    @property
+    def coordinate_names(self):
+        return tuple(s.name for s in self.coordinates)
+
+    @property
+    def velocity_names(self):
+        return tuple(s.name for s in self.velocities)
+
+
+def _column(x) -> sp.ImmutableMatrix:
+    if x is None:
+        return sp.ImmutableMatrix(0, 1, [])
+    m = sp.Matrix(x)
+    if m.shape[1] != 1 and m.shape[0] == 1:
+        m = m.T
+    return sp.ImmutableMatrix(m)
+
+
+@dataclass(frozen=True)
+class System:
+    """An immutable constrained mechanical system (sympy objects plus names and defaults).
+
+    Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
+    from the catalogue with :func:`systems.load`. Construction validates the description and raises
+    one :class:`SystemDescriptionError` listing every problem.
+    """
+
+    name: str
+    coordinates: tuple            # p, (n_p,) sympy Symbols
+    velocities: tuple             # v, (n_v,)
+    A: sp.ImmutableMatrix         # (n_p, n_v)
+    M: sp.ImmutableMatrix         # (n_v, n_v)
+    d: sp.ImmutableMatrix         # (n_v, 1)
+    f: sp.ImmutableMatrix         # (n_v, 1), may be affine in the multipliers
+    Phi: sp.ImmutableMatrix       # (m, 1)
+    C_nh: sp.ImmutableMatrix      # (l, n_v)
+    constraint_names: tuple       # (m + l,) the reaction each row carries
+    parameters: tuple = ()        # Parameter objects
+    potential: sp.Expr = sp.S.Zero  # V(p); energy = v^T M v / 2 + V
+    default_p: tuple = ()         # expressions in the parameters
+    default_v: tuple = ()
+    embedding: Embedding | None = None
+    independent_velocities: tuple = ()  # default choice of u (names of w or v components)
+    unit_norm_blocks: tuple = ()  # index tuples of p holding unit quaternions
+    description: str = ""
+    reference: str = ""
+    multipliers: tuple = ()       # lambda symbols, (m + l,); default lambda_<i>
+    parameter_values: tuple = ()  # current values, aligned with parameters; default: defaults
+    time: sp.Symbol = TIME
+
+    def __post_init__(self):
+        object.__setattr__(self, "coordinates", tuple(self.coordinates))
+        object.__setattr__(self, "velocities", tuple(self.velocities))
+        for name in ("A", "M"):
+            object.__setattr__(self, name, sp.ImmutableMatrix(getattr(self, name)))
+        for name in ("d", "f", "Phi"):
+            object.__setattr__(self, name, _column(getattr(self, name)))
+        C_nh = sp.Matrix(self.C_nh) if self.C_nh is not None else sp.zeros(0, len(self.velocities))
+        if C_nh.shape == (0, 0):
+            C_nh = sp.zeros(0, len(self.velocities))
+        object.__setattr__(self, "C_nh", sp.ImmutableMatrix(C_nh))
+        object.__setattr__(self, "constraint_names", tuple(self.constraint_names))
+        object.__setattr__(self, "parameters", tuple(self.parameters))
+        object.__setattr__(self, "potential", sp.sympify(self.potential))
+        object.__setattr__(self, "default_p", tuple(sp.sympify(x) for x in self.default_p))
+        object.__setattr__(self, "default_v", tuple(sp.sympify(x) for x in self.default_v))
+        object.__setattr__(self, "independent_velocities", tuple(self.independent_velocities))
+        object.__setattr__(self, "unit_norm_blocks", tuple(tuple(b) for b in self.unit_norm_blocks))
+        if not self.multipliers:
+            count = self.Phi.shape[0] + self.C_nh.shape[0]
+            object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))
+        if not self.parameter_values:
+            object.__setattr__(self, "parameter_values", tuple(float(p.default) for p in self.parameters))
+        else:
+            object.__setattr__(self, "parameter_values", tuple(float(x) for x in self.parameter_values))
+        from .validation import validate  # local: validation needs the numeric model of this class
+
+        problems = validate(self)
+        if problems:
+            raise SystemDescriptionError(self.name, problems)
+
+    # -- sizes ---------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of velocities n (= number of coordinates unless p holds Euler parameters)."""
+        return len(self.velocities)
+
+    @property
+    def m(self) -> int:
+        return self.Phi.shape[0]
+
+    @property
+    def l(self) -> int:  # noqa: E743 - the notation of the design
+        return self.C_nh.shape[0]
+
+    @property
+    def k(self) -> int:
+        """Configuration degrees of freedom n - m."""
+        return self.n - self.m
+
+    @property
+    def r(self) -> int:
+        """Velocity degrees of freedom n - m - l."""
+        return self.n - self.m - self.l
+
+    @property
+    def coordinate_names(self) -> tuple:
+        return tuple(s.name for s in self.coordinates)
+
+    @property
+    def velocity_names(self) -> tuple:
+        return tuple(s.name for s in self.velocities)
+
+    @property
+    def parameter_names(self) -> tuple:
+        return tuple(p.name for p in self.parameters)
+
+    @property
+    def holonomic_names(self) -> tuple:
+        return self.constraint_names[: self.m]
+
+    @property
+    def nonholonomic_names(self) -> tuple:
+        return self.constraint_names[self.m:]
+
+    # -- derived symbolic pieces ---------------------------------------------------------------
+    @cached_property
+    def Phi_p(self) -> sp.ImmutableMatrix:
+        """Jacobian of Phi with respect to p, shape (m, n_p)."""
+        return sp.ImmutableMatrix(self.Phi.jacobian(self.coordinates)) if self.m else sp.ImmutableMatrix(
+            sp.zeros(0, len(self.coordinates)))
+
+    @cached_property
+    def C_h(self) -> sp.ImmutableMatrix:
+        """Holonomic rows at velocity level, C_h = Phi_p A, shape (m, n_v)."""
+        return sp.ImmutableMatrix(self.Phi_p * self.A) if self.m else sp.ImmutableMatrix(sp.zeros(0, self.n))
+
+    @cached_property
+    def C(self) -> sp.ImmutableMatrix:
+        """All constraint rows [C_h; C_nh], shape (m + l, n_v)."""
+        return sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.C_h), sp.Matrix(self.C_nh)))
+
+    @cached_property
+    def energy_expression(self) -> sp.Expr:
+        v = sp.Matrix(self.velocities)
+        return (v.T * self.M * v)[0, 0] / 2 + self.potential
+
+    @property
+    def parameter_map(self) -> dict:
+        """{symbol: value} for the current parameter values."""
+        return {p.symbol: val for p, val in zip(self.parameters, self.parameter_values)}
+
+    @property
+    def parameter_dict(self) -> dict:
+        """{name: value} for the current parameter values."""
+        return {p.name: val for p, val in zip(self.parameters, self.parameter_values)}
+
+    @property
+    def is_nonideal(self) -> bool:
+        """True when f depends on the multipliers (and so needs the coupled solve)."""
+        return bool(self.f.free_symbols & set(self.multipliers))
+
+    # -- numeric model -------------------------------------------------------------------------
+    @property
+    def numeric(self):
+        """Compiled numeric functions of the primitive pieces (cached per symbolic structure)."""
+        from .numeric import compile_system
+
+        return compile_system(self)
+
+    @property
+    def params(self) -> np.ndarray:
+        return np.asarray(self.parameter_values, dtype=float)
+
+    # -- parameters ----------------------------------------------------------------------------
+    def with_parameters(self, **values) -> "System":
+        """A copy with some parameter values changed (names as in ``parameter_names``)."""
+        known = self.parameter_names
+        for name in values:
+            if name not in known:
+                raise UnknownNameError(f"parameter of system {self.name!r}", name, known)
+        new = tuple(float(values.get(p.name, val)) for p, val in zip(self.parameters, self.parameter_values))
+        return replace(self, parameter_values=new)
+
+    # -- states --------------------------------------------------------------------------------
+    def default_state(self):
+        """The catalogue's default (p, v) as float arrays, evaluated at the current parameters."""
+        subs = self.parameter_map
+        p = np.array([float(sp.sympify(x).subs(subs)) for x in self.default_p], dtype=float)
+        v = np.array([float(sp.sympify(x).subs(subs)) for x in self.default_v], dtype=float)
+        return p, v
+
+    def residuals(self, p, v):
+        """(Phi(p), C(p) v): position residuals (m,) and velocity residuals (m + l,)."""
+        num = self.numeric
+        p = np.asarray(p, dtype=float)
+        v = np.asarray(v, dtype=float)
+        return num.Phi(p, self.params), num.C(p, self.params) @ v
+
+    def energy(self, p, v) -> float:
+        return float(self.numeric.energy(np.asarray(p, float), np.asarray(v, float), self.params))
+
+    def consistent_state(self, p_guess, v_guess, fix: Sequence[str] = (), tol: float = 1e-13):
+        """Nearest consistent state: p onto Phi = 0, then v onto C v = 0.
+
+        Components named in ``fix`` (coordinate or velocity names) are held; the others move least
+        in the kinetic-energy metric. Raises InconsistentStateError with the remaining residual when
+        that is impossible.
+        """
+        from .state import consistent_state
+
+        return consistent_state(self, p_guess, v_guess, fix=fix, tol=tol)
+
+    def state_from_q(self, q, qdot):
+        """(p, v) from reduced coordinates q and reduced velocities w through p = g(q), v = D w."""
+        from .state import state_from_q
+
+        return state_from_q(self, q, qdot)
+
+    def index_of(self, name: str) -> tuple:
+        """('p', i) or ('v', i) for a coordinate or velocity name."""
+        if name in self.coordinate_names:
+            return "p", self.coordinate_names.index(name)
+        if name in self.velocity_names:
+            return "v", self.velocity_names.index(name)
+        raise UnknownNameError(f"coordinate or velocity of system {self.name!r}", name,
+                               self.coordinate_names + self.velocity_names)
+
+    def summary(self) -> str:
+        """A one-paragraph description of sizes and constraints."""
+        lines = [
+            f"{self.name}: n = {self.n} velocities ({len(self.coordinates)} coordinates), "
+            f"m = {self.m} holonomic, l = {self.l} nonholonomic constraints; "
+            f"k = n - m = {self.k}, r = n - m - l = {self.r} degrees of freedom.",
+            f"  p = ({', '.join(self.coordinate_names)})",
+            f"  v = ({', '.join(self.velocity_names)})",
+        ]
+        for i, name in enumerate(self.constraint_names):
+            kind = "holonomic" if i < self.m else "nonholonomic"
+            lines.append(f"  row {i + 1} ({kind}): {name}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<System {self.name!r} n={self.n} m={self.m} l={self.l}>"
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return self is other

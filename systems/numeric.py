@@ -1,0 +1,156 @@
+"""Numeric functions of the primitive pieces of a system, generated once with CSE.
+
+Only the primitives are derived symbolically — A, M, d, f (split as f0 + F_lambda lambda), Phi,
+Phi_p, C, xi = (dC/dt) v, and for the embedding g, g_q, A_q and the second-order term of p'' —
+and turned into numpy functions by ``sympy.lambdify(..., cse=True)``. Products such as D^T M D and
+every solve are numeric at run time (no symbolic inversion on the simulation path).
+
+All generated functions take packed float arrays: ``(t, p, v, params)`` or a subset, and return
+numpy arrays of fixed shape.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+_CACHE: dict = {}
+_LOCK = threading.Lock()
+
+
+def _lambdify(args, exprs):
+    return sp.lambdify(args, exprs, modules="numpy", cse=True)
+
+
+def _shaped(fn, shapes):
+    """Wrap a generated function so that each output is a float array of the given shape."""
+
+    def call(*args):
+        out = fn(*args)
+        return tuple(np.asarray(o, dtype=float).reshape(s) for o, s in zip(out, shapes))
+
+    return call
+
+
+@dataclass(frozen=True)
+class NumericModel:
+    """Compiled primitives of one system structure (independent of parameter values)."""
+
+    n_p: int
+    n_v: int
+    m: int
+    c: int
+    _dynamics: object
+    _constraints: object
+    _kinematics: object
+    _energy: object
+    _embedding: object
+    _embedding_acc: object
+    _inverse: object
+
+    def dynamics(self, t, p, v, params):
+        """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), pdd2 (n_p,)).
+
+        f = f0 + F_lambda lambda; xi = (dC/dt) v; pdd2 = (d/dp (A v)) A v, the part of p'' that
+        does not involve v'.
+        """
+        return self._dynamics(t, p, v, params)
+
+    def constraints(self, p, params):
+        """(Phi (m,), Phi_p (m, n_p), C (c, n))."""
+        return self._constraints(p, params)
+
+    def Phi(self, p, params):
+        return self._constraints(p, params)[0]
+
+    def C(self, p, params):
+        return self._constraints(p, params)[2]
+
+    def A(self, p, params):
+        return self._kinematics(p, params)[0]
+
+    def energy(self, p, v, params):
+        return self._energy(p, v, params)[0][0]
+
+    def embedding(self, q, params):
+        """(g (n_p,), g_q (n_p, k_q), A_q (k_q, k))."""
+        if self._embedding is None:
+            raise ValueError("this system has no embedding p = g(q)")
+        return self._embedding(q, params)
+
+    def embedding_acceleration(self, q, w, params):
+        """(d/dq (g_q A_q w)) A_q w, shape (n_p,): the part of p'' that does not involve w'."""
+        return self._embedding_acc(q, w, params)[0]
+
+    def inverse(self, p, params):
+        """q = h(p), shape (k_q,)."""
+        return self._inverse(p, params)[0]
+
+
+def _structure_key(system):
+    emb = system.embedding
+    emb_key = None if emb is None else (emb.coordinates, emb.velocities, emb.g, emb.inverse, emb.A_q)
+    return (system.coordinates, system.velocities, system.A, system.M, system.d, system.f, system.Phi,
+            system.C_nh, system.potential, tuple(p.symbol for p in system.parameters),
+            system.multipliers, emb_key)
+
+
+def compile_system(system) -> NumericModel:
+    """The NumericModel of ``system``, generated once per symbolic structure and cached."""
+    key = _structure_key(system)
+    with _LOCK:
+        model = _CACHE.get(key)
+        if model is None:
+            model = _build(system)
+            _CACHE[key] = model
+    return model
+
+
+def _build(system) -> NumericModel:
+    p = list(system.coordinates)
+    v = list(system.velocities)
+    params = [par.symbol for par in system.parameters]
+    t = system.time
+    lam = list(system.multipliers)
+    n_p, n_v, m = len(p), len(v), system.m
+    c = m + system.l
+    vcol = sp.Matrix(v)
+
+    A = sp.Matrix(system.A)
+    C = sp.Matrix(system.C)
+    f = sp.Matrix(system.f)
+    F_lam = f.jacobian(lam) if lam else sp.zeros(n_v, 0)
+    f0 = f.subs({s: 0 for s in lam}) if lam else f
+    pdot = A * vcol
+    xi = (C * vcol).jacobian(p) * pdot if c else sp.zeros(0, 1)
+    pdd2 = pdot.jacobian(p) * pdot
+
+    dyn = _lambdify([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, pdd2])
+    dynamics = _shaped(dyn, [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p,)])
+
+    Phi = sp.Matrix(system.Phi)
+    Phi_p = sp.Matrix(system.Phi_p)
+    cons = _lambdify([p, params], [Phi, Phi_p, C])
+    constraints = _shaped(cons, [(m,), (m, n_p), (c, n_v)])
+    kinematics = _shaped(_lambdify([p, params], [A]), [(n_p, n_v)])
+    energy = _shaped(_lambdify([p, v, params], [sp.Matrix([system.energy_expression])]), [(1,)])
+
+    emb = system.embedding
+    embedding = embedding_acc = inverse = None
+    if emb is not None:
+        q = list(emb.coordinates)
+        w = list(emb.velocities)
+        k_q, k = len(q), len(w)
+        g = sp.Matrix(emb.g)
+        g_q = g.jacobian(q)
+        A_q = sp.Matrix(emb.A_q)
+        embedding = _shaped(_lambdify([q, params], [g, g_q, A_q]), [(n_p,), (n_p, k_q), (k_q, k)])
+        qdot = A_q * sp.Matrix(w)
+        acc = (g_q * qdot).jacobian(q) * qdot
+        embedding_acc = _shaped(_lambdify([q, w, params], [acc]), [(n_p,)])
+        inverse = _shaped(_lambdify([p, params], [sp.Matrix(emb.inverse)]), [(k_q,)])
+
+    return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
+                        embedding_acc, inverse)

@@ -1,0 +1,140 @@
+"""Consistent states: projections onto the constraint manifold and maps through the embedding.
+
+The projections follow Blajer, *Elimination of constraint violation and accuracy aspects in
+numerical simulation of multibody systems* (Multibody Syst. Dyn. 7, 2002): positions by Newton
+iteration in the kinetic-energy metric, velocities by the M-orthogonal projection
+    v <- v - M^-1 C^T (C M^-1 C^T)^-1 C v.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InconsistentStateError
+
+
+def renormalize(system, p):
+    """Unit quaternion blocks of p scaled back to unit norm (a copy)."""
+    p = np.array(p, dtype=float)
+    for block in system.unit_norm_blocks:
+        idx = list(block)
+        p[idx] /= np.linalg.norm(p[idx])
+    return p
+
+
+def position_metric(A, M):
+    """Kinetic-energy metric in p-space, W = A^+T M A^+ + (I - A A^+), shape (n_p, n_p)."""
+    A_pinv = np.linalg.pinv(A)
+    return A_pinv.T @ M @ A_pinv + (np.eye(A.shape[0]) - A @ A_pinv)
+
+
+def _weighted_correction(J, W, residual, free):
+    """delta minimizing delta^T W delta / 2 with J delta = -residual and delta zero off ``free``."""
+    delta = np.zeros(J.shape[1])
+    Js = J[:, free]
+    Ws = W[np.ix_(free, free)]
+    WinvJt = np.linalg.solve(Ws, Js.T)
+    S = Js @ WinvJt
+    mult = np.linalg.lstsq(S, residual, rcond=None)[0]
+    delta[free] = -WinvJt @ mult
+    return delta
+
+
+def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50):
+    """Newton projection of p onto Phi(p) = 0 holding p[fix_idx]. Returns (p, |Phi|_inf, iters)."""
+    num, par = system.numeric, system.params
+    p = renormalize(system, p)
+    if system.m == 0:
+        return p, 0.0, 0
+    free = [i for i in range(len(p)) if i not in set(fix_idx)]
+    v0 = np.zeros(system.n)
+    W = None
+    err = np.inf
+    for it in range(max_iter + 1):
+        Phi, Phi_p, _ = num.constraints(p, par)
+        err = float(np.max(np.abs(Phi)))
+        if err <= tol:
+            return p, err, it
+        if it == max_iter or not free:
+            break
+        if W is None:  # the metric is frozen at the first iterate (a modified Newton method)
+            M = num.dynamics(0.0, p, v0, par)[0]
+            W = position_metric(num.A(p, par), M)
+        p = renormalize(system, p + _weighted_correction(Phi_p, W, Phi, free))
+    return p, err, max_iter
+
+
+def project_velocities(system, p, v, fix_idx=()):
+    """M-orthogonal projection of v onto C(p) v = 0 holding v[fix_idx]. Returns (v, |C v|_inf)."""
+    num, par = system.numeric, system.params
+    v = np.array(v, dtype=float)
+    C = num.C(p, par)
+    if C.shape[0] == 0:
+        return v, 0.0
+    free = [i for i in range(len(v)) if i not in set(fix_idx)]
+    if free:
+        M = num.dynamics(0.0, p, v, par)[0]
+        v = v + _weighted_correction(C, M, C @ v, free)
+    return v, float(np.max(np.abs(C @ v)))
+
+
+def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13):
+    """See :meth:`systems.System.consistent_state`."""
+    p_guess = np.asarray(p_guess, dtype=float).ravel()
+    v_guess = np.asarray(v_guess, dtype=float).ravel()
+    if p_guess.shape != (len(system.coordinates),) or v_guess.shape != (system.n,):
+        raise InconsistentStateError(
+            f"system {system.name!r}: state shapes got p {p_guess.shape}, v {v_guess.shape} but "
+            f"expected p ({len(system.coordinates)},), v ({system.n},)")
+    fix_p, fix_v = [], []
+    for name in fix:
+        kind, i = system.index_of(name)
+        (fix_p if kind == "p" else fix_v).append(i)
+    scale = 1.0 + float(np.max(np.abs(p_guess), initial=0.0))
+    p, err_p, _ = project_positions(system, p_guess, fix_p, tol=tol * scale)
+    if err_p > tol * scale * 10:
+        raise InconsistentStateError(
+            f"system {system.name!r}: no configuration satisfies the holonomic constraints with "
+            f"{', '.join(system.coordinate_names[i] for i in fix_p) or 'nothing'} held; remaining "
+            f"|Phi| = {err_p:.3e} ({', '.join(system.holonomic_names)}). Hold fewer coordinates.")
+    v, err_v = project_velocities(system, p, v_guess, fix_v)
+    vscale = 1.0 + float(np.max(np.abs(v_guess), initial=0.0))
+    if err_v > tol * vscale * 1e3:
+        raise InconsistentStateError(
+            f"system {system.name!r}: no velocity satisfies C v = 0 with "
+            f"{', '.join(system.velocity_names[i] for i in fix_v)} held; remaining |C v| = {err_v:.3e}. "
+            f"Hold fewer velocities.")
+    return p, v
+
+
+def embedding_velocity_map(system, q):
+    """(p, D) at q: p = g(q) and D = A^+ g_q A_q, shape (n_v, k)."""
+    num, par = system.numeric, system.params
+    g, g_q, A_q = num.embedding(np.asarray(q, float), par)
+    A = num.A(g, par)
+    D = np.linalg.lstsq(A, g_q @ A_q, rcond=None)[0]
+    return g, D
+
+
+def state_from_q(system, q, w):
+    """(p, v) from reduced coordinates q and reduced velocities w (v = D(q) w)."""
+    if system.embedding is None:
+        raise ValueError(f"system {system.name!r} has no embedding p = g(q); use consistent_state")
+    q = np.asarray(q, dtype=float).ravel()
+    w = np.asarray(w, dtype=float).ravel()
+    emb = system.embedding
+    if q.shape != (len(emb.coordinates),) or w.shape != (len(emb.velocities),):
+        raise ValueError(f"system {system.name!r}: got q {q.shape}, w {w.shape} but expected "
+                         f"q ({len(emb.coordinates)},), w ({len(emb.velocities)},)")
+    p, D = embedding_velocity_map(system, q)
+    return p, D @ w
+
+
+def q_from_state(system, p, v):
+    """(q, w) from a consistent dependent state through q = h(p) and w = D^+ v."""
+    q = system.numeric.inverse(np.asarray(p, float), system.params)
+    for block in system.embedding.unit_norm_blocks:
+        idx = list(block)
+        q[idx] /= np.linalg.norm(q[idx])
+    _, D = embedding_velocity_map(system, q)
+    w = np.linalg.lstsq(D, np.asarray(v, float), rcond=None)[0]
+    return q, w

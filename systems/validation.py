@@ -1,0 +1,222 @@
+"""Validation of a system description: every problem collected, reported once.
+
+Structural checks are symbolic (shapes, free symbols, velocity-free constraints, f affine in the
+multipliers); properties that need a value (symmetry of M, rank of A, independence of the
+constraint rows, consistency of the default state and of the embedding) are checked numerically
+at the default state and at random points.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+_RNG_SEED = 20261122
+
+
+def _names_ok(system, problems):
+    syms = list(system.coordinates) + list(system.velocities)
+    if not all(isinstance(s, sp.Symbol) for s in syms):
+        problems.append("coordinates and velocities must be sympy Symbols")
+        return False
+    names = [s.name for s in syms]
+    dup = sorted({x for x in names if names.count(x) > 1})
+    if dup:
+        problems.append(f"names used twice among coordinates and velocities: {', '.join(dup)}")
+    return True
+
+
+def _shapes(system, problems):
+    n_p, n_v = len(system.coordinates), len(system.velocities)
+    m, l = system.Phi.shape[0], system.C_nh.shape[0]
+    expected = {
+        "A": (system.A.shape, (n_p, n_v)),
+        "M": (system.M.shape, (n_v, n_v)),
+        "d": (system.d.shape, (n_v, 1)),
+        "f": (system.f.shape, (n_v, 1)),
+        "C_nh": (system.C_nh.shape, (l, n_v)),
+    }
+    ok = True
+    for name, (got, want) in expected.items():
+        if got != want:
+            problems.append(f"{name} has shape {got} but expected {want}")
+            ok = False
+    if n_p < n_v:
+        problems.append(f"fewer coordinates ({n_p}) than velocities ({n_v})")
+        ok = False
+    if len(system.constraint_names) != m + l:
+        problems.append(f"expected {m + l} constraint names (m = {m}, l = {l}) but got "
+                        f"{len(system.constraint_names)}")
+        ok = False
+    elif len(set(system.constraint_names)) != len(system.constraint_names):
+        problems.append("constraint names must be distinct")
+    if len(system.multipliers) != m + l:
+        problems.append(f"expected {m + l} multiplier symbols but got {len(system.multipliers)}")
+        ok = False
+    if len(system.default_p) != n_p or len(system.default_v) != n_v:
+        problems.append(f"default state has {len(system.default_p)} coordinates and "
+                        f"{len(system.default_v)} velocities but expected {n_p} and {n_v}")
+        ok = False
+    if len(system.parameter_values) != len(system.parameters):
+        problems.append("parameter values and parameters differ in number")
+        ok = False
+    for block in system.unit_norm_blocks:
+        if len(block) != 4 or any(not 0 <= i < n_p for i in block):
+            problems.append(f"unit-norm block {block} must be 4 indices into p")
+            ok = False
+    return ok
+
+
+def _symbols(system, problems):
+    p, v = set(system.coordinates), set(system.velocities)
+    params = {par.symbol for par in system.parameters}
+    lam = set(system.multipliers)
+    t = {system.time}
+    allowed = {
+        "A": p | params, "M": p | params, "d": p | v | params | t, "f": p | v | params | t | lam,
+        "Phi": p | params, "C_nh": p | params, "potential": p | params,
+    }
+    for name, ok_syms in allowed.items():
+        extra = getattr(system, name).free_symbols - ok_syms
+        if extra:
+            names = ", ".join(sorted(s.name for s in extra))
+            hint = ""
+            if name in ("Phi", "C_nh") and extra & v:
+                hint = " (constraints must be free of velocities: write C_nh as the matrix of C_nh v)"
+            problems.append(f"{name} contains undeclared or disallowed symbols: {names}{hint}")
+    for i, e in enumerate(list(system.default_p) + list(system.default_v)):
+        if e.free_symbols - params:
+            problems.append(f"default state entry {i} depends on non-parameters: "
+                            f"{', '.join(sorted(s.name for s in e.free_symbols - params))}")
+    if lam and system.f.free_symbols & lam:
+        F = sp.Matrix(system.f).jacobian(list(lam))
+        if any(sp.simplify(x) != 0 for x in F.reshape(len(F), 1).jacobian(list(lam))):
+            problems.append("f must be affine in the multipliers (non-ideal constraints)")
+
+
+def _embedding(system, problems, rng):
+    emb = system.embedding
+    if emb is None:
+        return
+    n_p = len(system.coordinates)
+    k_q = len(emb.coordinates)
+    if emb.g.shape != (n_p, 1):
+        problems.append(f"embedding g has shape {emb.g.shape} but expected ({n_p}, 1)")
+        return
+    if emb.inverse.shape != (k_q, 1):
+        problems.append(f"embedding inverse has shape {emb.inverse.shape} but expected ({k_q}, 1)")
+        return
+    if len(emb.velocities) != system.k:
+        problems.append(f"embedding has {len(emb.velocities)} reduced velocities but expected "
+                        f"k = n - m = {system.k}")
+        return
+    if emb.A_q.shape != (k_q, system.k):
+        problems.append(f"embedding A_q has shape {emb.A_q.shape} but expected ({k_q}, {system.k})")
+        return
+    params = {par.symbol for par in system.parameters}
+    extra = (emb.g.free_symbols | emb.A_q.free_symbols) - set(emb.coordinates) - params
+    extra |= emb.inverse.free_symbols - set(system.coordinates) - params
+    if extra:
+        problems.append(f"embedding contains undeclared symbols: {', '.join(sorted(s.name for s in extra))}")
+        return
+    num, par = system.numeric, system.params
+    q0 = num.inverse(system.default_state()[0], par)
+    for trial in range(3):
+        q = q0 + 0.3 * rng.standard_normal(k_q) * (trial > 0)
+        for block in emb.unit_norm_blocks:
+            q[list(block)] /= np.linalg.norm(q[list(block)])
+        g, g_q, A_q = num.embedding(q, par)
+        res = np.max(np.abs(num.Phi(g, par)), initial=0.0)
+        if res > 1e-9 * (1 + np.max(np.abs(g))):
+            problems.append(f"embedding does not satisfy Phi(g(q)) = 0: |Phi| = {res:.2e} at q = {np.round(q, 4)}")
+            return
+        back = num.embedding(num.inverse(g, par), par)[0]
+        if np.max(np.abs(back - g)) > 1e-9 * (1 + np.max(np.abs(g))):
+            problems.append(f"embedding inverse does not recover p: |g(h(g(q))) - g(q)| = "
+                            f"{np.max(np.abs(back - g)):.2e} at q = {np.round(q, 4)}")
+            return
+        T = g_q @ A_q
+        if np.linalg.matrix_rank(T) < system.k:
+            problems.append(f"embedding Jacobian g_q A_q has rank {np.linalg.matrix_rank(T)} < k = {system.k} "
+                            f"at q = {np.round(q, 4)}")
+            return
+
+
+def _numeric(system, problems, rng):
+    num, par = system.numeric, system.params
+    try:
+        p0, v0 = system.default_state()
+    except (TypeError, ValueError) as exc:
+        problems.append(f"default state cannot be evaluated: {exc}")
+        return
+    n = system.n
+    c = system.m + system.l
+    points = [(p0, v0)] + [(p0 + 0.2 * rng.standard_normal(p0.shape), rng.standard_normal(n)) for _ in range(2)]
+    for p, v in points:
+        M, *_ = num.dynamics(0.0, p, v, par)
+        if not np.all(np.isfinite(M)):
+            continue
+        if np.max(np.abs(M - M.T)) > 1e-10 * (1 + np.max(np.abs(M))):
+            problems.append(f"M is not symmetric (max |M - M^T| = {np.max(np.abs(M - M.T)):.2e} at p = {np.round(p, 3)})")
+            break
+    A = num.A(p0, par)
+    if np.linalg.matrix_rank(A) < n:
+        problems.append(f"A does not have full column rank at the default state (rank {np.linalg.matrix_rank(A)} < {n})")
+    C = num.C(p0, par)
+    if c and np.linalg.matrix_rank(C) < c:
+        problems.append(f"constraint rows are dependent at the default state: rank {np.linalg.matrix_rank(C)} "
+                        f"< m + l = {c}")
+    M0 = num.dynamics(0.0, p0, v0, par)[0]
+    if np.all(np.isfinite(M0)):
+        # positive definite on the null space of C
+        if c:
+            _, s, Vt = np.linalg.svd(C)
+            N = Vt[int(np.sum(s > 1e-12 * max(1.0, s.max(initial=0)))):].T
+        else:
+            N = np.eye(n)
+        if N.size and np.min(np.linalg.eigvalsh(N.T @ M0 @ N)) <= 0:
+            problems.append("M is not positive definite on the null space of C at the default state")
+    else:
+        problems.append("M is not finite at the default state")
+    scale_p = 1 + np.max(np.abs(p0))
+    scale_v = 1 + np.max(np.abs(v0))
+    Phi = num.Phi(p0, par)
+    if system.m and np.max(np.abs(Phi)) > 1e-9 * scale_p:
+        problems.append(f"default state violates Phi = 0: |Phi| = {np.max(np.abs(Phi)):.2e}")
+    if c and np.max(np.abs(C @ v0)) > 1e-9 * scale_v:
+        problems.append(f"default state violates C v = 0: |C v| = {np.max(np.abs(C @ v0)):.2e}")
+    for block in system.unit_norm_blocks:
+        if abs(np.linalg.norm(p0[list(block)]) - 1) > 1e-9:
+            problems.append(f"default state: quaternion block {block} is not of unit norm")
+
+
+def _independent_velocities(system, problems):
+    names = system.independent_velocities
+    if not names:
+        return
+    pool = set(system.velocity_names)
+    if system.embedding is not None:
+        pool |= set(system.embedding.velocity_names)
+    unknown = [x for x in names if x not in pool]
+    if unknown:
+        problems.append(f"independent velocities {', '.join(unknown)} are neither velocities nor reduced velocities")
+    if len(names) != system.r:
+        problems.append(f"expected r = n - m - l = {system.r} independent velocities but got {len(names)}")
+
+
+def validate(system) -> list:
+    """Every problem of ``system`` as a list of messages (empty when the description is valid)."""
+    problems: list = []
+    if not _names_ok(system, problems) or not _shapes(system, problems):
+        return problems
+    _symbols(system, problems)
+    if problems:
+        return problems
+    _independent_velocities(system, problems)
+    rng = np.random.default_rng(_RNG_SEED)
+    try:
+        _numeric(system, problems, rng)
+        if not problems:
+            _embedding(system, problems, rng)
+    except (ValueError, TypeError, ZeroDivisionError, np.linalg.LinAlgError) as exc:
+        problems.append(f"numeric evaluation failed: {type(exc).__name__}: {exc}")
+    return problems
