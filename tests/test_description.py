@@ -1,0 +1,146 @@
+"""The system description: validation collects every problem; states and the embedding."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import systems
+from systems import Embedding, Parameter, System, SystemDescriptionError
+
+x, y, z = sp.symbols("x y z", real=True)
+vx, vy, vz = sp.symbols("v_x v_y v_z", real=True)
+m, g = sp.symbols("m g", positive=True)
+
+
+def particle(**changes):
+    """A particle on the unit circle (holonomic) in the plane; fields overridable per test."""
+    fields = dict(name="particle", coordinates=(x, y), velocities=(vx, vy), A=sp.eye(2), M=m * sp.eye(2),
+                  d=sp.zeros(2, 1), f=sp.Matrix([0, -m * g]), Phi=sp.Matrix([sp.sqrt(x**2 + y**2) - 1]),
+                  C_nh=sp.zeros(0, 2), constraint_names=("rod tension",),
+                  parameters=(Parameter(m, 1.0, "kg"), Parameter(g, 9.81, "m/s^2")),
+                  default_p=(1, 0), default_v=(0, 1))
+    fields.update(changes)
+    return System(**fields)
+
+
+def test_valid_particle_builds():
+    s = particle()
+    assert (s.n, s.m, s.l, s.k, s.r) == (2, 1, 0, 1, 1)
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    (dict(M=sp.Matrix([[m, 1], [0, m]])), "M is not symmetric"),
+    (dict(A=sp.Matrix([[1, 1], [1, 1]])), "A does not have full column rank"),
+    (dict(M=sp.eye(3)), "M has shape (3, 3) but expected (2, 2)"),
+    (dict(Phi=sp.Matrix([x * vx])), "Phi contains undeclared or disallowed symbols: v_x"),
+    (dict(C_nh=sp.Matrix([[vx, 0]]), constraint_names=("a", "b")), "C_nh contains undeclared or disallowed symbols"),
+    (dict(f=sp.Matrix([0, -m * g * z])), "f contains undeclared or disallowed symbols: z"),
+    (dict(default_p=(2, 0)), "default state violates Phi = 0"),
+    (dict(default_v=(1, 0)), "default state violates C v = 0"),
+    (dict(constraint_names=()), "expected 1 constraint names"),
+    (dict(Phi=sp.Matrix([x**2 + y**2 - 1, 2 * x**2 + 2 * y**2 - 2]), constraint_names=("a", "b")),
+     "constraint rows are dependent at the default state"),
+    (dict(f=sp.Matrix([0, sp.Symbol("lambda_1", real=True) ** 2])), "f must be affine in the multipliers"),
+    (dict(M=sp.Matrix([[m, 0], [0, -m]]), Phi=None, constraint_names=()), "not positive definite"),
+    (dict(embedding=Embedding(coordinates=(z,), g=sp.Matrix([2 * sp.cos(z), 2 * sp.sin(z)]),
+                              inverse=sp.Matrix([sp.atan2(y, x)]))), "embedding does not satisfy Phi(g(q)) = 0"),
+], ids=["asymmetric-M", "rank-deficient-A", "shape", "velocity-in-Phi", "velocity-in-C_nh", "undeclared-symbol",
+        "inconsistent-p", "inconsistent-v", "names", "dependent-rows", "nonaffine-lambda", "indefinite-M",
+        "bad-embedding"])
+def test_invalid_descriptions_are_rejected(changes, fragment):
+    with pytest.raises(SystemDescriptionError) as info:
+        particle(**changes)
+    assert fragment in str(info.value)
+
+
+def test_all_problems_reported_at_once():
+    with pytest.raises(SystemDescriptionError) as info:
+        particle(Phi=sp.Matrix([x * vx]), f=sp.Matrix([0, z]))
+    assert len(info.value.problems) == 2
+    assert "2 problems" in str(info.value)
+
+
+def test_nonlinear_pfaffian_row_is_rejected():
+    with pytest.raises(SystemDescriptionError, match="not linear in the velocities"):
+        systems.pfaffian_matrix([vx**2 + vy], (vx, vy))
+    with pytest.raises(SystemDescriptionError, match="velocity-free term"):
+        systems.pfaffian_matrix([vx + x], (vx, vy))
+
+
+def test_unknown_names_list_valid_ones():
+    with pytest.raises(systems.UnknownNameError, match="rolling_disc"):
+        systems.load("rolling_dsic")
+    with pytest.raises(systems.UnknownNameError, match="thickness"):
+        systems.load("rolling_disc", radius=1.0)
+
+
+def test_parameters_override_defaults_and_revalidate():
+    s = systems.load("rolling_disc", r=0.3)
+    p, v = s.default_state()
+    assert s.parameter_dict["r"] == 0.3
+    assert p[2] == pytest.approx(0.3 * np.cos(0.3))
+    with pytest.raises(SystemDescriptionError):
+        systems.load("rolling_disc", m=-1.0)
+
+
+def test_catalogue_default_states_are_consistent(catalogue_system):
+    p, v = catalogue_system.default_state()
+    Phi, Cv = catalogue_system.residuals(p, v)
+    assert np.max(np.abs(Phi), initial=0) < 1e-12
+    assert np.max(np.abs(Cv), initial=0) < 1e-12
+
+
+def test_catalogue_entries_are_documented(catalogue_system):
+    doc = catalogue_system.description
+    assert len(doc) > 200 and catalogue_system.reference
+    assert len(catalogue_system.constraint_names) == catalogue_system.m + catalogue_system.l
+
+
+def test_consistent_state_holds_named_components(catalogue_system, rng):
+    s = catalogue_system
+    p0, v0 = s.default_state()
+    p_guess = p0 + 0.05 * rng.standard_normal(p0.shape)
+    v_guess = v0 + 0.05 * rng.standard_normal(v0.shape)
+    fix = s.independent_velocities if all(n in s.velocity_names for n in s.independent_velocities) else ()
+    p, v = s.consistent_state(p_guess, v_guess, fix=fix)
+    Phi, Cv = s.residuals(p, v)
+    assert np.max(np.abs(Phi), initial=0) < 1e-12
+    assert np.max(np.abs(Cv), initial=0) < 1e-12
+    for name in fix:
+        i = s.velocity_names.index(name)
+        assert v[i] == v_guess[i]
+
+
+def test_consistent_state_moves_least_in_kinetic_metric():
+    s = systems.load("rolling_disc")
+    p0, v0 = s.default_state()
+    v_guess = v0 + np.array([0.3, -0.2, 0.1, 0.0, 0.0, 0.0])
+    p, v = s.consistent_state(p0, v_guess)
+    M = s.numeric.dynamics(0.0, p, v, s.params)[0]
+    C = s.numeric.C(p, s.params)
+    # optimality: the correction is M^-1 C^T mu for some mu
+    dv = v - v_guess
+    mu = np.linalg.lstsq(C.T, M @ dv, rcond=None)[0]
+    assert np.allclose(C.T @ mu, M @ dv, atol=1e-12)
+
+
+def test_consistent_state_refuses_impossible_requests():
+    s = systems.load("pendulum_cartesian")
+    with pytest.raises(systems.InconsistentStateError, match=r"\|Phi\|"):
+        s.consistent_state([0.3, -0.3], [0, 0], fix=("x", "y"))
+    d = systems.load("vertical_disc")
+    with pytest.raises(systems.InconsistentStateError, match=r"\|C v\|"):
+        d.consistent_state([0, 0, 0, 0], [1, 1, 0, 0], fix=("x_dot", "y_dot", "phi_dot"))
+
+
+def test_state_from_q_through_embedding():
+    s = systems.load("rolling_disc")
+    q = np.array([0.1, -0.2, 0.4, 0.2, 1.0])
+    qdot = np.array([0.0, 0.0, 0.5, -0.1, 3.0])
+    p, v = s.state_from_q(q, qdot)
+    Phi, Cv = s.residuals(p, v)
+    assert abs(Phi[0]) < 1e-14
+    # holonomic velocity row holds automatically; theta' = omega_1
+    assert abs(Cv[0]) < 1e-14 and v[3] == pytest.approx(-0.1)
+    assert p[4] == pytest.approx(0.2) and p[5] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="no embedding"):
+        systems.load("knife_edge").state_from_q([0, 0, 0], [0, 0, 0])
