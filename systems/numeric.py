@@ -51,7 +51,7 @@ class NumericModel:
     _inverse: object
 
     def dynamics(self, t, p, v, params):
-        """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), pdd2 (n_p,)).
+        """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
 
         f = f0 + F_lambda lambda; xi = (dC/dt) v; pdd2 = (d/dp (A v)) A v, the part of p'' that
         does not involve v'.
@@ -127,8 +127,8 @@ def _build(system) -> NumericModel:
     xi = (C * vcol).jacobian(p) * pdot if c else sp.zeros(0, 1)
     pdd2 = pdot.jacobian(p) * pdot
 
-    dyn = _lambdify([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, pdd2])
-    dynamics = _shaped(dyn, [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p,)])
+    dyn = _lambdify([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, A, pdd2])
+    dynamics = _shaped(dyn, [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p, n_v), (n_p,)])
 
     Phi = sp.Matrix(system.Phi)
     Phi_p = sp.Matrix(system.Phi_p)

@@ -1,0 +1,225 @@
+"""The common interface of the formulations and their registry.
+
+Every formulation maps a consistent dependent state (p, v) of a system to its own state y and
+back, and evaluates y' together with the accelerations v' and the multipliers lambda:
+
+    dependent  y = (p, v)   p' = A v;  [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]
+    reduced    y = (q, w)   q' = A_q w;  v = D w, v' = D w' + gamma,  D = A^+ g_q A_q  (n, k)
+                            [[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = [f_bar - d_bar; -xi_bar]
+                            M_bar = D^T M D, d_bar = D^T (M gamma + d), f_bar = D^T f, C_bar_nh = C_nh D
+    minimal    y = (q, u)   w = D_bar u,  w' = D_bar u' + gamma_bar,  C_bar_nh D_bar = 0  (k, r)
+                            M_barbar u' + d_barbar = f_barbar,  M_barbar = D_bar^T M_bar D_bar  (r, r)
+
+(Blajer, *A geometrical framework for modeling and simulation of nonholonomic mechanical
+systems*.) Where f depends on lambda (non-ideal constraints) each solves for its accelerations and
+all multipliers together (see formulations.linear). Reactions not carried by a formulation's own
+multipliers follow in resolved form from C^T lambda = f - d - M v'.
+
+A new formulation is one module: subclass Formulation, set ``name`` and ``numeric_form``, and
+decorate it with ``@register``.
+"""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from systems.errors import InconsistentStateError, UnknownNameError
+from systems.state import renormalize
+
+from .integrators import CapabilityError, Event, make_stepper, run
+from .stabilization import NoStabilization, Projection, as_strategy
+from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
+
+_REGISTRY: dict = {}
+
+
+def register(cls):
+    """Class decorator: make a formulation available by its ``name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def names() -> tuple:
+    """Names of the registered formulations."""
+    return tuple(_REGISTRY)
+
+
+def create(name: str, system, **options):
+    """An instance of formulation ``name`` for ``system`` (options as the formulation documents)."""
+    if name not in _REGISTRY:
+        raise UnknownNameError("formulation", name, names())
+    return _REGISTRY[name](system, **options)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """y' (n_y,), v' (n,) and multipliers lambda (m + l,) at one state."""
+
+    ydot: np.ndarray
+    vdot: np.ndarray
+    lam: np.ndarray
+
+
+class Formulation(ABC):
+    """One way of writing and integrating the equations of motion of a system."""
+
+    name: ClassVar[str]
+    numeric_form: ClassVar[str]          # PyDy-style name of the numeric form produced
+    stabilizations: ClassVar[tuple] = ("none",)
+    options: ClassVar[tuple] = ()        # extra keyword options of the subclass
+
+    def __init__(self, system, *, stabilization=None, **options):
+        self.system = system
+        self.stabilization = as_strategy(stabilization)
+        if self.stabilization.name not in self.stabilizations:
+            raise CapabilityError(
+                f"formulation {self.name!r} got stabilization {self.stabilization.label()!r} but expected one of: "
+                f"{', '.join(self.stabilizations)}")
+        unknown = set(options) - set(self.options)
+        if unknown:
+            raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
+                            f"expected some of {list(self.options) or 'none'}")
+        self.num = system.numeric
+        self.par = system.params
+        self.projections = 0
+        self._configure(**options)
+
+    def _configure(self, **options):
+        """Subclass hook for its options."""
+
+    # -- the contract --------------------------------------------------------------------------
+    @abstractmethod
+    def state_names(self) -> tuple:
+        """Names of the formulation's own state variables."""
+
+    @abstractmethod
+    def initial_state(self, p, v) -> np.ndarray:
+        """Own state from a consistent dependent state."""
+
+    @abstractmethod
+    def dependent_state(self, y):
+        """(p, v) from the own state."""
+
+    @abstractmethod
+    def evaluate(self, t, y) -> Evaluation:
+        """y', v' and lambda at (t, y)."""
+
+    @abstractmethod
+    def equations(self, expanded: bool = False):
+        """The symbolic pieces, named as in DESIGN section 2 (expanded forms on request)."""
+
+    def post_step(self, t, y):
+        """Called after every accepted step; returns a changed state or None."""
+        return None
+
+    @property
+    def uses_post_step(self) -> bool:
+        return isinstance(self.stabilization, Projection)
+
+    def label(self) -> str:
+        stab = self.stabilization
+        return self.name if isinstance(stab, NoStabilization) else f"{self.name}+{stab.label()}"
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+    def _dynamics(self, t, p, v):
+        p = renormalize(self.system, p) if self.system.unit_norm_blocks else p
+        return p, self.num.dynamics(t, p, v, self.par)
+
+    # -- simulation ----------------------------------------------------------------------------
+    def check_state(self, p, v, tol=1e-8):
+        """Raise InconsistentStateError listing the residuals when (p, v) violates the constraints."""
+        Phi, Cv = self.system.residuals(p, v)
+        scale_p = 1 + np.max(np.abs(p))
+        scale_v = 1 + np.max(np.abs(v))
+        bad = [f"{name}: {val:.3e}" for name, val in zip(self.system.holonomic_names, Phi) if abs(val) > tol * scale_p]
+        bad += [f"{name} (velocity): {val:.3e}" for name, val in zip(self.system.constraint_names, Cv)
+                if abs(val) > tol * scale_v]
+        if bad:
+            raise InconsistentStateError(
+                f"system {self.system.name!r}: the initial state violates the constraints ({'; '.join(bad)}). "
+                f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True).")
+
+    def simulate(self, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="DOP853", max_step=np.inf,
+                 t_eval=None, events=(), step=None, first_step=None, project_initial=False) -> Trajectory:
+        """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
+
+        method: one of formulations.integrators.METHODS; ``step`` is the fixed step of "rk4".
+        events: Event objects or callables g(t, p, v) (terminal, both directions).
+        A failed step or singular matrix ends the run with status -1 and a message naming the
+        system, the time and the quantity; the trajectory computed so far is kept.
+        """
+        if not (np.isscalar(rtol) and rtol > 0 and np.isscalar(atol) and atol > 0):
+            raise ValueError(f"tolerances got rtol={rtol!r}, atol={atol!r} but expected positive numbers")
+        if len(t_span) != 2 or not np.all(np.isfinite(t_span)):
+            raise ValueError(f"t_span got {t_span!r} but expected (t0, t1) finite")
+        started = time.perf_counter()
+        p0, v0 = self.system.default_state() if state0 is None else (np.asarray(state0[0], float),
+                                                                      np.asarray(state0[1], float))
+        if project_initial:
+            p0, v0 = self.system.consistent_state(p0, v0)
+        self.check_state(p0, v0)
+        self._prepare(p0, v0)
+        y0 = self.initial_state(p0, v0)
+        stepper = make_stepper(method, step)
+        events = tuple(e if isinstance(e, Event) else Event(e) for e in events)
+        self.projections = 0
+        self.rechoices = 0
+        counter = [0]
+
+        def fun(t, y):
+            counter[0] += 1
+            return self.evaluate(t, y).ydot
+
+        def record(t, y, interpolated):
+            p, v = self.dependent_state(y)
+            return np.array(y, float), p, v
+
+        def event_values(t, y):
+            p, v = self.dependent_state(y)
+            return np.array([ev.function(t, p, v) for ev in events], dtype=float)
+
+        setup = time.perf_counter() - started
+        result = run(stepper, fun, t_span, y0, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step,
+                     t_eval=t_eval, post_step=self.post_step if self.uses_post_step else None, events=events,
+                     event_values=event_values, record=record)
+        wall = time.perf_counter() - started
+        message = result.message
+        if result.status < 0:
+            message = f"system {self.system.name!r}, formulation {self.label()!r}: {result.message}"
+        stats = Stats(wall_time=wall, rhs_evaluations=counter[0], steps=result.steps, rejected=stepper.rejected,
+                      projections=self.projections, rechoices=self.rechoices, setup_time=setup)
+        settings = dict(method=method, rtol=rtol, atol=atol, stabilization=self.stabilization.label(),
+                        formulation=self.name, step=step)
+        return self._trajectory(result, stats, message, settings)
+
+    def _prepare(self, p0, v0):
+        """Subclass hook run once before integration (e.g. choosing independent velocities)."""
+
+    def _trajectory(self, result, stats, message, settings) -> Trajectory:
+        sysm = self.system
+        N, n, c = len(result.t), sysm.n, sysm.m + sysm.l
+        ys = np.array([r[0] for r in result.y]) if N else np.zeros((0, len(self.state_names())))
+        ps = np.array([r[1] for r in result.y]) if N else np.zeros((0, len(sysm.coordinates)))
+        vs = np.array([r[2] for r in result.y]) if N else np.zeros((0, n))
+        vdot, lam = np.full((N, n), np.nan), np.full((N, c), np.nan)
+        err_p, err_v, err_a, energy = (np.full(N, np.nan) for _ in range(4))
+        for i, (t, y, p, v) in enumerate(zip(result.t, ys, ps, vs)):
+            Phi, _, C = self.num.constraints(p, self.par)
+            err_p[i] = np.max(np.abs(Phi), initial=0.0)
+            err_v[i] = np.max(np.abs(C @ v), initial=0.0)
+            energy[i] = self.num.energy(p, v, self.par)
+            try:
+                ev = self.evaluate(t, y)
+            except np.linalg.LinAlgError:
+                continue
+            vdot[i], lam[i] = ev.vdot, ev.lam
+            xi = self._dynamics(t, p, v)[1][5]
+            err_a[i] = np.max(np.abs(C @ ev.vdot + xi), initial=0.0)
+        return Trajectory(sysm.name, self.label(), frozen(result.t), frozen(ps), frozen(vs), frozen(ys),
+                          self.state_names(), frozen(vdot), frozen(lam), sysm.constraint_names,
+                          ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
+                          result.status, message, tuple(result.t_events), settings)

@@ -1,0 +1,71 @@
+"""Reduced coordinates through the system's embedding p = g(q), evaluated numerically.
+
+At q: p = g(q), v = D w with D = A^+ g_q A_q (n, k). Differentiating p' = g_q A_q w = A v once
+more gives A v' + (d/dp (A v)) A v = g_q A_q w' + (d/dq (g_q A_q w)) A_q w, so
+    v' = D w' + gamma,   gamma = A^+ [(d/dq (g_q A_q w)) A_q w - (d/dp (A v)) A v].
+Systems without holonomic constraints and without an embedding use the identity embedding
+q = p, w = v (D = I, gamma = 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from systems.state import q_from_state
+
+from .integrators import CapabilityError
+
+
+class Geometry:
+    """Numeric embedding of one system: D, gamma and the maps between (p, v) and (q, w)."""
+
+    def __init__(self, system, formulation_name):
+        self.system = system
+        self.num, self.par = system.numeric, system.params
+        emb = system.embedding
+        if emb is None and system.m:
+            raise CapabilityError(
+                f"formulation {formulation_name!r} got system {system.name!r} with {system.m} holonomic constraints "
+                f"and no embedding p = g(q), but expected an embedding (or use the 'dependent' formulation)")
+        self.trivial = emb is None
+        self.square = len(system.coordinates) == system.n
+        if self.trivial:
+            self.q_names, self.w_names = system.coordinate_names, system.velocity_names
+            self.unit_blocks = system.unit_norm_blocks
+        else:
+            self.q_names, self.w_names = emb.coordinate_names, emb.velocity_names
+            self.unit_blocks = emb.unit_norm_blocks
+        self.k = len(self.w_names)
+
+    def _left_solve(self, A, B):
+        return np.linalg.solve(A, B) if self.square else np.linalg.lstsq(A, B, rcond=None)[0]
+
+    def renormalize(self, q):
+        if not self.unit_blocks:
+            return q
+        q = np.array(q, float)
+        for block in self.unit_blocks:
+            q[list(block)] /= np.linalg.norm(q[list(block)])
+        return q
+
+    def at(self, q):
+        """(p, D (n, k), A_q (k_q, k), A(p)) at q."""
+        q = self.renormalize(q)
+        if self.trivial:
+            A = self.num.A(q, self.par)
+            return q, np.eye(self.system.n), A, A
+        g, g_q, A_q = self.num.embedding(q, self.par)
+        A = self.num.A(g, self.par)
+        return g, self._left_solve(A, g_q @ A_q), A_q, A
+
+    def gamma(self, q, w, A, pdd2):
+        """gamma (n,) with v' = D w' + gamma; pdd2 = (d/dp (A v)) A v from the dynamics."""
+        if self.trivial:
+            return np.zeros(self.system.n)
+        h1 = self.num.embedding_acceleration(self.renormalize(q), w, self.par)
+        return self._left_solve(A, h1 - pdd2)
+
+    def from_dependent(self, p, v):
+        """(q, w) from a consistent (p, v)."""
+        if self.trivial:
+            return np.array(p, float), np.array(v, float)
+        return q_from_state(self.system, p, v)

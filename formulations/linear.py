@@ -1,0 +1,79 @@
+"""The one linear solve behind every formulation.
+
+Each formulation parametrizes the accelerations as v' = T a + tau, with a its own acceleration
+unknowns (dependent: T = I, a = v'; reduced: T = D, a = w'; minimal: T = D D_bar, a = u'), and
+keeps some constraint rows G a = b that its parametrization does not satisfy by itself.
+
+Ideal constraints (f independent of lambda) give the projected (textbook) form
+    [[T^T M T, G^T], [G, 0]] [a; mu] = [T^T (f0 - d - M tau); b],
+whose mu are the multipliers of the kept rows. Non-ideal constraints, f = f0 + F lambda, need all
+multipliers at once, so the unprojected dynamics is solved together with the kept rows:
+    [[M T, C^T - F], [G, 0]] [a; lambda] = [f0 - d - M tau; b]      (square: n + rows(G)).
+The reactions of every row follow in resolved form from C^T lambda = f - d - M v' (Blajer).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class SingularMatrixError(np.linalg.LinAlgError):
+    """A matrix of the equations of motion is singular; names the matrix."""
+
+    def __init__(self, quantity: str, detail: str = ""):
+        self.quantity = quantity
+        super().__init__(f"{quantity} is singular{': ' + detail if detail else ''}")
+
+
+def _solve(K, rhs, quantity):
+    try:
+        x = np.linalg.solve(K, rhs)
+    except np.linalg.LinAlgError:
+        raise SingularMatrixError(quantity) from None
+    if not np.all(np.isfinite(x)):
+        raise SingularMatrixError(quantity, "non-finite solution")
+    return x
+
+
+def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the system matrix"):
+    """(a, v', mu_or_lambda) for v' = T a + tau, G a = b; see the module docstring.
+
+    M (n, n), h = f0 - d (n,), T (n, na), tau (n,), G (g, na), b (g,). With F (n, c) non-zero,
+    C (c, n) is needed and the last output holds all c multipliers; otherwise it holds the
+    multipliers of the g kept rows.
+    """
+    na, g = T.shape[1], G.shape[0]
+    if F is not None and F.size and np.any(F):
+        c = C.shape[0]
+        K = np.zeros((M.shape[0] + g, na + c))
+        K[:M.shape[0], :na] = M @ T
+        K[:M.shape[0], na:] = C.T - F
+        K[M.shape[0]:, :na] = G
+        sol = _solve(K, np.concatenate([h - M @ tau, b]), quantity)
+        a, lam = sol[:na], sol[na:]
+    else:
+        MT = M @ T
+        K = np.zeros((na + g, na + g))
+        K[:na, :na] = T.T @ MT
+        K[:na, na:] = G.T
+        K[na:, :na] = G
+        sol = _solve(K, np.concatenate([T.T @ (h - M @ tau), b]), quantity)
+        a, lam = sol[:na], sol[na:]
+    return a, T @ a + tau, lam
+
+
+def resolved_reactions(C, residual_force):
+    """lambda with C^T lambda = residual_force (least squares: the resolved form), shape (c,)."""
+    if C.shape[0] == 0:
+        return np.zeros(0)
+    return np.linalg.lstsq(C.T, residual_force, rcond=None)[0]
+
+
+def null_space(C, rank=None):
+    """Orthonormal basis of ker C, shape (n, n - rank)."""
+    n = C.shape[1]
+    if C.shape[0] == 0:
+        return np.eye(n)
+    _, s, Vt = np.linalg.svd(C)
+    if rank is None:
+        rank = int(np.sum(s > 1e-12 * max(1.0, s[0])))
+    return Vt[rank:].T

@@ -1,0 +1,158 @@
+"""Formulation 3, minimal: both kinds of constraint eliminated, a pure ODE in (q, u).
+
+The independent velocities are u = E w, E chosen by name (components of w, or of v through
+E = S_v D) or automatically by pivoting on C_bar_nh (coordinate partitioning). Then
+    [C_bar_nh; E] D_bar = [0; I],   w = D_bar u,   w' = D_bar u' + gamma_bar,
+    [C_bar_nh; E] gamma_bar = [-xi_bar; -E' w],
+    M_barbar u' + d_barbar = f_barbar,  M_barbar = D_bar^T M_bar D_bar   (r, r).
+All reactions follow in resolved form, C^T lambda = f - d - M v'. Where [C_bar_nh; E] becomes
+singular along the run, the run stops with a message, or (rechoose=True) the velocities are
+chosen anew by pivoting at the last accepted state.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import qr
+
+from systems.errors import UnknownNameError
+
+from .base import Evaluation, Formulation, register
+from .equations import Equations, embedding_pieces, primitive_pieces
+from .geometry import Geometry
+from .integrators import StopRun
+from .linear import SingularMatrixError, resolved_reactions, solve_accelerations
+
+
+@register
+class Minimal(Formulation):
+    name = "minimal"
+    numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
+    options = ("independent", "rechoose", "cond_limit")
+
+    def _configure(self, independent=None, rechoose=False, cond_limit=1e6):
+        self.geometry = Geometry(self.system, self.name)
+        self.requested = tuple(independent) if independent is not None else self.system.independent_velocities
+        self.rechoose = bool(rechoose)
+        self.cond_limit = float(cond_limit)
+        if self.requested:
+            self._set_choice(self.requested)
+        else:
+            self.choice = None
+
+    # -- the choice of u ------------------------------------------------------------------------
+    def _set_choice(self, names):
+        sysm, g = self.system, self.geometry
+        if len(names) != sysm.r:
+            raise ValueError(f"minimal formulation of {sysm.name!r}: got {len(names)} independent velocities "
+                             f"{tuple(names)} but expected r = n - m - l = {sysm.r}")
+        S_w, S_v = np.zeros((sysm.r, g.k)), np.zeros((sysm.r, sysm.n))
+        for i, name in enumerate(names):
+            if name in g.w_names:
+                S_w[i, g.w_names.index(name)] = 1.0
+            elif name in sysm.velocity_names:
+                S_v[i, sysm.velocity_names.index(name)] = 1.0
+            else:
+                raise UnknownNameError(f"velocity of system {sysm.name!r}", name, g.w_names + sysm.velocity_names)
+        self.choice, self.S_w, self.S_v = tuple(names), S_w, S_v
+        self.uses_v = bool(np.any(S_v))
+
+    def _pivot_choice(self, q):
+        """Independent velocities by QR with column pivoting on C_bar_nh at q."""
+        p, D, _, _ = self.geometry.at(q)
+        C_bar = self.num.C(p, self.par)[self.system.m:] @ D
+        if C_bar.shape[0] == 0:
+            return self.geometry.w_names
+        _, _, piv = qr(C_bar, pivoting=True)
+        dependent = set(piv[: C_bar.shape[0]].tolist())
+        return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
+
+    def _prepare(self, p0, v0):
+        if self.choice is None:
+            q0, _ = self.geometry.from_dependent(p0, v0)
+            self._set_choice(self._pivot_choice(q0))
+
+    @property
+    def uses_post_step(self):
+        return self.rechoose
+
+    def state_names(self):
+        return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
+
+    # -- kinematics of u -------------------------------------------------------------------------
+    def _partition(self, q):
+        """(p, D, A_q, A, C, K = [C_bar_nh; E]) at q."""
+        p, D, A_q, A = self.geometry.at(q)
+        C = self.num.C(p, self.par)
+        E = self.S_w + self.S_v @ D
+        return p, D, A_q, A, C, np.vstack([C[self.system.m:] @ D, E])
+
+    def _D_bar(self, K):
+        r = self.system.r
+        rhs = np.zeros((K.shape[0], r))
+        rhs[K.shape[0] - r:] = np.eye(r)
+        try:
+            D_bar = np.linalg.solve(K, rhs)
+        except np.linalg.LinAlgError:
+            raise SingularMatrixError(self._singular_quantity()) from None
+        if not np.all(np.isfinite(D_bar)) or np.max(np.abs(D_bar)) > 1e12:
+            raise SingularMatrixError(self._singular_quantity())
+        return D_bar
+
+    def _singular_quantity(self):
+        return (f"[C_bar_nh; E] for the independent velocities ({', '.join(self.choice)}); pass rechoose=True or "
+                f"choose other independent velocities")
+
+    def initial_state(self, p, v):
+        q, w = self.geometry.from_dependent(p, v)
+        _, D, *_ = self.geometry.at(q)
+        u = self.S_w @ w + self.S_v @ (D @ w)
+        return np.concatenate([q, u])
+
+    def _split(self, y):
+        k_q = len(self.geometry.q_names)
+        return y[:k_q], y[k_q:]
+
+    def dependent_state(self, y):
+        q, u = self._split(y)
+        p, D, _, _, _, K = self._partition(q)
+        return p, D @ (self._D_bar(K) @ u)
+
+    def evaluate(self, t, y):
+        sysm, m = self.system, self.system.m
+        q, u = self._split(y)
+        p, D, A_q, A, C, K = self._partition(q)
+        D_bar = self._D_bar(K)
+        w = D_bar @ u
+        v = D @ w
+        M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.par)
+        gamma = self.geometry.gamma(q, w, A, pdd2)
+        xi_bar = xi[m:] + C[m:] @ gamma
+        E_dot_w = self.S_v @ gamma if self.uses_v else np.zeros(sysm.r)
+        gamma_bar = np.linalg.solve(K, np.concatenate([-xi_bar, -E_dot_w]))
+        T = D @ D_bar
+        tau = D @ gamma_bar + gamma
+        u_dot, vdot, mu = solve_accelerations(M, f0 - d, T, tau, np.zeros((0, sysm.r)), np.zeros(0), F=F, C=C,
+                                              quantity="the minimal mass matrix M_barbar")
+        lam = mu if sysm.is_nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
+        return Evaluation(np.concatenate([A_q @ w, u_dot]), vdot, lam)
+
+    def post_step(self, t, y):
+        q, u = self._split(y)
+        p, D, _, _, _, K = self._partition(q)
+        if np.linalg.cond(K) <= self.cond_limit:
+            return None
+        w = self._D_bar(K) @ u
+        self._set_choice(self._pivot_choice(q))
+        self.rechoices += 1
+        return np.concatenate([q, self.S_w @ w + self.S_v @ (D @ w)])
+
+    def equations(self, expanded=False):
+        pieces = primitive_pieces(self.system)
+        pieces.update(embedding_pieces(self.system, expanded))
+        return Equations(self.name, self.system.name, (
+            "p = g(q),  q' = A_q w,  v = D w,  v' = D w' + gamma",
+            f"u = E w  (independent velocities: {', '.join(self.choice) if self.choice else 'chosen by pivoting'})",
+            "[C_bar_nh; E] D_bar = [0; I],  w = D_bar u,  w' = D_bar u' + gamma_bar",
+            "M_barbar = D_bar^T M_bar D_bar,  d_barbar = D_bar^T (M_bar gamma_bar + d_bar),  f_barbar = D_bar^T f_bar",
+            "M_barbar u' + d_barbar = f_barbar",
+            "reactions: C^T lambda = f - d - M v' (resolved)"), pieces)

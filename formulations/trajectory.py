@@ -1,0 +1,103 @@
+"""The result of a simulation: an immutable trajectory in dependent variables."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+SUCCESS, EVENT, FAILED = 0, 1, -1
+
+
+def frozen(array) -> np.ndarray:
+    """A read-only float copy of ``array``."""
+    out = np.array(array, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class ConstraintErrors:
+    """Constraint residuals over time, max-norm over rows: |Phi|, |C v|, |C v' + xi|, each (N,)."""
+
+    position: np.ndarray
+    velocity: np.ndarray
+    acceleration: np.ndarray
+
+    def max(self) -> dict:
+        return {name: float(np.max(getattr(self, name), initial=0.0))
+                for name in ("position", "velocity", "acceleration")}
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Cost of a run. rejected is None where the integrator does not report it."""
+
+    wall_time: float = 0.0
+    rhs_evaluations: int = 0
+    steps: int = 0
+    rejected: int | None = 0
+    projections: int = 0
+    rechoices: int = 0
+    setup_time: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """t (N,), p (N, n_p), v (N, n), the formulation's own state (N, n_y), accelerations v' (N, n),
+    multipliers (N, m + l) with ``reactions`` naming them by constraint row, constraint errors,
+    energy (N,), stats, status (0 finished, 1 stopped by an event, -1 failed) and message."""
+
+    system_name: str
+    formulation: str
+    t: np.ndarray
+    p: np.ndarray
+    v: np.ndarray
+    state: np.ndarray
+    state_names: tuple
+    vdot: np.ndarray
+    multipliers: np.ndarray
+    constraint_names: tuple
+    constraint_errors: ConstraintErrors
+    energy: np.ndarray
+    stats: Stats
+    status: int = SUCCESS
+    message: str = ""
+    t_events: tuple = ()
+    settings: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    @property
+    def success(self) -> bool:
+        return self.status >= 0
+
+    @property
+    def reactions(self) -> Mapping:
+        """{constraint name: multiplier history (N,)} — physical forces where rows are physical."""
+        return MappingProxyType({name: self.multipliers[:, i] for i, name in enumerate(self.constraint_names)})
+
+    @property
+    def energy_drift(self) -> float:
+        """max |E(t) - E(0)| over the run."""
+        return float(np.max(np.abs(self.energy - self.energy[0]), initial=0.0)) if self.energy.size else 0.0
+
+    def final_state(self):
+        return self.p[-1], self.v[-1]
+
+    def summary(self) -> dict:
+        """JSON-friendly summary: final state, constraint errors, energy drift, stats, status."""
+        return {
+            "system": self.system_name, "formulation": self.formulation, "settings": dict(self.settings),
+            "status": self.status, "message": self.message, "t_final": float(self.t[-1]) if self.t.size else None,
+            "p_final": self.p[-1].tolist() if self.p.size else None,
+            "v_final": self.v[-1].tolist() if self.v.size else None,
+            "constraint_errors": self.constraint_errors.max(), "energy_drift": self.energy_drift,
+            "reactions_final": {k: float(val[-1]) for k, val in self.reactions.items()} if self.t.size else {},
+            "stats": self.stats.as_dict(), "t_events": [float(x) for x in self.t_events],
+        }

@@ -1,0 +1,132 @@
+"""Independent models in sympy.physics.mechanics (KanesMethod) of the catalogue systems.
+
+Each model is derived from frames, points and bodies — not from pfaff's description — with the
+same coordinates and speeds as the catalogue entry, and the constraints written as contact-point
+velocity components. ``accelerations(model, p, v, params)`` returns all speed derivatives.
+"""
+import numpy as np
+import sympy as sp
+import sympy.physics.mechanics as me
+
+
+class KaneModel:
+    def __init__(self, q, u_ind, u_dep, frame, kd, constraints, bodies, loads, params, speed_order):
+        self.q, self.u = list(q), list(speed_order)
+        kane = me.KanesMethod(frame, q_ind=q, u_ind=u_ind, u_dependent=u_dep, kd_eqs=kd,
+                              velocity_constraints=constraints)
+        kane.kanes_equations(bodies, loads)
+        # mass_matrix_full / forcing_full are in the order q, u_ind, u_dep
+        order = list(q) + list(u_ind) + list(u_dep)
+        self.params = list(params)
+        self._fn = sp.lambdify([order, self.params], [kane.mass_matrix_full, kane.forcing_full], modules="numpy",
+                               cse=True)
+        self.order = order
+
+    def accelerations(self, p, v, params):
+        values = dict(zip(self.q, p))
+        values.update(dict(zip(self.u, v)))
+        MM, FF = self._fn([values[s] for s in self.order], params)
+        sol = np.linalg.solve(np.array(MM, float), np.array(FF, float).ravel())
+        nq = len(self.q)
+        ud = dict(zip(self.order[nq:], sol[nq:]))
+        return np.array([ud[s] for s in self.u])
+
+
+def rolling_disc():
+    q = me.dynamicsymbols("x y z psi theta phi")
+    u = me.dynamicsymbols("v_x v_y v_z omega_1 omega_2 omega_3")
+    x, y, z, psi, th, ph = q
+    m, r, g, h = sp.symbols("m r g h", positive=True)
+    N = me.ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [psi, N.z])
+    C = Y.orientnew("C", "Axis", [th, Y.x])
+    B = C.orientnew("B", "Axis", [ph, C.y])
+    G = me.Point("G")
+    G.set_vel(N, u[0] * N.x + u[1] * N.y + u[2] * N.z)
+    P = G.locatenew("P", -r * C.z - h / 2 * C.y)
+    vP = P.v2pt_theory(G, N, B)
+    kd = [x.diff() - u[0], y.diff() - u[1], z.diff() - u[2], psi.diff() - u[5] / sp.cos(th),
+          th.diff() - u[3], ph.diff() - (u[4] - u[5] * sp.tan(th))]
+    Id = m * (r**2 / 4 + h**2 / 12)
+    body = me.RigidBody("disc", G, B, m, (me.inertia(B, Id, m * r**2 / 2, Id), G))
+    cons = [vP.dot(N.z), vP.dot(Y.x), vP.dot(Y.y)]
+    return KaneModel(q, u[3:], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, r, g, h), u)
+
+
+def sphere_in_cylinder():
+    q = me.dynamicsymbols("x y z e0 e1 e2 e3")
+    u = me.dynamicsymbols("v_x v_y v_z omega_x omega_y omega_z")
+    m, a, R, k, g = sp.symbols("m a R k g", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Quaternion", q[3:])
+    B.set_ang_vel(N, u[3] * N.x + u[4] * N.y + u[5] * N.z)
+    G = me.Point("G")
+    G.set_vel(N, u[0] * N.x + u[1] * N.y + u[2] * N.z)
+    rho = sp.sqrt(q[0] ** 2 + q[1] ** 2)
+    e_rho = (q[0] * N.x + q[1] * N.y) / rho
+    e_phi = (-q[1] * N.x + q[0] * N.y) / rho
+    P = G.locatenew("P", a * e_rho)
+    vP = G.vel(N) + B.ang_vel_in(N).cross(a * e_rho)
+    e0, e1, e2, e3 = q[3:]
+    G4 = sp.Matrix([[-e1, -e2, -e3], [e0, e3, -e2], [-e3, e0, e1], [e2, -e1, e0]]) / 2
+    edot = G4 * sp.Matrix(u[3:])
+    kd = [q[i].diff() - u[i] for i in range(3)] + [q[3 + i].diff() - edot[i] for i in range(4)]
+    I = k * m * a**2
+    body = me.RigidBody("sphere", G, B, m, (me.inertia(N, I, I, I), G))
+    cons = [vP.dot(e_rho), vP.dot(e_phi), vP.dot(N.z)]
+    return KaneModel(q, [u[3], u[4], u[5]], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, a, R, k, g), u)
+
+
+def knife_edge():
+    q = me.dynamicsymbols("x y phi")
+    u = me.dynamicsymbols("x_dot y_dot phi_dot")
+    m, J, g, alpha = sp.symbols("m J g alpha", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [q[2], N.z])
+    G = me.Point("G")
+    G.set_vel(N, u[0] * N.x + u[1] * N.y)
+    B.set_ang_vel(N, u[2] * N.z)
+    kd = [q[i].diff() - u[i] for i in range(3)]
+    body = me.RigidBody("skate", G, B, m, (me.inertia(B, J, J, J), G))
+    cons = [G.vel(N).dot(B.y)]
+    return KaneModel(q, [u[0], u[2]], [u[1]], N, kd, cons, [body], [(G, m * g * sp.sin(alpha) * N.x)],
+                     (m, J, g, alpha), u)
+
+
+def chaplygin_sleigh():
+    q = me.dynamicsymbols("x y theta")
+    u = me.dynamicsymbols("x_dot y_dot theta_dot")
+    m, I, a = sp.symbols("m I a", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [q[2], N.z])
+    B.set_ang_vel(N, u[2] * N.z)
+    P = me.Point("P")
+    P.set_vel(N, u[0] * N.x + u[1] * N.y)
+    G = P.locatenew("G", a * B.x)
+    G.v2pt_theory(P, N, B)
+    kd = [q[i].diff() - u[i] for i in range(3)]
+    body = me.RigidBody("sleigh", G, B, m, (me.inertia(B, I, I, I), G))
+    cons = [P.vel(N).dot(B.y)]
+    return KaneModel(q, [u[0], u[2]], [u[1]], N, kd, cons, [body], [], (m, I, a), u)
+
+
+def vertical_disc():
+    q = me.dynamicsymbols("x y theta phi")
+    u = me.dynamicsymbols("x_dot y_dot theta_dot phi_dot")
+    m, r = sp.symbols("m r", positive=True)
+    N = me.ReferenceFrame("N")
+    B = N.orientnew("B", "Axis", [q[2], N.z])
+    D = B.orientnew("D", "Axis", [q[3], B.y])
+    D.set_ang_vel(N, u[2] * N.z + u[3] * B.y)
+    G = me.Point("G")
+    G.set_vel(N, u[0] * N.x + u[1] * N.y)
+    P = G.locatenew("P", -r * N.z)
+    vP = P.v2pt_theory(G, N, D)
+    kd = [q[i].diff() - u[i] for i in range(4)]
+    body = me.RigidBody("disc", G, D, m, (me.inertia(D, m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), G))
+    cons = [vP.dot(B.x), vP.dot(B.y)]
+    return KaneModel(q, [u[2], u[3]], [u[0], u[1]], N, kd, cons, [body], [], (m, r), u)
+
+
+MODELS = {"rolling_disc": rolling_disc, "sphere_in_cylinder": sphere_in_cylinder, "knife_edge": knife_edge,
+          "chaplygin_sleigh": chaplygin_sleigh, "vertical_disc": vertical_disc}
