@@ -162,9 +162,9 @@ class Formulation(ABC):
         if project_initial:
             p0, v0 = self.system.consistent_state(p0, v0)
         self.check_state(p0, v0)
-        self._prepare(p0, v0)
-        y0 = self.initial_state(p0, v0)
         stepper = make_stepper(method, step)
+        self._prepare(p0, v0, stepper)
+        y0 = self.initial_state(p0, v0)
         events = tuple(e if isinstance(e, Event) else Event(e) for e in events)
         self.projections = 0
         self.rechoices = 0
@@ -196,7 +196,7 @@ class Formulation(ABC):
                         formulation=self.name, step=step)
         return self._trajectory(result, stats, message, settings)
 
-    def _prepare(self, p0, v0):
+    def _prepare(self, p0, v0, stepper=None):
         """Subclass hook run once before integration (e.g. choosing independent velocities)."""
 
     def _trajectory(self, result, stats, message, settings) -> Trajectory:

@@ -19,7 +19,7 @@ from systems.errors import UnknownNameError
 from .base import Evaluation, Formulation, register
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .geometry import Geometry
-from .integrators import StopRun
+from .integrators import CapabilityError, StopRun
 from .linear import SingularMatrixError, resolved_reactions, solve_accelerations
 
 
@@ -29,9 +29,19 @@ class Minimal(Formulation):
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit")
 
-    def _configure(self, independent=None, rechoose=False, cond_limit=1e6):
+    def _configure(self, independent=None, rechoose=None, cond_limit=100.0):
+        """independent: names of w or v components (default: the system's choice, else pivoting).
+
+        After every accepted step the choice is checked: it has become singular where
+        cond([C_bar_nh; E]) passes cond_limit or det([C_bar_nh; E]) changed sign (the step went
+        through a singular configuration, a 0/0 point an integrator steps over with a silent loss of
+        accuracy). Then the run stops with a message, or with rechoose the independent velocities
+        are chosen anew by pivoting — already when the condition number passes ten times its value
+        at the last choice (default: re-choose only when the choice was automatic).
+        """
         self.geometry = Geometry(self.system, self.name)
         self.requested = tuple(independent) if independent is not None else self.system.independent_velocities
+        self.rechoose_requested = rechoose
         self.rechoose = bool(rechoose)
         self.cond_limit = float(cond_limit)
         if self.requested:
@@ -66,14 +76,26 @@ class Minimal(Formulation):
         dependent = set(piv[: C_bar.shape[0]].tolist())
         return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
 
-    def _prepare(self, p0, v0):
-        if self.choice is None:
+    def _prepare(self, p0, v0, stepper=None):
+        if self.requested:
+            self._set_choice(self.requested)
+        else:
             q0, _ = self.geometry.from_dependent(p0, v0)
             self._set_choice(self._pivot_choice(q0))
+        if self.rechoose_requested is None:
+            self.rechoose = not self.requested
+        self.monitor = stepper is not None and stepper.supports_post_step
+        if self.rechoose_requested and not self.monitor:
+            raise CapabilityError(f"minimal formulation with rechoose=True got method "
+                                  f"{getattr(stepper, 'method', '?')!r} but expected one of: RK23, RK45, DOP853, "
+                                  f"dopri5, rk4")
+        q0, _ = self.geometry.from_dependent(p0, v0)
+        K0 = self._partition(q0)[5]
+        self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K0)), np.linalg.cond(K0)
 
     @property
     def uses_post_step(self):
-        return self.rechoose
+        return getattr(self, "monitor", False)
 
     def state_names(self):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
@@ -94,7 +116,8 @@ class Minimal(Formulation):
             D_bar = np.linalg.solve(K, rhs)
         except np.linalg.LinAlgError:
             raise SingularMatrixError(self._singular_quantity()) from None
-        if not np.all(np.isfinite(D_bar)) or np.max(np.abs(D_bar)) > 1e12:
+        # |D_bar| |K| bounds cond(K) from below: a cheap test for a choice that has become singular
+        if not np.all(np.isfinite(D_bar)) or np.max(np.abs(D_bar)) * np.max(np.abs(K)) > 1e8:
             raise SingularMatrixError(self._singular_quantity())
         return D_bar
 
@@ -139,11 +162,24 @@ class Minimal(Formulation):
     def post_step(self, t, y):
         q, u = self._split(y)
         p, D, _, _, _, K = self._partition(q)
-        if np.linalg.cond(K) <= self.cond_limit:
+        cond, sign = np.linalg.cond(K), np.sign(np.linalg.det(K))
+        limit = min(self.cond_limit, 10 * self._cond_at_choice) if self.rechoose else self.cond_limit
+        if cond <= limit and sign == self._det_sign:
             return None
-        w = self._D_bar(K) @ u
+        if not self.rechoose:
+            where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))
+            crossed = "passed through a singular configuration" if sign != self._det_sign else \
+                f"is near-singular (cond = {cond:.3g} > {self.cond_limit:g})"
+            raise StopRun(f"the choice of independent velocities ({', '.join(self.choice)}) {crossed}: "
+                          f"[C_bar_nh; E] at q = ({where}); pass rechoose=True or choose other independent velocities",
+                          quantity="[C_bar_nh; E]")
+        # the step itself went through regular configurations only if the sign held; w from the
+        # accepted state is exact either way up to the loss of accuracy the cond bounds
+        w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0]
         self._set_choice(self._pivot_choice(q))
         self.rechoices += 1
+        K_new = self._partition(q)[5]
+        self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K_new)), np.linalg.cond(K_new)
         return np.concatenate([q, self.S_w @ w + self.S_v @ (D @ w)])
 
     def equations(self, expanded=False):

@@ -28,5 +28,5 @@ def build():
         NAME, (x, y, th), T, 0, velocities=(xd, yd, thd),
         nonholonomic=[("lateral blade force", sp.sin(th) * xd - sp.cos(th) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(1, 0, 1),
-        independent_velocities=("x_dot", "theta_dot"), description=__doc__,
+        description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.7")

@@ -32,5 +32,5 @@ def build():
         NAME, (x, y, phi), T, V, velocities=(xd, yd, phid),
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
-        independent_velocities=("phi_dot", "x_dot"), description=__doc__,
+        description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6")

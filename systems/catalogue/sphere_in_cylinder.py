@@ -64,6 +64,6 @@ def build():
         parameters=params, multipliers=sp.symbols("lambda_N lambda_phi lambda_z", real=True),
         default_p=(R - a, 0, 0, 1, 0, 0, 0),
         default_v=(0, (R - a) * Omega, 0, 0, 0, -(R - a) * Omega / a),
-        embedding=embedding, independent_velocities=("alpha_dot", "z_dot", "omega_x"),
+        embedding=embedding,
         unit_norm_blocks=((3, 4, 5, 6),), description=__doc__,
         reference="Blajer (sphere in a cylinder); Neimark & Fufaev")
