@@ -2,12 +2,16 @@
 
     pfaff list
     pfaff analyze SYSTEM [--set name=value ...] [--markdown]
+    pfaff simulate SYSTEM --formulation F --t-end T [--rtol R] [--atol A] [--method M] [--step H]
+                   [--stabilization S] [--set name=value ...] [--json]
 
 Exit status 0 on success, 2 on bad input with one line on stderr (no traceback).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 
 import systems
@@ -54,6 +58,42 @@ def cmd_analyze(args):
     return 0
 
 
+def _positive(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def cmd_simulate(args):
+    import formulations
+
+    system = _load(args.system, args.set)
+    try:
+        form = formulations.create(args.formulation, system, stabilization=args.stabilization)
+        traj = form.simulate((0.0, args.t_end), rtol=args.rtol, atol=args.atol, method=args.method,
+                             step=args.step)
+    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(traj.summary()))
+    else:
+        s = traj.summary()
+        print(f"{system.name} / {traj.formulation} ({args.method}, rtol={args.rtol:g}, atol={args.atol:g}): "
+              f"{traj.message}")
+        print("  final p: " + ", ".join(f"{n}={x:.6g}" for n, x in zip(system.coordinate_names, s["p_final"])))
+        print("  final v: " + ", ".join(f"{n}={x:.6g}" for n, x in zip(system.velocity_names, s["v_final"])))
+        errs = s["constraint_errors"]
+        print(f"  max constraint errors: position {errs['position']:.2e}, velocity {errs['velocity']:.2e}, "
+              f"acceleration {errs['acceleration']:.2e}; energy drift {s['energy_drift']:.2e}")
+        st = traj.stats
+        print(f"  {st.steps} steps, {st.rhs_evaluations} evaluations, {st.wall_time:.3f} s")
+    return 0 if traj.success else 1
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="pfaff", description="A workbench for constrained mechanical systems.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -63,6 +103,18 @@ def build_parser():
     analyze.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
     analyze.add_argument("--markdown", action="store_true", help="print Markdown")
     analyze.set_defaults(run=cmd_analyze)
+    simulate = sub.add_parser("simulate", help="simulate a system with one formulation")
+    simulate.add_argument("system")
+    simulate.add_argument("--formulation", default="dependent")
+    simulate.add_argument("--t-end", type=_positive, default=10.0)
+    simulate.add_argument("--rtol", type=_positive, default=1e-8)
+    simulate.add_argument("--atol", type=_positive, default=1e-8)
+    simulate.add_argument("--method", default="DOP853")
+    simulate.add_argument("--step", type=_positive, default=None, help="fixed step of --method rk4")
+    simulate.add_argument("--stabilization", default="none", choices=["none", "baumgarte", "projection"])
+    simulate.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    simulate.add_argument("--json", action="store_true", help="print one JSON object")
+    simulate.set_defaults(run=cmd_simulate)
     return parser
 
 

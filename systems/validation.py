@@ -189,6 +189,17 @@ def _numeric(system, problems, rng):
             problems.append(f"default state: quaternion block {block} is not of unit norm")
 
 
+def _parameter_values(system, problems):
+    for par, value in zip(system.parameters, system.parameter_values):
+        sym = par.symbol
+        if not np.isfinite(value):
+            problems.append(f"parameter {par.name} got {value} but expected a finite number")
+        elif sym.is_positive and not value > 0:
+            problems.append(f"parameter {par.name} got {value:g} but expected a positive value")
+        elif sym.is_nonnegative and not value >= 0:
+            problems.append(f"parameter {par.name} got {value:g} but expected a value >= 0")
+
+
 def _independent_velocities(system, problems):
     names = system.independent_velocities
     if not names:
@@ -209,6 +220,7 @@ def validate(system) -> list:
     if not _names_ok(system, problems) or not _shapes(system, problems):
         return problems
     _symbols(system, problems)
+    _parameter_values(system, problems)
     if problems:
         return problems
     _independent_velocities(system, problems)

@@ -36,7 +36,8 @@ def rolling_disc():
     q = me.dynamicsymbols("x y z psi theta phi")
     u = me.dynamicsymbols("v_x v_y v_z omega_1 omega_2 omega_3")
     x, y, z, psi, th, ph = q
-    m, r, g, h = sp.symbols("m r g h", positive=True)
+    m, r, g = sp.symbols("m r g", positive=True)
+    h = sp.Symbol("h", nonnegative=True)
     N = me.ReferenceFrame("N")
     Y = N.orientnew("Y", "Axis", [psi, N.z])
     C = Y.orientnew("C", "Axis", [th, Y.x])

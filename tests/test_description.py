@@ -78,8 +78,10 @@ def test_parameters_override_defaults_and_revalidate():
     p, v = s.default_state()
     assert s.parameter_dict["r"] == 0.3
     assert p[2] == pytest.approx(0.3 * np.cos(0.3))
-    with pytest.raises(SystemDescriptionError):
+    with pytest.raises(SystemDescriptionError, match="parameter m got -1 but expected a positive value"):
         systems.load("rolling_disc", m=-1.0)
+    with pytest.raises(SystemDescriptionError, match="thickness got -0.1 but expected a value >= 0"):
+        systems.load("rolling_disc", thickness=-0.1)
 
 
 def test_catalogue_default_states_are_consistent(catalogue_system):

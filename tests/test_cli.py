@@ -1,0 +1,54 @@
+"""The pfaff command line: output, JSON schema and exit codes."""
+import json
+
+import pytest
+
+from formulations.cli import main
+
+import systems
+
+
+def test_list(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in systems.names())
+
+
+def test_analyze(capsys):
+    assert main(["analyze", "rolling_disc"]) == 0
+    out = capsys.readouterr().out
+    assert "completely nonholonomic" in out and "(3, 4, 5)" in out
+    assert main(["analyze", "knife_edge", "--markdown", "--set", "alpha=0.5"]) == 0
+    assert capsys.readouterr().out.startswith("### Constraint analysis")
+
+
+@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+def test_simulate_json(formulation, capsys):
+    assert main(["simulate", "rolling_disc", "--formulation", formulation, "--t-end", "10", "--json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data["status"] == 0 and data["t_final"] == 10.0
+    assert len(data["p_final"]) == 6 and len(data["v_final"]) == 6
+    assert set(data["constraint_errors"]) == {"position", "velocity", "acceleration"}
+    assert data["energy_drift"] < 1e-6
+    assert {"wall_time", "rhs_evaluations", "steps", "rejected", "projections"} <= set(data["stats"])
+    assert set(data["reactions_final"]) == set(systems.load("rolling_disc").constraint_names)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["analyze", "nope"], "unknown system 'nope'"),
+    (["analyze", "rolling_disc", "--set", "radius=2"], "unknown parameter"),
+    (["analyze", "rolling_disc", "--set", "r"], "--set takes name=value"),
+    (["analyze", "rolling_disc", "--set", "r=-1"], "problem"),
+    (["simulate", "rolling_disc", "--formulation", "nope"], "unknown formulation"),
+    (["simulate", "rolling_disc", "--method", "euler"], "expected one of"),
+    (["simulate", "rolling_disc", "--method", "rk4"], "needs a fixed step"),
+    (["simulate", "rolling_disc", "--rtol", "-1"], "positive number"),
+    (["simulate", "rolling_disc", "--formulation", "minimal", "--stabilization", "projection"], "expected one of"),
+], ids=["system", "parameter", "set-syntax", "bad-value", "formulation", "method", "rk4-step", "tolerance",
+        "capability"])
+def test_bad_input_exits_2_with_one_line(argv, fragment, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert fragment in err
+    assert "Traceback" not in err and len(err.splitlines()) <= 7  # argparse adds its usage lines
