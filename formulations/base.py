@@ -31,6 +31,7 @@ from systems.errors import InconsistentStateError, UnknownNameError
 from systems.state import renormalize
 
 from .integrators import CapabilityError, Event, make_stepper, run
+from .linear import SingularMatrixError
 from .stabilization import NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
 
@@ -120,6 +121,12 @@ class Formulation(ABC):
     def uses_post_step(self) -> bool:
         return isinstance(self.stabilization, Projection)
 
+    @property
+    def reject_singular_stages(self) -> bool:
+        """True where a singular matrix at a trial stage should shrink the step instead of ending
+        the run (the post-step hook then repairs the cause, e.g. by a new choice of u)."""
+        return False
+
     def label(self) -> str:
         stab = self.stabilization
         return self.name if isinstance(stab, NoStabilization) else f"{self.name}+{stab.label()}"
@@ -172,7 +179,12 @@ class Formulation(ABC):
 
         def fun(t, y):
             counter[0] += 1
-            return self.evaluate(t, y).ydot
+            if not self.reject_singular_stages:
+                return self.evaluate(t, y).ydot
+            try:
+                return self.evaluate(t, y).ydot
+            except SingularMatrixError:  # a trial stage reached a singular point: reject the step
+                return np.full(len(y), np.nan)
 
         def record(t, y, interpolated):
             p, v = self.dependent_state(y)

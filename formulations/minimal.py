@@ -97,6 +97,10 @@ class Minimal(Formulation):
     def uses_post_step(self):
         return getattr(self, "monitor", False)
 
+    @property
+    def reject_singular_stages(self):
+        return self.rechoose and getattr(self, "monitor", False)
+
     def state_names(self):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
 

@@ -109,3 +109,21 @@ def test_rigid_body_requires_rotation_or_angular_velocity():
         systems.RigidBody("b", 1, sp.eye(3), sp.Matrix([0, 0, 0]))
     with pytest.raises(ValueError, match="expected 'body' or 'world'"):
         systems.RigidBody("b", 1, sp.eye(3), sp.Matrix([0, 0, 0]), angular_velocity=sp.Matrix([0, 0, 0]), axes="lab")
+
+
+def test_angular_velocity_derived_from_the_rotation(rng):
+    """The disc's body-axes angular velocity from R(p) = Rz Rx Ry equals the catalogue's explicit one."""
+    from systems.catalogue._rotations import Rx, Ry, Rz
+
+    disc = systems.load("rolling_disc")
+    x, y, z, psi, th, ph = disc.coordinates
+    kin = systems.Kinematics(disc.coordinates, disc.velocities, disc.A)
+    for axes in ("body", "world"):
+        body = systems.RigidBody("disc", 1, sp.eye(3), sp.Matrix([x, y, z]), rotation=Rz(psi) * Rx(th) * Ry(ph),
+                                 axes=axes)
+        derived = kin.angular_velocity(body)
+        w_lean = sp.Matrix(disc.velocities[3:])
+        expected = Ry(ph).T * w_lean if axes == "body" else Rz(psi) * Rx(th) * w_lean
+        fn = sp.lambdify([disc.coordinates + disc.velocities], derived - expected)
+        for _ in range(3):
+            assert np.allclose(np.array(fn(rng.uniform(-1, 1, 12)), float), 0, atol=1e-12)

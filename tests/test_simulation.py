@@ -201,3 +201,15 @@ def test_holonomic_system_without_embedding_needs_the_dependent_formulation():
         F.create("reduced", s)
     tr = F.create("dependent", s, stabilization="projection").simulate((0, 3.0))
     assert tr.status == 0 and tr.constraint_errors.max()["position"] < 1e-11
+
+
+@pytest.mark.parametrize("method", ["DOP853", "RK45", "dopri5"])
+@pytest.mark.parametrize("tol", [1e-6, 1e-8])
+def test_automatic_choice_follows_the_skate_round_its_circle(method, tol):
+    """Heading passes every multiple of pi/2: each fixed choice of u fails somewhere on the way."""
+    system = systems.load("knife_edge", alpha=1e-9)
+    tr = F.create("minimal", system).simulate((0, 2 * np.pi), (np.zeros(3), np.array([1.0, 0, 1.0])),
+                                              method=method, rtol=tol, atol=tol)
+    assert tr.success, tr.message
+    assert tr.stats.rechoices >= 3
+    assert np.allclose(tr.p[-1], [0, 0, 2 * np.pi], atol=1e3 * tol)

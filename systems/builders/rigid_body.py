@@ -76,8 +76,7 @@ class Kinematics:
         if body.angular_velocity is not None:
             return _vec(body.angular_velocity)
         R = sp.Matrix(body.rotation)
-        Rdot = R.jacobian(self.p) * self.pdot
-        Rdot = Rdot.reshape(3, 3)
+        Rdot = sum((R.diff(pi) * pdi for pi, pdi in zip(self.p, self.pdot)), sp.zeros(3, 3))
         W = tidy(R.T * Rdot) if body.axes == "body" else tidy(Rdot * R.T)
         return sp.Matrix([W[2, 1], W[0, 2], W[1, 0]])
 
