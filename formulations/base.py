@@ -86,6 +86,7 @@ class Formulation(ABC):
                             f"expected some of {list(self.options) or 'none'}")
         self.num = system.numeric
         self.par = system.params
+        self.nonideal = system.is_nonideal
         self.projections = 0
         self._configure(**options)
 
@@ -105,9 +106,16 @@ class Formulation(ABC):
     def dependent_state(self, y):
         """(p, v) from the own state."""
 
-    @abstractmethod
     def evaluate(self, t, y) -> Evaluation:
         """y', v' and lambda at (t, y)."""
+        return Evaluation(*self._evaluate(t, y))
+
+    @abstractmethod
+    def _evaluate(self, t, y) -> tuple:
+        """(y', v', lambda) at (t, y): the hot path of the integration."""
+
+    def _rhs(self, t, y):
+        return self._evaluate(t, y)[0]
 
     @abstractmethod
     def equations(self, expanded: bool = False):
@@ -177,12 +185,14 @@ class Formulation(ABC):
         self.rechoices = 0
         counter = [0]
 
+        rhs = self._rhs
+
         def fun(t, y):
             counter[0] += 1
             if not self.reject_singular_stages:
-                return self.evaluate(t, y).ydot
+                return rhs(t, y)
             try:
-                return self.evaluate(t, y).ydot
+                return rhs(t, y)
             except SingularMatrixError:  # a trial stage reached a singular point: reject the step
                 return np.full(len(y), np.nan)
 

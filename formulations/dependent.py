@@ -10,7 +10,7 @@ import numpy as np
 
 from systems.state import project_positions, project_velocities, renormalize
 
-from .base import Evaluation, Formulation, register
+from .base import Formulation, register
 from .equations import Equations, primitive_pieces
 from .linear import solve_accelerations
 from .stabilization import Baumgarte
@@ -32,7 +32,7 @@ class Dependent(Formulation):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
-    def evaluate(self, t, y):
+    def _evaluate(self, t, y):
         p, v = self.dependent_state(y)
         p, (M, d, f0, F, C, xi, A, _) = self._dynamics(t, p, v)
         b = -xi
@@ -41,9 +41,9 @@ class Dependent(Formulation):
             b = b - 2 * stab.alpha * (C @ v)
             if self.system.m:
                 b[: self.system.m] -= stab.beta**2 * self.num.Phi(p, self.par)
-        _, vdot, lam = solve_accelerations(M, f0 - d, np.eye(self.system.n), np.zeros(self.system.n), C, b,
-                                           F=F, C=C, quantity="the augmented matrix [[M, C^T], [C, 0]]")
-        return Evaluation(np.concatenate([A @ v, vdot]), vdot, lam)
+        _, vdot, lam = solve_accelerations(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C,
+                                           quantity="the augmented matrix [[M, C^T], [C, 0]]")
+        return np.concatenate([A @ v, vdot]), vdot, lam
 
     def post_step(self, t, y):
         stab = self.stabilization

@@ -48,14 +48,13 @@ class Geometry:
         return q
 
     def at(self, q):
-        """(p, D (n, k), A_q (k_q, k), A(p)) at q."""
+        """(p, D (n, k), A_q (k_q, k), A(p), C(p)) at q."""
         q = self.renormalize(q)
         if self.trivial:
             A = self.num.A(q, self.par)
-            return q, np.eye(self.system.n), A, A
-        g, g_q, A_q = self.num.embedding(q, self.par)
-        A = self.num.A(g, self.par)
-        return g, self._left_solve(A, g_q @ A_q), A_q, A
+            return q, np.eye(self.system.n), A, A, self.num.C(q, self.par)
+        g, G, A_q, A, C = self.num.chart(q, self.par)
+        return g, self._left_solve(A, G), A_q, A, C
 
     def gamma(self, q, w, A, pdd2):
         """gamma (n,) with v' = D w' + gamma; pdd2 = (d/dp (A v)) A v from the dynamics."""

@@ -14,6 +14,7 @@ The reactions of every row follow in resolved form from C^T lambda = f - d - M v
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.lapack import dgesv as _gesv
 
 
 class SingularMatrixError(np.linalg.LinAlgError):
@@ -25,11 +26,11 @@ class SingularMatrixError(np.linalg.LinAlgError):
 
 
 def _solve(K, rhs, quantity):
-    try:
-        x = np.linalg.solve(K, rhs)
-    except np.linalg.LinAlgError:
-        raise SingularMatrixError(quantity) from None
-    if not np.all(np.isfinite(x)):
+    """K x = rhs by LAPACK's gesv directly (numpy's wrapper costs more than the solve here)."""
+    _, _, x, info = _gesv(K, rhs)
+    if info > 0:
+        raise SingularMatrixError(quantity, f"zero pivot {info}")
+    if info < 0 or not np.all(np.isfinite(x)):
         raise SingularMatrixError(quantity, "non-finite solution")
     return x
 
@@ -37,12 +38,21 @@ def _solve(K, rhs, quantity):
 def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the system matrix"):
     """(a, v', mu_or_lambda) for v' = T a + tau, G a = b; see the module docstring.
 
-    M (n, n), h = f0 - d (n,), T (n, na), tau (n,), G (g, na), b (g,). With F (n, c) non-zero,
-    C (c, n) is needed and the last output holds all c multipliers; otherwise it holds the
-    multipliers of the g kept rows.
+    M (n, n), h = f0 - d (n,), T (n, na) or None for the identity (then tau is ignored),
+    tau (n,), G (g, na), b (g,). With F (n, c) non-zero, C (c, n) is needed and the last output
+    holds all c multipliers; otherwise it holds the multipliers of the g kept rows.
     """
+    nonideal = F is not None and F.size and np.any(F)
+    if T is None and not nonideal:  # the dependent form: [[M, G^T], [G, 0]]
+        n, g = M.shape[0], G.shape[0]
+        K = np.empty((n + g, n + g))
+        K[:n, :n], K[:n, n:], K[n:, :n], K[n:, n:] = M, G.T, G, 0.0
+        sol = _solve(K, np.concatenate([h, b]), quantity)
+        return sol[:n], sol[:n], sol[n:]
+    if T is None:
+        T, tau = np.eye(M.shape[0]), np.zeros(M.shape[0])
     na, g = T.shape[1], G.shape[0]
-    if F is not None and F.size and np.any(F):
+    if nonideal:
         c = C.shape[0]
         K = np.zeros((M.shape[0] + g, na + c))
         K[:M.shape[0], :na] = M @ T

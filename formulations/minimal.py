@@ -16,7 +16,7 @@ from scipy.linalg import qr
 
 from systems.errors import UnknownNameError
 
-from .base import Evaluation, Formulation, register
+from .base import Formulation, register
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .geometry import Geometry
 from .integrators import CapabilityError, StopRun
@@ -68,8 +68,8 @@ class Minimal(Formulation):
 
     def _pivot_choice(self, q):
         """Independent velocities by QR with column pivoting on C_bar_nh at q."""
-        p, D, _, _ = self.geometry.at(q)
-        C_bar = self.num.C(p, self.par)[self.system.m:] @ D
+        p, D, _, _, C = self.geometry.at(q)
+        C_bar = C[self.system.m:] @ D
         if C_bar.shape[0] == 0:
             return self.geometry.w_names
         _, _, piv = qr(C_bar, pivoting=True)
@@ -107,8 +107,7 @@ class Minimal(Formulation):
     # -- kinematics of u -------------------------------------------------------------------------
     def _partition(self, q):
         """(p, D, A_q, A, C, K = [C_bar_nh; E]) at q."""
-        p, D, A_q, A = self.geometry.at(q)
-        C = self.num.C(p, self.par)
+        p, D, A_q, A, C = self.geometry.at(q)
         E = self.S_w + self.S_v @ D
         return p, D, A_q, A, C, np.vstack([C[self.system.m:] @ D, E])
 
@@ -131,7 +130,7 @@ class Minimal(Formulation):
 
     def initial_state(self, p, v):
         q, w = self.geometry.from_dependent(p, v)
-        _, D, *_ = self.geometry.at(q)
+        D = self.geometry.at(q)[1]
         u = self.S_w @ w + self.S_v @ (D @ w)
         return np.concatenate([q, u])
 
@@ -144,7 +143,7 @@ class Minimal(Formulation):
         p, D, _, _, _, K = self._partition(q)
         return p, D @ (self._D_bar(K) @ u)
 
-    def evaluate(self, t, y):
+    def _evaluate(self, t, y):
         sysm, m = self.system, self.system.m
         q, u = self._split(y)
         p, D, A_q, A, C, K = self._partition(q)
@@ -158,10 +157,10 @@ class Minimal(Formulation):
         gamma_bar = np.linalg.solve(K, np.concatenate([-xi_bar, -E_dot_w]))
         T = D @ D_bar
         tau = D @ gamma_bar + gamma
-        u_dot, vdot, mu = solve_accelerations(M, f0 - d, T, tau, np.zeros((0, sysm.r)), np.zeros(0), F=F, C=C,
+        u_dot, vdot, mu = solve_accelerations(M, f0 - d, T, tau, np.zeros((0, sysm.r)), np.zeros(0), F=F if self.nonideal else None, C=C,
                                               quantity="the minimal mass matrix M_barbar")
-        lam = mu if sysm.is_nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
-        return Evaluation(np.concatenate([A_q @ w, u_dot]), vdot, lam)
+        lam = mu if self.nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
+        return np.concatenate([A_q @ w, u_dot]), vdot, lam
 
     def post_step(self, t, y):
         q, u = self._split(y)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Evaluation, Formulation, register
+from .base import Formulation, register
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .geometry import Geometry
 from .linear import resolved_reactions, solve_accelerations
@@ -41,13 +41,13 @@ class Reduced(Formulation):
 
     def dependent_state(self, y):
         q, w = self._split(y)
-        p, D, _, _ = self.geometry.at(q)
+        p, D = self.geometry.at(q)[:2]
         return p, D @ w
 
-    def evaluate(self, t, y):
+    def _evaluate(self, t, y):
         sysm, m = self.system, self.system.m
         q, w = self._split(y)
-        p, D, A_q, A = self.geometry.at(q)
+        p, D, A_q, A, _ = self.geometry.at(q)
         v = D @ w
         M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.par)
         gamma = self.geometry.gamma(q, w, A, pdd2)
@@ -55,19 +55,19 @@ class Reduced(Formulation):
         b = -xi[m:] - C_nh @ gamma
         if isinstance(self.stabilization, Baumgarte) and sysm.l:
             b = b - 2 * self.stabilization.alpha * (C_nh @ v)
-        a, vdot, mu = solve_accelerations(M, f0 - d, D, gamma, C_nh @ D, b, F=F, C=C,
+        a, vdot, mu = solve_accelerations(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C,
                                           quantity="the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
-        lam = mu if sysm.is_nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
-        return Evaluation(np.concatenate([A_q @ w, a]), vdot, lam)
+        lam = mu if self.nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
+        return np.concatenate([A_q @ w, a]), vdot, lam
 
     def post_step(self, t, y):
         if not self.system.l:
             return None
         q, w = self._split(y)
         q = self.geometry.renormalize(q)
-        p, D, _, _ = self.geometry.at(q)
+        p, D, _, _, C = self.geometry.at(q)
         M = self.num.dynamics(t, p, D @ w, self.par)[0]
-        C_bar = self.num.C(p, self.par)[self.system.m:] @ D
+        C_bar = C[self.system.m:] @ D
         M_bar = D.T @ M @ D
         Minv_Ct = np.linalg.solve(M_bar, C_bar.T)
         w = w - Minv_Ct @ np.linalg.solve(C_bar @ Minv_Ct, C_bar @ w)

@@ -229,7 +229,7 @@ class System:
         """{name: value} for the current parameter values."""
         return {p.name: val for p, val in zip(self.parameters, self.parameter_values)}
 
-    @property
+    @cached_property
     def is_nonideal(self) -> bool:
         """True when f depends on the multipliers (and so needs the coupled solve)."""
         return bool(self.f.free_symbols & set(self.multipliers))

@@ -11,6 +11,7 @@ numpy arrays of fixed shape.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,16 +21,29 @@ _CACHE: dict = {}
 _LOCK = threading.Lock()
 
 
-def _lambdify(args, exprs):
-    return sp.lambdify(args, exprs, modules="numpy", cse=True)
+def _lazy(make):
+    """A function generated on its first call (for pieces only some formulations use)."""
+    cell = []
+
+    def call(*a):
+        if not cell:
+            cell.append(make())
+        return cell[0](*a)
+
+    return call
 
 
-def _shaped(fn, shapes):
-    """Wrap a generated function so that each output is a float array of the given shape."""
+def _flat(args, exprs, shapes):
+    """One generated function returning every entry of ``exprs`` in a flat array, split into
+    views of the given shapes (one array construction per call, whatever the number of outputs)."""
+    entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
+    fn = sp.lambdify(args, entries, modules="numpy", cse=True) if entries else (lambda *a: [])
+    sizes = [int(np.prod(s)) for s in shapes]
+    bounds = np.cumsum([0] + sizes)
 
-    def call(*args):
-        out = fn(*args)
-        return tuple(np.asarray(o, dtype=float).reshape(s) for o, s in zip(out, shapes))
+    def call(*a):
+        flat = np.array(fn(*a), dtype=float)
+        return tuple(flat[lo:hi].reshape(s) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes))
 
     return call
 
@@ -49,6 +63,8 @@ class NumericModel:
     _embedding: object
     _embedding_acc: object
     _inverse: object
+    _chart: object
+    compile_seconds: float = 0.0  # time spent deriving the primitives' derivatives and lambdifying
 
     def dynamics(self, t, p, v, params):
         """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
@@ -80,6 +96,12 @@ class NumericModel:
             raise ValueError("this system has no embedding p = g(q)")
         return self._embedding(q, params)
 
+    def chart(self, q, params):
+        """(g (n_p,), g_q A_q (n_p, k), A_q (k_q, k), A(g(q)) (n_p, n), C(g(q)) (m + l, n)) in one call."""
+        if self._chart is None:
+            raise ValueError("this system has no embedding p = g(q)")
+        return self._chart(q, params)
+
     def embedding_acceleration(self, q, w, params):
         """(d/dq (g_q A_q w)) A_q w, shape (n_p,): the part of p'' that does not involve w'."""
         return self._embedding_acc(q, w, params)[0]
@@ -103,7 +125,9 @@ def compile_system(system) -> NumericModel:
     with _LOCK:
         model = _CACHE.get(key)
         if model is None:
+            started = time.perf_counter()
             model = _build(system)
+            object.__setattr__(model, "compile_seconds", time.perf_counter() - started)
             _CACHE[key] = model
     return model
 
@@ -127,18 +151,17 @@ def _build(system) -> NumericModel:
     xi = (C * vcol).jacobian(p) * pdot if c else sp.zeros(0, 1)
     pdd2 = pdot.jacobian(p) * pdot
 
-    dyn = _lambdify([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, A, pdd2])
-    dynamics = _shaped(dyn, [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p, n_v), (n_p,)])
+    dynamics = _flat([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, A, pdd2],
+                     [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p, n_v), (n_p,)])
 
     Phi = sp.Matrix(system.Phi)
     Phi_p = sp.Matrix(system.Phi_p)
-    cons = _lambdify([p, params], [Phi, Phi_p, C])
-    constraints = _shaped(cons, [(m,), (m, n_p), (c, n_v)])
-    kinematics = _shaped(_lambdify([p, params], [A]), [(n_p, n_v)])
-    energy = _shaped(_lambdify([p, v, params], [sp.Matrix([system.energy_expression])]), [(1,)])
+    constraints = _flat([p, params], [Phi, Phi_p, C], [(m,), (m, n_p), (c, n_v)])
+    kinematics = _flat([p, params], [A], [(n_p, n_v)])
+    energy = _flat([p, v, params], [sp.Matrix([system.energy_expression])], [(1,)])
 
     emb = system.embedding
-    embedding = embedding_acc = inverse = None
+    embedding = embedding_acc = inverse = chart = None
     if emb is not None:
         q = list(emb.coordinates)
         w = list(emb.velocities)
@@ -146,11 +169,13 @@ def _build(system) -> NumericModel:
         g = sp.Matrix(emb.g)
         g_q = g.jacobian(q)
         A_q = sp.Matrix(emb.A_q)
-        embedding = _shaped(_lambdify([q, params], [g, g_q, A_q]), [(n_p,), (n_p, k_q), (k_q, k)])
+        embedding = _flat([q, params], [g, g_q, A_q], [(n_p,), (n_p, k_q), (k_q, k)])
+        on_g = dict(zip(p, g))
+        chart = _lazy(lambda: _flat([q, params], [g, g_q * A_q, A_q, A.subs(on_g), C.subs(on_g)],
+                                    [(n_p,), (n_p, k), (k_q, k), (n_p, n_v), (c, n_v)]))
         qdot = A_q * sp.Matrix(w)
-        acc = (g_q * qdot).jacobian(q) * qdot
-        embedding_acc = _shaped(_lambdify([q, w, params], [acc]), [(n_p,)])
-        inverse = _shaped(_lambdify([p, params], [sp.Matrix(emb.inverse)]), [(k_q,)])
+        embedding_acc = _lazy(lambda: _flat([q, w, params], [(g_q * qdot).jacobian(q) * qdot], [(n_p,)]))
+        inverse = _flat([p, params], [sp.Matrix(emb.inverse)], [(k_q,)])
 
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
-                        embedding_acc, inverse)
+                        embedding_acc, inverse, chart)

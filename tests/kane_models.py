@@ -10,22 +10,35 @@ import sympy.physics.mechanics as me
 
 
 class KaneModel:
+    """A KanesMethod model: derived on construction, turned into numeric code by compile()."""
+
     def __init__(self, q, u_ind, u_dep, frame, kd, constraints, bodies, loads, params, speed_order):
         self.q, self.u = list(q), list(speed_order)
-        kane = me.KanesMethod(frame, q_ind=q, u_ind=u_ind, u_dependent=u_dep, kd_eqs=kd,
-                              velocity_constraints=constraints)
-        kane.kanes_equations(bodies, loads)
+        self.kane = me.KanesMethod(frame, q_ind=q, u_ind=u_ind, u_dependent=u_dep, kd_eqs=kd,
+                                   velocity_constraints=constraints)
+        self.bodies, self.loads = bodies, loads
+        self.kane.kanes_equations(bodies, loads)
         # mass_matrix_full / forcing_full are in the order q, u_ind, u_dep
-        order = list(q) + list(u_ind) + list(u_dep)
+        self.order = list(q) + list(u_ind) + list(u_dep)
         self.params = list(params)
-        self._fn = sp.lambdify([order, self.params], [kane.mass_matrix_full, kane.forcing_full], modules="numpy",
-                               cse=True)
-        self.order = order
+        self._fn = None
+
+    def compile(self):
+        """lambdify (with CSE) of the full mass matrix and forcing, in the state order ``order``."""
+        if self._fn is None:
+            self._fn = sp.lambdify([self.order, self.params], [self.kane.mass_matrix_full, self.kane.forcing_full],
+                                   modules="numpy", cse=True)
+        return self._fn
+
+    def rhs(self, state, params):
+        """d/dt of the state in ``order`` (q, u_ind, u_dep)."""
+        MM, FF = self.compile()(state, params)
+        return np.linalg.solve(np.array(MM, float), np.array(FF, float).ravel())
 
     def accelerations(self, p, v, params):
         values = dict(zip(self.q, p))
         values.update(dict(zip(self.u, v)))
-        MM, FF = self._fn([values[s] for s in self.order], params)
+        MM, FF = self.compile()([values[s] for s in self.order], params)
         sol = np.linalg.solve(np.array(MM, float), np.array(FF, float).ravel())
         nq = len(self.q)
         ud = dict(zip(self.order[nq:], sol[nq:]))

@@ -19,7 +19,7 @@ def pfaffian_matrix(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], sy
         if any(J.jacobian(v)):
             problems.append(f"nonholonomic row {i + 1} is not linear in the velocities: {expr}")
             continue
-        rest = sp.simplify(expr - (J * sp.Matrix(v))[0])
+        rest = sp.expand(expr - (J * sp.Matrix(v))[0])
         if rest != 0:
             problems.append(f"nonholonomic row {i + 1} has a velocity-free term {rest} (rheonomic rows are "
                             "not supported)")
@@ -38,12 +38,16 @@ def split_constraints(holonomic: Iterable, nonholonomic: Iterable):
 
 
 def tidy(expr, simplify=True):
-    """Cheap simplification of a builder output (trigsimp after cancel), entrywise."""
+    """Cheap simplification of a builder output, entrywise: expand, then reduce sin(a)^2 to
+    1 - cos(a)^2 for every angle a and expand again. This removes the sin^2 + cos^2 terms that
+    products of rotation matrices create, in time linear in the expression (no search, unlike
+    trigsimp), so that derivation time stays small."""
     if not simplify:
         return expr
     if isinstance(expr, sp.MatrixBase):
         return expr.applyfunc(lambda e: tidy(e, simplify))
     e = sp.expand(expr)
-    if e.has(sp.sin, sp.cos):
-        e = sp.trigsimp(e)
+    sines = e.atoms(sp.sin)
+    if sines:
+        e = sp.expand(e.subs({s**2: 1 - sp.cos(s.args[0]) ** 2 for s in sines}))
     return e
