@@ -9,10 +9,11 @@ constraint stabilization, reactions and the command line.
 """
 from . import dependent, minimal, reduced  # noqa: F401  (registration)
 from .base import Evaluation, Formulation, create, names, register
+from .compare import Comparison, Configuration, compare
 from .integrators import METHODS, CapabilityError, Event
 from .reactions import reactions
 from .stabilization import Baumgarte, NoStabilization, Projection
 from .trajectory import ConstraintErrors, Stats, Trajectory
 
-__all__ = ["create", "names", "register", "Formulation", "Evaluation", "reactions", "Baumgarte", "Projection",
+__all__ = ["compare", "Comparison", "Configuration", "create", "names", "register", "Formulation", "Evaluation", "reactions", "Baumgarte", "Projection",
            "NoStabilization", "Trajectory", "Stats", "ConstraintErrors", "Event", "CapabilityError", "METHODS"]

@@ -121,8 +121,15 @@ class Formulation(ABC):
     def equations(self, expanded: bool = False):
         """The symbolic pieces, named as in DESIGN section 2 (expanded forms on request)."""
 
+    def project(self, t, y):
+        """The state moved back onto the constraints (stabilization Projection); default: unchanged."""
+        return y
+
     def post_step(self, t, y):
         """Called after every accepted step; returns a changed state or None."""
+        if isinstance(self.stabilization, Projection):
+            self.projections += 1
+            return self.project(t, y)
         return None
 
     @property
@@ -196,7 +203,11 @@ class Formulation(ABC):
             except SingularMatrixError:  # a trial stage reached a singular point: reject the step
                 return np.full(len(y), np.nan)
 
+        project_samples = isinstance(self.stabilization, Projection)
+
         def record(t, y, interpolated):
+            if interpolated and project_samples:  # dense output interpolates unprojected states
+                y = self.project(t, y)
             p, v = self.dependent_state(y)
             return np.array(y, float), p, v
 

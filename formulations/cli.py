@@ -4,6 +4,9 @@
     pfaff analyze SYSTEM [--set name=value ...] [--markdown]
     pfaff simulate SYSTEM --formulation F --t-end T [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--set name=value ...] [--json]
+    pfaff compare SYSTEM [--formulations F ...] [--t-end T] [--rtol R] [--sweep] [--out DIR]
+                  [--animate] [--set name=value ...] [--json]
+    pfaff derive SYSTEM --formulation F [--latex | --markdown] [--set name=value ...]
 
 Exit status 0 on success, 2 on bad input with one line on stderr (no traceback).
 """
@@ -13,6 +16,7 @@ import argparse
 import json
 import math
 import sys
+import time
 
 import systems
 
@@ -94,6 +98,73 @@ def cmd_simulate(args):
     return 0 if traj.success else 1
 
 
+class Progress:
+    """A one-line progress indicator on stderr, shown only on a terminal and after two seconds."""
+
+    def __init__(self, stream=sys.stderr, delay=2.0):
+        self.stream, self.delay, self.start = stream, delay, time.monotonic()
+        self.active = hasattr(stream, "isatty") and stream.isatty()
+        self.shown = False
+
+    def __call__(self, i, n, label):
+        if self.active and time.monotonic() - self.start > self.delay:
+            width = 24
+            done = int(width * i / max(n, 1))
+            self.stream.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {label[:40]:<40}")
+            self.stream.flush()
+            self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.flush()
+
+
+def cmd_compare(args):
+    import formulations
+    from formulations.reports.report import write_report
+
+    system = _load(args.system, args.set)
+    sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
+    progress = Progress()
+    try:
+        comparison = formulations.compare(system, args.formulations, (0.0, args.t_end), rtol=args.rtol,
+                                          atol=args.atol, sweep=sweep, progress=progress)
+    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
+            ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        progress.close()
+    if args.json:
+        print(comparison.to_json())
+    else:
+        print(f"{system.name}: {args.t_end:g} s, rtol = {args.rtol:g}; reference: dependent+projection at "
+              f"{comparison.reference_tol:g}\n")
+        print(comparison.to_markdown())
+        for note in comparison.reading():
+            print(f"- {note}")
+    if args.out:
+        report = write_report(comparison, system, args.out, systems.analyze_constraints(system))
+        if args.animate and system.name in ("rolling_disc", "sphere_in_cylinder"):
+            from formulations.reports.animation import animate
+
+            animate(comparison.reference, system, report.parent / f"{system.name}.gif")
+        print(f"\nreport written to {report}", file=sys.stderr if args.json else sys.stdout)
+    return 0 if all(r.status >= 0 for r in comparison.rows) else 1
+
+
+def cmd_derive(args):
+    from formulations.reports.derivation import derive
+
+    system = _load(args.system, args.set)
+    try:
+        derivation = derive(system, args.formulation)
+    except (systems.UnknownNameError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    print(derivation.to_latex() if args.latex else derivation.to_markdown() if args.markdown else derivation.text())
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="pfaff", description="A workbench for constrained mechanical systems.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -115,6 +186,29 @@ def build_parser():
     simulate.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
     simulate.set_defaults(run=cmd_simulate)
+    compare = sub.add_parser("compare", help="compare formulations side by side")
+    compare.add_argument("system")
+    compare.add_argument("--formulations", nargs="+", metavar="F",
+                         default=["dependent", "dependent+baumgarte", "dependent+projection", "reduced",
+                                  "reduced+projection", "minimal"],
+                         help="configurations formulation[+stabilization][@method]")
+    compare.add_argument("--t-end", type=_positive, default=10.0)
+    compare.add_argument("--rtol", type=_positive, default=1e-8)
+    compare.add_argument("--atol", type=_positive, default=None)
+    compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
+    compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json here")
+    compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out")
+    compare.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+    compare.set_defaults(run=cmd_compare)
+    derive = sub.add_parser("derive", help="the equations of a formulation, derived step by step")
+    derive.add_argument("system")
+    derive.add_argument("--formulation", default="minimal")
+    style = derive.add_mutually_exclusive_group()
+    style.add_argument("--latex", action="store_true")
+    style.add_argument("--markdown", action="store_true")
+    derive.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    derive.set_defaults(run=cmd_derive)
     return parser
 
 

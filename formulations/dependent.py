@@ -45,14 +45,13 @@ class Dependent(Formulation):
                                            quantity="the augmented matrix [[M, C^T], [C, 0]]")
         return np.concatenate([A @ v, vdot]), vdot, lam
 
-    def post_step(self, t, y):
+    def project(self, t, y):
         stab = self.stabilization
         p, v = self.dependent_state(y)
         if stab.positions:
             p = project_positions(self.system, p, tol=stab.tol, max_iter=stab.max_iter)[0]
         if stab.velocities:
             v = project_velocities(self.system, p, v)[0]
-        self.projections += 1
         return np.concatenate([p, v])
 
     def equations(self, expanded=False):

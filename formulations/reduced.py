@@ -60,9 +60,9 @@ class Reduced(Formulation):
         lam = mu if self.nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
         return np.concatenate([A_q @ w, a]), vdot, lam
 
-    def post_step(self, t, y):
+    def project(self, t, y):
         if not self.system.l:
-            return None
+            return y
         q, w = self._split(y)
         q = self.geometry.renormalize(q)
         p, D, _, _, C = self.geometry.at(q)
@@ -71,7 +71,6 @@ class Reduced(Formulation):
         M_bar = D.T @ M @ D
         Minv_Ct = np.linalg.solve(M_bar, C_bar.T)
         w = w - Minv_Ct @ np.linalg.solve(C_bar @ Minv_Ct, C_bar @ w)
-        self.projections += 1
         return np.concatenate([q, w])
 
     def equations(self, expanded=False):

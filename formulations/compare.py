@@ -1,0 +1,259 @@
+"""Side-by-side comparison of formulation x stabilization x integrator configurations.
+
+Every configuration starts from the same consistent state and is sampled on the same time grid,
+so that its deviation from a reference run (the dependent formulation with projection at a tight
+tolerance, 1e-13 unless given) and the deviation of its reactions can be measured point by point.
+A tolerance sweep repeats every configuration over a range of tolerances and gives work-precision
+data: deviation from the reference against wall time.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .base import create
+from .stabilization import as_strategy
+from .trajectory import Trajectory
+
+DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
+                          "reduced+projection", "minimal")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One run to compare: formulation, stabilization (name or strategy), integrator and options.
+
+    ``Configuration.parse("dependent+projection@RK45")`` reads formulation[+stabilization][@method].
+    """
+
+    formulation: str
+    stabilization: object = "none"
+    method: str = "DOP853"
+    options: Mapping = field(default_factory=dict)
+    label: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if not self.label:
+            stab = as_strategy(self.stabilization)
+            text = self.formulation if stab.name == "none" else f"{self.formulation}+{stab.name}"
+            object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{self.method}")
+
+    @classmethod
+    def parse(cls, spec) -> "Configuration":
+        if isinstance(spec, Configuration):
+            return spec
+        if isinstance(spec, Mapping):
+            return cls(**spec)
+        text, _, method = str(spec).partition("@")
+        formulation, _, stab = text.partition("+")
+        return cls(formulation, stab or "none", method or "DOP853")
+
+    def build(self, system):
+        return create(self.formulation, system, stabilization=self.stabilization, **self.options)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """Measurements of one configuration (errors are max-norms over the run; energy in J)."""
+
+    label: str
+    formulation: str
+    stabilization: str
+    method: str
+    rtol: float
+    atol: float
+    status: int
+    message: str
+    wall_time: float
+    rhs_evaluations: int
+    steps: int
+    rejected: int | None
+    projections: int
+    position_error: float
+    velocity_error: float
+    acceleration_error: float
+    energy_drift: float
+    deviation: float               # max |p - p_ref|, |v - v_ref| on the common grid
+    reaction_deviation: float      # max |lambda - lambda_ref| on the common grid
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    label: str
+    tol: float
+    wall_time: float
+    rhs_evaluations: int
+    deviation: float
+    position_error: float
+
+
+COLUMNS = [("configuration", "label", "{}"), ("wall s", "wall_time", "{:.3f}"), ("RHS evals", "rhs_evaluations", "{}"),
+           ("steps", "steps", "{}"), ("max abs(Phi)", "position_error", "{:.1e}"),
+           ("max abs(C v)", "velocity_error", "{:.1e}"), ("max abs(C v' + xi)", "acceleration_error", "{:.1e}"),
+           ("energy drift J", "energy_drift", "{:.1e}"), ("deviation from reference", "deviation", "{:.1e}"),
+           ("reaction deviation N", "reaction_deviation", "{:.1e}")]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`: one row per configuration, the trajectories, the reference."""
+
+    system_name: str
+    t_span: tuple
+    rtol: float
+    atol: float
+    reference_tol: float
+    rows: tuple
+    trajectories: tuple
+    reference: Trajectory
+    sweep: tuple = ()
+    parameters: Mapping = field(default_factory=dict)
+
+    def row(self, label) -> ComparisonRow:
+        for r in self.rows:
+            if r.label == label:
+                return r
+        raise KeyError(f"no configuration {label!r}; have {[r.label for r in self.rows]}")
+
+    def trajectory(self, label) -> Trajectory:
+        return self.trajectories[[r.label for r in self.rows].index(label)]
+
+    def to_markdown(self) -> str:
+        head = "| " + " | ".join(c[0] for c in COLUMNS) + " |"
+        lines = [head, "|" + "---|" * len(COLUMNS)]
+        for r in self.rows:
+            cells = []
+            for _, attr, fmt in COLUMNS:
+                value = getattr(r, attr)
+                cells.append("—" if value is None or (isinstance(value, float) and not np.isfinite(value))
+                             else fmt.format(value))
+            if r.status < 0:
+                cells[0] += " (failed)"
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{c[0]}</th>" for c in COLUMNS)
+        body = "".join("<tr>" + "".join(f"<td>{fmt.format(getattr(r, a)) if getattr(r, a) is not None else '—'}</td>"
+                                        for _, a, fmt in COLUMNS) + "</tr>" for r in self.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def as_dict(self) -> dict:
+        return {"system": self.system_name, "t_span": list(self.t_span), "rtol": self.rtol, "atol": self.atol,
+                "reference_tol": self.reference_tol, "parameters": dict(self.parameters),
+                "rows": [asdict(r) for r in self.rows], "sweep": [asdict(s) for s in self.sweep]}
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(_finite(self.as_dict()), **kwargs)
+
+    def reading(self) -> list:
+        """Short statements on the results: most accurate per unit time, drift, failures."""
+        ok = [r for r in self.rows if r.status >= 0 and np.isfinite(r.deviation)]
+        notes = []
+        if ok:
+            best = min(ok, key=lambda r: r.deviation)
+            cheap = min(ok, key=lambda r: r.wall_time)
+            score = min(ok, key=lambda r: max(r.deviation, 1e-16) * r.wall_time)
+            notes.append(f"Most accurate: {best.label} (deviation {best.deviation:.1e} from the reference in "
+                         f"{best.wall_time:.3f} s).")
+            notes.append(f"Fastest: {cheap.label} ({cheap.wall_time:.3f} s, deviation {cheap.deviation:.1e}).")
+            notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
+            drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
+            if drift:
+                worst = max(drift, key=lambda r: max(r.position_error, r.velocity_error))
+                notes.append("Constraint drift above ten times the tolerance: " + ", ".join(
+                    f"{r.label} (position {r.position_error:.1e}, velocity {r.velocity_error:.1e})" for r in drift)
+                    + f"; worst {worst.label}.")
+            else:
+                notes.append(f"No configuration let the constraints drift beyond ten times rtol = {self.rtol:g}.")
+            energy = max(ok, key=lambda r: r.energy_drift)
+            notes.append(f"Largest energy drift: {energy.label} ({energy.energy_drift:.1e} J).")
+        for r in self.rows:
+            if r.status < 0:
+                notes.append(f"{r.label} failed: {r.message}")
+        return notes
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _max_dev(a, b):
+    n = min(len(a), len(b))
+    if n == 0:
+        return float("nan")
+    return float(np.nanmax(np.abs(a[:n] - b[:n])))
+
+
+def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
+    errs = traj.constraint_errors.max()
+    dev = max(_max_dev(traj.p, ref.p), _max_dev(traj.v, ref.v))
+    if len(traj.t) < len(ref.t):
+        dev = max(dev, float("inf")) if traj.status >= 0 else dev
+    st = traj.stats
+    return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
+                         rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
+                         st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
+                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers))
+
+
+def compare(system, configurations: Sequence = DEFAULT_CONFIGURATIONS, t_span=(0.0, 10.0), state0=None, *,
+            rtol=1e-8, atol=None, reference_tol=1e-13, samples=501, sweep: Sequence[float] | None = None,
+            progress: Callable | None = None) -> Comparison:
+    """Run every configuration from one consistent state and measure it against a reference.
+
+    configurations: names such as "dependent+projection" or "minimal@dopri5", dicts, or
+    Configuration objects. state0 defaults to the system's default state. samples: points of the
+    common time grid. sweep: tolerances for work-precision data (each configuration run at each).
+    progress(i, n, label) is called before each run.
+    """
+    atol = rtol if atol is None else atol
+    if not (rtol > 0 and atol > 0 and reference_tol > 0):
+        raise ValueError(f"tolerances got rtol={rtol}, atol={atol}, reference_tol={reference_tol} but expected "
+                         f"positive numbers")
+    configs = [Configuration.parse(c) for c in configurations]
+    state0 = system.default_state() if state0 is None else state0
+    grid = np.linspace(float(t_span[0]), float(t_span[1]), int(samples))
+    total = 1 + len(configs) * (1 + len(sweep or ()))
+    step = [0]
+
+    def tick(label):
+        if progress is not None:
+            progress(step[0], total, label)
+        step[0] += 1
+
+    tick("reference")
+    reference = create("dependent", system, stabilization="projection").simulate(
+        t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
+    rows, trajs = [], []
+    for config in configs:
+        tick(config.label)
+        traj = config.build(system).simulate(t_span, state0, rtol=rtol, atol=atol, method=config.method, t_eval=grid)
+        trajs.append(traj)
+        rows.append(_row(config, traj, reference, rtol, atol))
+    points = []
+    for tol in sweep or ():
+        for config in configs:
+            tick(f"{config.label} at {tol:g}")
+            traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=tol, method=config.method,
+                                                 t_eval=grid)
+            row = _row(config, traj, reference, tol, tol)
+            points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
+                                     row.position_error))
+    return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
+                      tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))

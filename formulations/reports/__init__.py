@@ -1,0 +1,1 @@
+"""Reports on results: plots, system views, animations, report folders and classroom derivations."""

@@ -1,0 +1,71 @@
+"""Plots of trajectories and comparisons. Each takes a result and an optional matplotlib Axes and
+returns the Axes; none calls show()."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(7, 4))
+    return ax
+
+
+def _runs(result):
+    """[(label, trajectory)] from a Trajectory or a Comparison."""
+    if hasattr(result, "trajectories"):
+        return [(row.label, tr) for row, tr in zip(result.rows, result.trajectories)]
+    return [(result.formulation, result)]
+
+
+def _floor(values):
+    return np.maximum(values, 1e-17)  # zeros on a log scale
+
+
+def constraint_errors(result, ax=None, level="position"):
+    """max |Phi| (level "position"), |C v| ("velocity") or |C v' + xi| ("acceleration") against time."""
+    ax = _axes(ax)
+    for label, tr in _runs(result):
+        ax.semilogy(tr.t, _floor(getattr(tr.constraint_errors, level)), label=label)
+    names = {"position": r"max $|\Phi|$", "velocity": r"max $|C v|$", "acceleration": r"max $|C\dot v + \xi|$"}
+    ax.set(xlabel="t [s]", ylabel=names[level], title=f"{level} constraint error")
+    ax.legend(fontsize="small")
+    ax.grid(True, which="major", alpha=0.3)
+    return ax
+
+
+def energy_error(result, ax=None):
+    """|E(t) - E(0)| against time (J)."""
+    ax = _axes(ax)
+    for label, tr in _runs(result):
+        ax.semilogy(tr.t, _floor(np.abs(tr.energy - tr.energy[0])), label=label)
+    ax.set(xlabel="t [s]", ylabel=r"$|E(t) - E(0)|$ [J]", title="energy error")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+def reactions(traj, ax=None, names=None):
+    """The multipliers named by constraint row against time (N, or N m for moments)."""
+    ax = _axes(ax)
+    for name in names or traj.constraint_names:
+        ax.plot(traj.t, traj.reactions[name], label=name)
+    ax.set(xlabel="t [s]", ylabel="reaction", title=f"constraint reactions ({traj.formulation})")
+    ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return ax
+
+
+def work_precision(comparison, ax=None):
+    """Deviation from the reference against wall time, one line per configuration (needs a sweep)."""
+    ax = _axes(ax)
+    labels = list(dict.fromkeys(p.label for p in comparison.sweep))
+    for label in labels:
+        pts = sorted((p for p in comparison.sweep if p.label == label), key=lambda p: p.tol)
+        ax.loglog([p.wall_time for p in pts], _floor(np.array([p.deviation for p in pts])), "o-", label=label)
+    ax.set(xlabel="wall time [s]", ylabel="max deviation from reference", title="work-precision")
+    ax.legend(fontsize="small")
+    ax.grid(True, which="both", alpha=0.3)
+    return ax

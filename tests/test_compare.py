@@ -1,0 +1,117 @@
+"""Comparisons, reports and plots."""
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import formulations as F  # noqa: E402
+import systems  # noqa: E402
+from formulations.cli import main  # noqa: E402
+from formulations.reports import plots, views  # noqa: E402
+from formulations.reports.animation import animate  # noqa: E402
+from formulations.reports.report import write_report  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def disc_comparison():
+    system = systems.load("rolling_disc")
+    return system, F.compare(system, ["dependent", "dependent+projection", "reduced", "minimal@dopri5"], (0, 2),
+                             samples=101, sweep=[1e-5, 1e-8])
+
+
+def test_rows_and_reference(disc_comparison):
+    system, c = disc_comparison
+    assert [r.label for r in c.rows] == ["dependent", "dependent+projection", "reduced", "minimal@dopri5"]
+    for row in c.rows:
+        assert row.status == 0 and row.deviation < 1e-5 and row.rhs_evaluations > 0
+    assert c.row("dependent+projection").position_error < 1e-12
+    assert c.row("minimal@dopri5").method == "dopri5"
+    data = json.loads(c.to_json())
+    assert data["system"] == "rolling_disc" and len(data["rows"]) == 4 and len(data["sweep"]) == 8
+    assert "| configuration |" in c.to_markdown() and "<table>" in c._repr_html_()
+    assert any("Most accurate" in note for note in c.reading())
+
+
+def test_deviation_shrinks_as_the_tolerance_tightens(disc_comparison):
+    _, c = disc_comparison
+    for label in {p.label for p in c.sweep}:
+        pts = sorted((p for p in c.sweep if p.label == label), key=lambda p: -p.tol)
+        assert pts[-1].deviation < pts[0].deviation / 100
+
+
+def test_configuration_parsing():
+    c = F.Configuration.parse("reduced+baumgarte@RK45")
+    assert (c.formulation, c.stabilization, c.method, c.label) == ("reduced", "baumgarte", "RK45",
+                                                                    "reduced+baumgarte@RK45")
+    with pytest.raises(systems.UnknownNameError):
+        F.compare(systems.load("knife_edge"), ["nope"], (0, 1))
+
+
+def test_plots_return_axes_with_data(disc_comparison):
+    system, c = disc_comparison
+    for fn in (plots.constraint_errors, plots.energy_error, plots.work_precision):
+        ax = fn(c)
+        assert ax.lines and all(len(line.get_xdata()) for line in ax.lines)
+        plt.close(ax.figure)
+    ax = plots.reactions(c.reference)
+    assert len(ax.lines) == 3
+    plt.close(ax.figure)
+    for _, view in views.VIEWS["rolling_disc"]:
+        ax = view(c.reference, system)
+        assert ax.lines
+        plt.close(ax.figure)
+
+
+def test_disc_contact_point_is_on_the_plane_below_the_rim(disc_comparison):
+    system, c = disc_comparison
+    P = views.disc_contact_point(c.reference, system)
+    r = system.parameter_dict["r"]
+    horizontal = np.linalg.norm(P - c.reference.p[:, :2], axis=1)
+    assert np.allclose(horizontal, r * np.abs(np.sin(c.reference.p[:, 4])), atol=1e-12)
+
+
+def test_report_folder(disc_comparison, tmp_path):
+    system, c = disc_comparison
+    report = write_report(c, system, tmp_path / "out", systems.analyze_constraints(system))
+    text = report.read_text()
+    assert "## Results" in text and "## Reading" in text and "completely nonholonomic" in text
+    for png in ("constraint_errors.png", "energy_error.png", "reactions.png", "work_precision.png",
+                "rolling_disc_views.png"):
+        assert (tmp_path / "out" / png).stat().st_size > 10_000
+        assert f"]({png})" in text
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["rows"]
+
+
+def test_sphere_views_and_animation(tmp_path):
+    system = systems.load("sphere_in_cylinder")
+    traj = F.create("dependent", system, stabilization="projection").simulate((0, 1), t_eval=np.linspace(0, 1, 41))
+    for _, view in views.VIEWS["sphere_in_cylinder"]:
+        ax = view(traj, system)
+        assert ax.lines
+        plt.close(ax.figure)
+    gif = animate(traj, system, tmp_path / "sphere.gif", fps=10, duration=1)
+    assert gif.stat().st_size > 1000
+
+
+def test_cli_compare_writes_a_report(tmp_path, capsys):
+    out = tmp_path / "rep"
+    code = main(["compare", "knife_edge", "--formulations", "dependent", "minimal", "--t-end", "2", "--out", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| dependent |" in printed and "report written" in printed
+    assert (out / "report.md").exists() and (out / "constraint_errors.png").exists()
+    assert main(["compare", "knife_edge", "--t-end", "1", "--formulations", "minimal", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["label"] == "minimal"
+
+
+def test_cli_derive(capsys):
+    assert main(["derive", "rolling_disc", "--formulation", "minimal", "--latex"]) == 0
+    latex = capsys.readouterr().out
+    assert r"\bar{\bar{\mathbf{M}}}" in latex and "Reactions" in latex
+    assert main(["derive", "sphere_in_cylinder", "--formulation", "minimal"]) == 2
+    assert "Euler parameters" in capsys.readouterr().err
