@@ -24,6 +24,7 @@ import numpy as np
 import sympy as sp
 
 from ._bounded import bounded
+from .description import DegreesOfFreedom
 
 SYMBOLIC = "symbolic"
 NUMERIC = "numeric"
@@ -72,7 +73,7 @@ class RowReport:
 
 
 @dataclass(frozen=True)
-class ConstraintAnalysis:
+class ConstraintAnalysis(DegreesOfFreedom):
     """The constraint analysis of a system (or of Pfaffian rows given directly)."""
 
     system_name: str
@@ -89,14 +90,6 @@ class ConstraintAnalysis:
     analysed_point: dict = field(default_factory=dict)
     coordinates_used: str = ""
     notes: tuple = ()
-
-    @property
-    def k(self) -> int:
-        return self.n - self.m
-
-    @property
-    def r(self) -> int:
-        return self.n - self.m - self.l
 
     @property
     def dof(self) -> int:

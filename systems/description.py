@@ -90,8 +90,22 @@ def _column(x) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix(m)
 
 
+class DegreesOfFreedom:
+    """k = n - m and r = n - m - l for anything with n, m and l."""
+
+    @property
+    def k(self) -> int:
+        """Configuration degrees of freedom n - m."""
+        return self.n - self.m
+
+    @property
+    def r(self) -> int:
+        """Velocity degrees of freedom n - m - l."""
+        return self.n - self.m - self.l
+
+
 @dataclass(frozen=True)
-class System:
+class System(DegreesOfFreedom):
     """An immutable constrained mechanical system (sympy objects plus names and defaults).
 
     Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
@@ -166,16 +180,6 @@ class System:
     @property
     def l(self) -> int:  # noqa: E743 - the notation of the design
         return self.C_nh.shape[0]
-
-    @property
-    def k(self) -> int:
-        """Configuration degrees of freedom n - m."""
-        return self.n - self.m
-
-    @property
-    def r(self) -> int:
-        """Velocity degrees of freedom n - m - l."""
-        return self.n - self.m - self.l
 
     @property
     def coordinate_names(self) -> tuple:

@@ -12,8 +12,11 @@ import sympy.physics.mechanics as me
 class KaneModel:
     """A KanesMethod model: derived on construction, turned into numeric code by compile()."""
 
-    def __init__(self, q, u_ind, u_dep, frame, kd, constraints, bodies, loads, params, speed_order):
+    def __init__(self, q, u_ind, u_dep, frame, kd, constraints, bodies, loads, params, speed_order,
+                 constrained=True):
         self.q, self.u = list(q), list(speed_order)
+        if not constrained:  # every speed independent: the unconstrained equations
+            u_ind, u_dep, constraints = list(speed_order), [], None
         self.kane = me.KanesMethod(frame, q_ind=q, u_ind=u_ind, u_dependent=u_dep, kd_eqs=kd,
                                    velocity_constraints=constraints)
         self.bodies, self.loads = bodies, loads
@@ -45,7 +48,7 @@ class KaneModel:
         return np.array([ud[s] for s in self.u])
 
 
-def rolling_disc():
+def rolling_disc(constrained=True):
     q = me.dynamicsymbols("x y z psi theta phi")
     u = me.dynamicsymbols("v_x v_y v_z omega_1 omega_2 omega_3")
     x, y, z, psi, th, ph = q
@@ -64,10 +67,10 @@ def rolling_disc():
     Id = m * (r**2 / 4 + h**2 / 12)
     body = me.RigidBody("disc", G, B, m, (me.inertia(B, Id, m * r**2 / 2, Id), G))
     cons = [vP.dot(N.z), vP.dot(Y.x), vP.dot(Y.y)]
-    return KaneModel(q, u[3:], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, r, g, h), u)
+    return KaneModel(q, u[3:], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, r, g, h), u, constrained)
 
 
-def sphere_in_cylinder():
+def sphere_in_cylinder(constrained=True):
     q = me.dynamicsymbols("x y z e0 e1 e2 e3")
     u = me.dynamicsymbols("v_x v_y v_z omega_x omega_y omega_z")
     m, a, R, k, g = sp.symbols("m a R k g", positive=True)
@@ -88,7 +91,8 @@ def sphere_in_cylinder():
     I = k * m * a**2
     body = me.RigidBody("sphere", G, B, m, (me.inertia(N, I, I, I), G))
     cons = [vP.dot(e_rho), vP.dot(e_phi), vP.dot(N.z)]
-    return KaneModel(q, [u[3], u[4], u[5]], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, a, R, k, g), u)
+    return KaneModel(q, [u[3], u[4], u[5]], u[:3], N, kd, cons, [body], [(G, -m * g * N.z)], (m, a, R, k, g), u,
+                     constrained)
 
 
 def knife_edge():

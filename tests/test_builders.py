@@ -5,6 +5,8 @@ import sympy as sp
 import sympy.physics.mechanics as me
 
 import systems
+from kane_models import rolling_disc as kane_disc
+from kane_models import sphere_in_cylinder as kane_sphere
 
 
 def _evaluate(expr_matrix, symbols, values):
@@ -12,74 +14,34 @@ def _evaluate(expr_matrix, symbols, values):
     return np.array(fn(values), dtype=float)
 
 
-def _kane_disc(h_value):
-    """KanesMethod model of the free disc with the speeds of the catalogue (no constraints)."""
-    q = me.dynamicsymbols("x y z psi theta phi")
-    u = me.dynamicsymbols("v_x v_y v_z omega_1 omega_2 omega_3")
-    x, y, z, psi, th, ph = q
-    m, r, g = sp.symbols("m r g", positive=True)
-    N = me.ReferenceFrame("N")
-    Y = N.orientnew("Y", "Axis", [psi, N.z])
-    C = Y.orientnew("C", "Axis", [th, Y.x])
-    B = C.orientnew("B", "Axis", [ph, C.y])
-    G = me.Point("G")
-    G.set_vel(N, u[0] * N.x + u[1] * N.y + u[2] * N.z)
-    kd = [x.diff() - u[0], y.diff() - u[1], z.diff() - u[2], psi.diff() - u[5] / sp.cos(th),
-          th.diff() - u[3], ph.diff() - (u[4] - u[5] * sp.tan(th))]
-    Id = m * (r**2 / 4 + sp.Rational(h_value) ** 2 / 12)
-    body = me.RigidBody("disc", G, B, m, (me.inertia(B, Id, m * r**2 / 2, Id), G))
-    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=kd)
-    kane.kanes_equations([body], [(G, -m * g * N.z)])
-    return kane, q, u, (m, r, g)
-
-
-@pytest.mark.parametrize("h_value", ["0", "1/10"], ids=["thin", "coin"])
-def test_rigid_body_builder_matches_kane_for_the_disc(h_value, rng):
-    kane, q, u, (m, r, g) = _kane_disc(h_value)
-    s = systems.load("rolling_disc", thickness=float(sp.Rational(h_value)))
-    par = s.params
-    dyn_syms = list(q) + list(u)
-    plain = sp.symbols("x y z psi theta phi v_x v_y v_z omega_1 omega_2 omega_3", real=True)
-    to_plain = dict(zip(dyn_syms, plain))
-    values = {m: par[0], r: par[1], g: par[2]}
-    MM = me.msubs(kane.mass_matrix, to_plain, values)
-    FF = me.msubs(kane.forcing, to_plain, values)
-    for _ in range(5):
-        state = rng.uniform(-1.2, 1.2, 12)
-        M_ours, d, f0, *_ = s.numeric.dynamics(0.0, state[:6], state[6:], par)
+def _check_free_equations(model, system, rng, states):
+    """KanesMethod's mass matrix and forcing (no constraints) against M and f - d at random states."""
+    plain = [sp.Symbol(s.name, real=True) for s in system.coordinates + system.velocities]
+    dyn = model.q + model.u
+    by_name = {p.symbol.name: val for p, val in zip(system.parameters, system.parameter_values)}
+    values = {s: by_name[s.name] for s in model.params}
+    MM = me.msubs(model.kane.mass_matrix, dict(zip(dyn, plain)), values)
+    FF = me.msubs(model.kane.forcing, dict(zip(dyn, plain)), values)
+    n_p = len(system.coordinates)
+    for state in states:
+        M_ours, d, f0, *_ = system.numeric.dynamics(0.0, state[:n_p], state[n_p:], system.params)
         assert np.allclose(_evaluate(MM, plain, state), M_ours, atol=1e-12, rtol=0)
         assert np.allclose(_evaluate(FF, plain, state).ravel(), f0 - d, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("thickness", [0.0, 0.1], ids=["thin", "coin"])
+def test_rigid_body_builder_matches_kane_for_the_disc(thickness, rng):
+    system = systems.load("rolling_disc", thickness=thickness)
+    _check_free_equations(kane_disc(constrained=False), system, rng, [rng.uniform(-1.2, 1.2, 12) for _ in range(5)])
 
 
 def test_rigid_body_builder_matches_kane_for_the_sphere(rng):
-    q = me.dynamicsymbols("x y z e0 e1 e2 e3")
-    u = me.dynamicsymbols("v_x v_y v_z omega_x omega_y omega_z")
-    m, a, k, g = sp.symbols("m a k g", positive=True)
-    N = me.ReferenceFrame("N")
-    B = N.orientnew("B", "Quaternion", q[3:])
-    B.set_ang_vel(N, u[3] * N.x + u[4] * N.y + u[5] * N.z)
-    G = me.Point("G")
-    G.set_vel(N, u[0] * N.x + u[1] * N.y + u[2] * N.z)
-    e0, e1, e2, e3 = q[3:]
-    G4 = sp.Matrix([[-e1, -e2, -e3], [e0, e3, -e2], [-e3, e0, e1], [e2, -e1, e0]]) / 2
-    edot = G4 * sp.Matrix(u[3:])
-    kd = [q[i].diff() - u[i] for i in range(3)] + [q[3 + i].diff() - edot[i] for i in range(4)]
-    I = k * m * a**2
-    body = me.RigidBody("sphere", G, B, m, (me.inertia(N, I, I, I), G))
-    kane = me.KanesMethod(N, q_ind=q, u_ind=u, kd_eqs=kd)
-    kane.kanes_equations([body], [(G, -m * g * N.z)])
-    s = systems.load("sphere_in_cylinder")
-    par = dict(zip(s.parameter_names, s.params))
-    plain = sp.symbols("x y z e0 e1 e2 e3 v_x v_y v_z omega_x omega_y omega_z", real=True)
-    subs = {m: par["m"], a: par["a"], k: par["k"], g: par["g"]}
-    MM = me.msubs(kane.mass_matrix, dict(zip(list(q) + list(u), plain)), subs)
-    FF = me.msubs(kane.forcing, dict(zip(list(q) + list(u), plain)), subs)
+    states = []
     for _ in range(3):
         state = rng.uniform(-1, 1, 13)
         state[3:7] /= np.linalg.norm(state[3:7])
-        M_ours, d, f0, *_ = s.numeric.dynamics(0.0, state[:7], state[7:], s.params)
-        assert np.allclose(_evaluate(MM, plain, state), M_ours, atol=1e-12, rtol=0)
-        assert np.allclose(_evaluate(FF, plain, state).ravel(), f0 - d, atol=1e-12, rtol=0)
+        states.append(state)
+    _check_free_equations(kane_sphere(constrained=False), systems.load("sphere_in_cylinder"), rng, states)
 
 
 def test_lagrangian_builder_matches_lagranges_method(rng):
