@@ -377,8 +377,12 @@ def _manifold_points(system, rng, count=6):
     return points
 
 
-def analyze_constraints(system, *, seconds: float = 5.0, seed: int = 1) -> ConstraintAnalysis:
-    """The analysis of DESIGN section 4 for ``system`` (see the module docstring)."""
+def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int = 1) -> ConstraintAnalysis:
+    """The analysis of DESIGN section 4 for ``system`` (see the module docstring).
+
+    point: the configuration p (n_p,) at which the rank of Phi_p is reported (default: the
+    system's default state); seconds bounds each symbolic simplification.
+    """
     rng = np.random.default_rng(seed)
     subs = system.parameter_map
     notes = []
@@ -392,7 +396,9 @@ def analyze_constraints(system, *, seconds: float = 5.0, seed: int = 1) -> Const
         notes.append("per-row tests skipped: " + label)
     # holonomic Jacobian at the default state
     jac_rank, singular = None, False
-    p0, _ = system.default_state()
+    p0 = system.default_state()[0] if point is None else np.asarray(point, dtype=float)
+    if p0.shape != (len(system.coordinates),):
+        raise ValueError(f"analyze_constraints: point has shape {p0.shape} but expected ({len(system.coordinates)},)")
     if system.m:
         _, Phi_p, _ = system.numeric.constraints(p0, system.params)
         jac_rank = _rank(Phi_p, 1e-10)

@@ -86,3 +86,17 @@ def test_check_pfaffian_rejects_wrong_width():
     x, y = sp.symbols("x y")
     with pytest.raises(ValueError, match="expected 2"):
         systems.check_pfaffian([[1, 2, 3]], [x, y])
+
+
+def test_jacobian_rank_and_singular_configuration_at_a_point():
+    """Two holonomic rows whose Jacobian loses rank where the bob passes below the pivot."""
+    x, y = sp.symbols("x y", real=True)
+    xd, yd = sp.symbols("x_dot y_dot", real=True)
+    s = systems.from_lagrangian("circle_and_line", (x, y), (xd**2 + yd**2) / 2,
+                                holonomic=[("rod", x**2 + y**2 - 1)], default_p=(0.6, -0.8), default_v=(0.8, 0.6))
+    regular = systems.analyze_constraints(s)
+    assert regular.jacobian_rank == 1 and not regular.singular
+    at_origin = systems.analyze_constraints(s, point=[0.0, 0.0])
+    assert at_origin.jacobian_rank == 0 and at_origin.singular and "singular" in str(at_origin)
+    with pytest.raises(ValueError, match="expected \\(2,\\)"):
+        systems.analyze_constraints(s, point=[0.0])
