@@ -7,7 +7,7 @@ constraint stabilization, reactions and the command line.
     traj = form.simulate((0.0, 10.0), system.default_state(), rtol=1e-10, atol=1e-10)
     traj.reactions["contact normal force"]
 """
-from . import dependent, minimal, reduced  # noqa: F401  (registration)
+from . import dependent, minimal, reduced  # noqa: F401  (registration; reduced also registers manifold)
 from .base import Evaluation, Formulation, create, names, register
 from .compare import Comparison, Configuration, compare
 from .integrators import METHODS, CapabilityError, Event

@@ -30,7 +30,8 @@ import numpy as np
 from systems.errors import InconsistentStateError, UnknownNameError
 from systems.state import renormalize
 
-from .integrators import CapabilityError, Event, make_stepper, run
+from .integrators import CapabilityError, Event, StopRun, make_stepper, run
+from .charts import ChartError
 from .linear import SingularMatrixError
 from .stabilization import NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
@@ -186,6 +187,9 @@ class Formulation(ABC):
         self.check_state(p0, v0)
         stepper = make_stepper(method, step)
         self._prepare(p0, v0, stepper)
+        atlas = getattr(getattr(self, "geometry", None), "charts", None) is not None
+        if atlas:
+            self.geometry.charts, self.geometry.chart_seconds = 0, 0.0
         y0 = self.initial_state(p0, v0)
         events = tuple(e if isinstance(e, Event) else Event(e) for e in events)
         self.projections = 0
@@ -200,16 +204,23 @@ class Formulation(ABC):
                 return rhs(t, y)
             try:
                 return rhs(t, y)
-            except SingularMatrixError:  # a trial stage reached a singular point: reject the step
+            except (SingularMatrixError, ChartError):  # a trial stage failed: reject the step, shrink it
                 return np.full(len(y), np.nan)
 
         project_samples = isinstance(self.stabilization, Projection)
 
         def record(t, y, interpolated):
+            """Everything about an output point, evaluated now: own states are only meaningful in the
+            chart and choice of independent velocities that is current when they are produced."""
             if interpolated and project_samples:  # dense output interpolates unprojected states
                 y = self.project(t, y)
             p, v = self.dependent_state(y)
-            return np.array(y, float), p, v
+            try:
+                ev = self._evaluate(t, y)
+                vdot, lam = ev[1], ev[2]
+            except (np.linalg.LinAlgError, StopRun):
+                vdot, lam = None, None
+            return np.array(y, float), p, v, vdot, lam
 
         def event_values(t, y):
             p, v = self.dependent_state(y)
@@ -218,16 +229,48 @@ class Formulation(ABC):
         setup = time.perf_counter() - started
         result = run(stepper, fun, t_span, y0, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step,
                      t_eval=t_eval, post_step=self.post_step if self.uses_post_step else None, events=events,
-                     event_values=event_values, record=record)
+                     event_values=event_values, record=record, monitor=self._rank_monitor(p0))
         wall = time.perf_counter() - started
         message = result.message
         if result.status < 0:
             message = f"system {self.system.name!r}, formulation {self.label()!r}: {result.message}"
+        charts = self.geometry.charts if atlas else 0
+        share = self.geometry.chart_seconds / wall if atlas and wall > 0 else 0.0
         stats = Stats(wall_time=wall, rhs_evaluations=counter[0], steps=result.steps, rejected=stepper.rejected,
-                      projections=self.projections, rechoices=self.rechoices, setup_time=setup)
+                      projections=self.projections, rechoices=self.rechoices, setup_time=setup, charts=charts,
+                      chart_time_share=share)
         settings = dict(method=method, rtol=rtol, atol=atol, stabilization=self.stabilization.label(),
                         formulation=self.name, step=step)
         return self._trajectory(result, stats, message, settings)
+
+    singular_ratio = 1e-3  # stop where sigma_min / sigma_max of Phi_p falls below this share of its start value
+
+    def _rank_monitor(self, p0):
+        """A check after every accepted step that Phi_p keeps full rank; a singular configuration ends
+        the run. Rank loss shows as a small sigma_min / sigma_max, or — when a step goes right through
+        it, as steps usually do — as a sign change of det(Phi_p(p_k) Phi_p(p_k-1)^T)."""
+        if not self.system.m:
+            return None
+
+        def jacobian(p):
+            Phi_p = self.num.constraints(p, self.par)[1]
+            s = np.linalg.svd(Phi_p, compute_uv=False)
+            return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
+
+        previous, start = jacobian(p0)
+
+        def monitor(t, y):
+            p = self.dependent_state(y)[0]
+            Phi_p, ratio = jacobian(p)
+            crossed = np.linalg.det(Phi_p @ previous[0].T) <= 0
+            previous[0] = Phi_p
+            if crossed or ratio < self.singular_ratio * start:
+                where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.system.coordinate_names, p))
+                how = "passed through a rank loss" if crossed else f"is losing rank (sigma_min / sigma_max = {ratio:.2e})"
+                raise StopRun(f"singular configuration: Phi_p {how} at p = ({where})", quantity="Phi_p")
+
+        previous = [previous]
+        return monitor
 
     def _prepare(self, p0, v0, stepper=None):
         """Subclass hook run once before integration (e.g. choosing independent velocities)."""
@@ -240,18 +283,17 @@ class Formulation(ABC):
         vs = np.array([r[2] for r in result.y]) if N else np.zeros((0, n))
         vdot, lam = np.full((N, n), np.nan), np.full((N, c), np.nan)
         err_p, err_v, err_a, energy = (np.full(N, np.nan) for _ in range(4))
-        for i, (t, y, p, v) in enumerate(zip(result.t, ys, ps, vs)):
+        for i, (t, rec) in enumerate(zip(result.t, result.y)):
+            _, p, v, a, multipliers = rec
             Phi, _, C = self.num.constraints(p, self.par)
             err_p[i] = np.max(np.abs(Phi), initial=0.0)
             err_v[i] = np.max(np.abs(C @ v), initial=0.0)
             energy[i] = self.num.energy(p, v, self.par)
-            try:
-                ev = self.evaluate(t, y)
-            except np.linalg.LinAlgError:
+            if a is None:
                 continue
-            vdot[i], lam[i] = ev.vdot, ev.lam
+            vdot[i], lam[i] = a, multipliers
             xi = self._dynamics(t, p, v)[1][5]
-            err_a[i] = np.max(np.abs(C @ ev.vdot + xi), initial=0.0)
+            err_a[i] = np.max(np.abs(C @ a + xi), initial=0.0)
         return Trajectory(sysm.name, self.label(), frozen(result.t), frozen(ps), frozen(vs), frozen(ys),
                           self.state_names(), frozen(vdot), frozen(lam), sysm.constraint_names,
                           ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,

@@ -267,13 +267,14 @@ class RunRecord:
 
 
 def run(stepper, fun, t_span, y0, *, rtol, atol, max_step=np.inf, first_step=None, t_eval=None,
-        post_step=None, events=(), event_values=None, record=None) -> RunRecord:
+        post_step=None, events=(), event_values=None, record=None, monitor=None) -> RunRecord:
     """Integrate y' = fun(t, y) over t_span with ``stepper``.
 
     post_step(t, y) -> y or None (None: unchanged) is called after every accepted step.
     events: Event objects evaluated through event_values(t, y) -> array of g values.
     record(t, y, interpolated) -> what is stored for an output point (default: a copy of y); it is
     called when the output is produced, before the post-step hook of that step.
+    monitor(t, y) is called after every accepted step and may raise StopRun; it changes nothing.
     Exceptions StepFailure and StopRun (and numpy LinAlgError) end the run with status -1.
     """
     if record is None:
@@ -333,6 +334,8 @@ def run(stepper, fun, t_span, y0, *, rtol, atol, max_step=np.inf, first_step=Non
                     ys.append(record(stop_at, np.array(interp(stop_at)), True))
                 status, message = 1, f"a terminal event occurred at t = {stop_at:.6g}"
                 break
+            if monitor is not None:
+                monitor(t_new, y_new)
             if post_step is not None:
                 changed = post_step(t_new, y_new)
                 if changed is not None:

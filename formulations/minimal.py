@@ -18,7 +18,7 @@ from systems.errors import UnknownNameError
 
 from .base import Formulation, register
 from .equations import Equations, embedding_pieces, primitive_pieces
-from .geometry import Geometry
+from .charts import Atlas, make_geometry
 from .integrators import CapabilityError, StopRun
 from .linear import SingularMatrixError, resolved_reactions, solve_accelerations
 
@@ -39,7 +39,7 @@ class Minimal(Formulation):
         are chosen anew by pivoting — already when the condition number passes ten times its value
         at the last choice (default: re-choose only when the choice was automatic).
         """
-        self.geometry = Geometry(self.system, self.name)
+        self.geometry = make_geometry(self.system, self.name)
         self.requested = tuple(independent) if independent is not None else self.system.independent_velocities
         self.rechoose_requested = rechoose
         self.rechoose = bool(rechoose)
@@ -77,6 +77,10 @@ class Minimal(Formulation):
         return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
 
     def _prepare(self, p0, v0, stepper=None):
+        if isinstance(self.geometry, Atlas) and any(n in self.geometry.w_names for n in self.requested):
+            raise ValueError(f"minimal formulation of {self.system.name!r} runs on charts, whose velocities change "
+                             f"from chart to chart: name components of v ({', '.join(self.system.velocity_names)}) "
+                             f"or let them be chosen by pivoting")
         if self.requested:
             self._set_choice(self.requested)
         else:
@@ -85,6 +89,9 @@ class Minimal(Formulation):
         if self.rechoose_requested is None:
             self.rechoose = not self.requested
         self.monitor = stepper is not None and stepper.supports_post_step
+        if isinstance(self.geometry, Atlas) and not self.monitor:
+            raise CapabilityError(f"minimal formulation on charts got method {getattr(stepper, 'method', '?')!r} "
+                                  f"but expected one of: RK23, RK45, DOP853, dopri5, rk4 (re-charting changes the state)")
         if self.rechoose_requested and not self.monitor:
             raise CapabilityError(f"minimal formulation with rechoose=True got method "
                                   f"{getattr(stepper, 'method', '?')!r} but expected one of: RK23, RK45, DOP853, "
@@ -99,7 +106,7 @@ class Minimal(Formulation):
 
     @property
     def reject_singular_stages(self):
-        return self.rechoose and getattr(self, "monitor", False)
+        return (self.rechoose or isinstance(self.geometry, Atlas)) and getattr(self, "monitor", False)
 
     def state_names(self):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
@@ -164,6 +171,13 @@ class Minimal(Formulation):
 
     def post_step(self, t, y):
         q, u = self._split(y)
+        if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q):
+            q, w = self.geometry.from_dependent(*self.dependent_state(y))
+            self._set_choice(self._pivot_choice(q))
+            K = self._partition(q)[5]
+            self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
+            D = self.geometry.at(q)[1]
+            return np.concatenate([q, self.S_w @ w + self.S_v @ (D @ w)])
         p, D, _, _, _, K = self._partition(q)
         cond, sign = np.linalg.cond(K), np.sign(np.linalg.det(K))
         limit = min(self.cond_limit, 10 * self._cond_at_choice) if self.rechoose else self.cond_limit

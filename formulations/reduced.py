@@ -7,17 +7,19 @@ v' = D w' + gamma; nonholonomic multipliers only:
     xi_bar = xi_nh + C_nh gamma.
 Holonomic reactions are recovered afterwards in resolved form, C^T lambda = f - d - M v'.
 Stabilization: Baumgarte on the velocity residual C_bar_nh w, or Projection of w onto
-C_bar_nh w = 0 in the metric M_bar after every step.
+C_bar_nh w = 0 in the metric M_bar after every step. Systems without an embedding run on the
+tangent-space charts of formulations.charts.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .base import Formulation, register
+from .integrators import CapabilityError
 from .equations import Equations, embedding_pieces, primitive_pieces
-from .geometry import Geometry
+from .charts import Atlas, make_geometry
 from .linear import resolved_reactions, solve_accelerations
-from .stabilization import Baumgarte
+from .stabilization import Baumgarte, Projection
 
 
 @register
@@ -26,8 +28,32 @@ class Reduced(Formulation):
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "projection")
 
-    def _configure(self):
-        self.geometry = Geometry(self.system, self.name)
+    options = ("utol", "Btol", "w_limit", "cond_limit")
+
+    def _configure(self, **chart_options):
+        """Chart options (utol, Btol, w_limit, cond_limit) apply where the system has no embedding."""
+        self.geometry = make_geometry(self.system, self.name, **chart_options)
+
+    @property
+    def on_charts(self):
+        return isinstance(self.geometry, Atlas)
+
+    @property
+    def uses_post_step(self):
+        return self.on_charts or super().uses_post_step
+
+    @property
+    def reject_singular_stages(self):
+        return self.on_charts  # a trial stage too far from the chart origin shrinks the step
+
+    def post_step(self, t, y):
+        changed = None
+        if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0]):
+            y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y)))
+        if isinstance(self.stabilization, Projection):
+            self.projections += 1
+            y = changed = self.project(t, y)
+        return changed
 
     def state_names(self):
         return self.geometry.q_names + self.geometry.w_names
@@ -81,3 +107,19 @@ class Reduced(Formulation):
             "M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D",
             "[[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = [f_bar - d_bar; -xi_bar]",
             "holonomic reactions: C^T lambda = f - d - M v' (resolved)"), pieces)
+
+
+@register
+class Manifold(Reduced):
+    """The reduced formulation on Haug-Pavesic tangent-space charts, embedding or not (Haug & Pavesic,
+    *Mechanical system kinematics and dynamics on differentiable manifolds*): a Lagrange-multiplier-free
+    ODE for the holonomic constraints, with nonholonomic multipliers within each chart."""
+
+    name = "manifold"
+    numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
+
+    def _configure(self, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3):
+        if not self.system.m and not self.system.unit_norm_blocks:
+            raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
+                                  f"constraints but expected at least one (use 'reduced' or 'minimal')")
+        self.geometry = Atlas(self.system, utol=utol, Btol=Btol, w_limit=w_limit, cond_limit=cond_limit)

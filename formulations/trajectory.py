@@ -41,6 +41,8 @@ class Stats:
     projections: int = 0
     rechoices: int = 0
     setup_time: float = 0.0
+    charts: int = 0                # tangent-space charts used (manifold runs)
+    chart_time_share: float = 0.0  # share of wall time spent re-charting
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

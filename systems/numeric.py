@@ -64,6 +64,7 @@ class NumericModel:
     _embedding_acc: object
     _inverse: object
     _chart: object
+    _holonomic_chart: object
     compile_seconds: float = 0.0  # time spent deriving the primitives' derivatives and lambdifying
 
     def dynamics(self, t, p, v, params):
@@ -101,6 +102,11 @@ class NumericModel:
         if self._chart is None:
             raise ValueError("this system has no embedding p = g(q)")
         return self._chart(q, params)
+
+    def holonomic_chart(self, p, pdot, params):
+        """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' (m_a,)) for the chart constraints
+        Phi_a = [Phi; (|e|^2 - 1) / 2 per Euler-parameter block]."""
+        return self._holonomic_chart(p, pdot, params)
 
     def embedding_acceleration(self, q, w, params):
         """(d/dq (g_q A_q w)) A_q w, shape (n_p,): the part of p'' that does not involve w'."""
@@ -177,5 +183,15 @@ def _build(system) -> NumericModel:
         embedding_acc = _lazy(lambda: _flat([q, w, params], [(g_q * qdot).jacobian(q) * qdot], [(n_p,)]))
         inverse = _flat([p, params], [sp.Matrix(emb.inverse)], [(k_q,)])
 
+    # the holonomic set of the tangent-space charts: Phi and the unit norm of every Euler-parameter block
+    norms = [(sum(p[i] ** 2 for i in block) - 1) / 2 for block in system.unit_norm_blocks]
+    Phi_a = sp.Matrix(list(Phi) + norms)
+    m_a = Phi_a.shape[0]
+    pdot_syms = sp.symbols(f"pdot_0:{n_p}", real=True)
+    Phi_a_p = Phi_a.jacobian(p) if m_a else sp.zeros(0, n_p)
+    holonomic_chart = _lazy(lambda: _flat(
+        [p, list(pdot_syms), params],
+        [Phi_a, Phi_a_p, (Phi_a_p * sp.Matrix(pdot_syms)).jacobian(p) * sp.Matrix(pdot_syms) if m_a else Phi_a],
+        [(m_a,), (m_a, n_p), (m_a,)]))
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
-                        embedding_acc, inverse, chart)
+                        embedding_acc, inverse, chart, holonomic_chart)

@@ -49,9 +49,13 @@ def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50):
     v0 = np.zeros(system.n)
     W = None
     err = np.inf
+    m = system.m
     for it in range(max_iter + 1):
-        Phi, Phi_p, _ = num.constraints(p, par)
-        err = float(np.max(np.abs(Phi)))
+        # with Euler parameters the unit norms join the constraint set, so that a step does not
+        # move along |e| (which Phi depends on) only to be undone by renormalization
+        Phi, Phi_p, _ = num.holonomic_chart(p, np.zeros(len(p)), par) if system.unit_norm_blocks else \
+            num.constraints(p, par)
+        err = float(np.max(np.abs(Phi[:m])))
         if err <= tol:
             return p, err, it
         if it == max_iter or not free:

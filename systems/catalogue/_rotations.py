@@ -33,3 +33,12 @@ def rotation_from_quaternion(e):
         [e0**2 + e1**2 - e2**2 - e3**2, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
         [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
         [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
+
+
+def quaternion_rates_body(e):
+    """G with e' = G omega for a unit quaternion e and body-axes omega, (4, 3)."""
+    e0, e1, e2, e3 = e
+    return sp.Matrix([[-e1, -e2, -e3],
+                      [e0, -e3, e2],
+                      [e3, e0, -e1],
+                      [-e2, e1, e0]]) / 2

@@ -1,0 +1,44 @@
+"""The triple slider-crank of Haug & Pavesic (section 2.4), in four coordinates.
+
+p = (q1, q2, q3, q4): slider 1 on the x axis, the crank angle relative to slider 1, slider 3 on
+the x axis and slider 4 on the y axis; v = p'. A crank of unit radius turns on slider 1; a rod of
+length 1 joins the crank's tip to slider 3 and a rod of length 2 joins slider 1 to slider 4:
+  crank rod force   Phi_1 = |(q3 - q1 - cos q2, -sin q2)| - 1
+  slider rod force  Phi_2 = |(q1, q4)| - 2
+Phi_p loses rank at q2 = +-pi/2 with q3 = q1, which splits the regular configurations into four
+domains of functionality; C3 (q3 = q1 + 2 cos q2, |q2| < pi/2) and C1 (q3 = q1, |q2| < pi/2) are
+the two the paper simulates, chosen here by ``domain``. A torque -K q2 / ((pi/2)^2 - q2^2) on the
+crank keeps it inside its domain.
+
+Masses (kg) and inertias (kg m^2) of section 7.2: slider 1 m1 = 2, crank m2 = 10 (centroid on the
+pivot) with J2 = 10, sliders 3 and 4 m3 = m4 = 2; K = 100 N m. Initial state q = (0, 0, 2, 2) in
+C3, q = (0, 0, 0, 2) in C1, q' = (6, 2, 6, 0). No embedding: the reduced, minimal and manifold
+formulations run on tangent-space charts. Reference: E. J. Haug, P. Pavesic, "Mechanical system
+kinematics and dynamics on differentiable manifolds".
+"""
+import sympy as sp
+
+from ..builders.lagrangian import from_lagrangian
+from ..description import Parameter
+
+NAME = "triple_slider_crank"
+
+
+def build(domain=3):
+    if domain not in (1, 3):
+        raise ValueError(f"triple_slider_crank got domain={domain!r} but expected 1 or 3")
+    q = sp.symbols("q1:5", real=True)
+    qd = sp.symbols("q1_dot q2_dot q3_dot q4_dot", real=True)
+    m1, m2, J2, m3, m4, K = sp.symbols("m1 m2 J2 m3 m4 K", positive=True)
+    T = ((m1 + m2) * qd[0] ** 2 + J2 * qd[1] ** 2 + m3 * qd[2] ** 2 + m4 * qd[3] ** 2) / 2
+    V = -K / 2 * sp.log((sp.pi / 2) ** 2 - q[1] ** 2)  # the torque -K q2 / ((pi/2)^2 - q2^2) = -dV/dq2
+    params = (Parameter(m1, 2.0, "kg", "slider 1"), Parameter(m2, 10.0, "kg", "crank"),
+              Parameter(J2, 10.0, "kg m^2", "crank moment of inertia"), Parameter(m3, 2.0, "kg", "slider 3"),
+              Parameter(m4, 2.0, "kg", "slider 4"), Parameter(K, 100.0, "N m", "restoring torque constant"))
+    q3_0 = 2 if domain == 3 else 0
+    return from_lagrangian(
+        NAME, q, T, V, velocities=qd,
+        holonomic=[("crank rod force", sp.sqrt((q[2] - q[0] - sp.cos(q[1])) ** 2 + sp.sin(q[1]) ** 2) - 1),
+                   ("slider rod force", sp.sqrt(q[0] ** 2 + q[3] ** 2) - 2)],
+        parameters=params, default_p=(0, 0, q3_0, 2), default_v=(6, 2, 6, 0), description=__doc__,
+        reference="Haug & Pavesic, Mechanical system kinematics and dynamics on differentiable manifolds, 2.4, 7.2")

@@ -1,0 +1,102 @@
+"""The manifold (tangent-chart) formulation, charts for systems without an embedding, singular
+configurations, and the holonomic catalogue (Haug & Pavesic)."""
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+
+CASES = [("triple_slider_crank", {}), ("triple_slider_crank", {"domain": 1}), ("spinning_top", {}),
+         ("rolling_disc", {}), ("pendulum_cartesian", {})]
+IDS = ["slider_crank_C3", "slider_crank_C1", "top", "disc", "pendulum"]
+
+
+@pytest.mark.parametrize("name, options", CASES, ids=IDS)
+def test_manifold_agrees_with_the_other_formulations(name, options):
+    system = systems.load(name, **options)
+    t_eval = np.linspace(0, 3, 7)
+    runs = {f: F.create(f, system, **({"stabilization": "projection"} if f == "dependent" else {})).simulate(
+        (0, 3), rtol=1e-11, atol=1e-11, t_eval=t_eval) for f in ("dependent", "manifold", "reduced")}
+    for label, tr in runs.items():
+        assert tr.status == 0, (label, tr.message)
+    man = runs["manifold"]
+    assert man.stats.charts >= 1 and 0 <= man.stats.chart_time_share < 0.5
+    errs = man.constraint_errors.max()
+    assert errs["position"] < 1e-11 and errs["acceleration"] < 1e-9
+    for label in ("dependent", "reduced"):
+        assert np.max(np.abs(man.p - runs[label].p)) < 1e-6
+        assert np.max(np.abs(man.multipliers - runs[label].multipliers)) < 1e-4
+
+
+def test_chart_tolerances_control_the_constraint_errors():
+    """Haug & Pavesic, Table 2 in shape: the errors fall with Tol = utol = Btol."""
+    system = systems.load("triple_slider_crank")
+    errors = []
+    for tol in (1e-6, 1e-9, 1e-12):
+        tr = F.create("manifold", system, utol=tol, Btol=tol).simulate((0, 2), rtol=1e-10, atol=1e-10)
+        assert tr.status == 0
+        errors.append(tr.constraint_errors.max())
+    for level in ("position", "velocity"):
+        assert errors[0][level] > errors[1][level] > errors[2][level] or errors[2][level] < 1e-13
+        assert errors[0][level] < 1e-5
+
+
+@pytest.mark.parametrize("domain", [1, 3])
+def test_triple_slider_crank_stays_in_its_domain(domain):
+    system = systems.load("triple_slider_crank", domain=domain)
+    tr = F.create("manifold", system).simulate((0, 10), rtol=1e-9, atol=1e-9, t_eval=np.linspace(0, 10, 401))
+    assert tr.status == 0, tr.message
+    q1, q2, q3 = tr.p[:, 0], tr.p[:, 1], tr.p[:, 2]
+    assert np.max(np.abs(q2)) < np.pi / 2
+    branch = q3 - q1 - (2 * np.cos(q2) if domain == 3 else 0.0)
+    assert np.max(np.abs(branch)) < 1e-8
+    assert tr.energy_drift < 1e-6 * (1 + abs(tr.energy[0]))
+
+
+@pytest.mark.parametrize("formulation", ["dependent", "manifold"])
+def test_singular_configuration_stops_the_run_with_a_message(formulation):
+    """Without the restoring torque the crank turns through q2 = pi/2, where Phi_p loses rank."""
+    system = systems.load("triple_slider_crank", domain=1, K=1e-9)
+    tr = F.create(formulation, system).simulate((0, 3), rtol=1e-9, atol=1e-9)
+    assert tr.status == -1
+    assert "singular configuration" in tr.message and "q2=" in tr.message and "triple_slider_crank" in tr.message
+    assert abs(abs(tr.p[-1, 1]) - np.pi / 2) < 0.1 and tr.t.size > 5  # one step past the singular point
+
+
+def test_top_conserves_energy_on_charts():
+    system = systems.load("spinning_top")
+    tr = F.create("manifold", system).simulate((0, 10), rtol=1e-10, atol=1e-10)
+    assert tr.status == 0 and tr.stats.charts > 10
+    assert tr.energy_drift < 1e-6 * abs(tr.energy[0])
+    assert np.allclose(np.linalg.norm(tr.p[:, 3:7], axis=1), 1, atol=1e-11)
+
+
+@pytest.mark.parametrize("spin, stays_up", [(20.0, True), (5.0, False)])
+def test_fast_top_stays_up_and_slow_top_falls(spin, stays_up):
+    system = systems.load("spinning_top", spin=spin, perturbation=1e-3)
+    tr = F.create("dependent", system, stabilization="projection").simulate((0, 20), rtol=1e-9, atol=1e-9)
+    tilt = np.hypot(tr.p[:, 0], tr.p[:, 1])  # horizontal offset of the centroid
+    if stays_up:
+        assert tr.status == 0 and np.max(tilt) < 0.05
+    else:
+        assert np.max(tilt) > 0.5
+
+
+@pytest.mark.slow
+def test_top_energy_over_100_seconds_with_rk4():
+    """Haug & Pavesic section 7.1: RK4 at h = 1e-3 s over 100 s; relative energy drift <= 1e-6."""
+    system = systems.load("spinning_top", spin=20.0)
+    tr = F.create("manifold", system).simulate((0, 100), method="rk4", step=1e-3)
+    assert tr.status == 0 and tr.energy_drift < 1e-6 * abs(tr.energy[0])
+
+
+def test_manifold_needs_holonomic_constraints_and_a_restartable_integrator():
+    with pytest.raises(F.CapabilityError, match="without holonomic constraints"):
+        F.create("manifold", systems.load("knife_edge"))
+    with pytest.raises(F.CapabilityError, match="post-step"):
+        F.create("manifold", systems.load("triple_slider_crank")).simulate((0, 1), method="LSODA")
+
+
+def test_domain_option_is_checked():
+    with pytest.raises(ValueError, match="expected 1 or 3"):
+        systems.load("triple_slider_crank", domain=2)
