@@ -288,7 +288,8 @@ class Formulation(ABC):
             Phi, _, C = self.num.constraints(p, self.par)
             err_p[i] = np.max(np.abs(Phi), initial=0.0)
             err_v[i] = np.max(np.abs(C @ v), initial=0.0)
-            energy[i] = self.num.energy(p, v, self.par)
+            with np.errstate(invalid="ignore", divide="ignore"):  # NaN where V is undefined, e.g. past a singularity
+                energy[i] = self.num.energy(p, v, self.par)
             if a is None:
                 continue
             vdot[i], lam[i] = a, multipliers

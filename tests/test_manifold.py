@@ -100,3 +100,30 @@ def test_manifold_needs_holonomic_constraints_and_a_restartable_integrator():
 def test_domain_option_is_checked():
     with pytest.raises(ValueError, match="expected 1 or 3"):
         systems.load("triple_slider_crank", domain=2)
+
+
+def test_four_point_body_keeps_its_distances():
+    system = systems.load("four_point_body")
+    tr = F.create("manifold", system).simulate((0, 3), rtol=1e-10, atol=1e-10)
+    assert tr.status == 0 and system.m == 6 and system.k == 6
+    r = tr.p.reshape(len(tr.t), 4, 3)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            assert np.allclose(np.linalg.norm(r[:, i] - r[:, j], axis=1), 1.0, atol=1e-11)
+    # the centre of mass falls freely
+    com = r.mean(axis=1)
+    t = tr.t
+    assert np.allclose(com[:, 2], 2 * t - 9.81 * t**2 / 2, atol=1e-8)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_n_pendulum_formulations_agree(n):
+    system = systems.load("n_pendulum", n=n)
+    assert (system.n, system.m, system.k) == (3 * n, 2 * n, n)
+    t_eval = np.linspace(0, 2, 5)
+    runs = [F.create(f, system).simulate((0, 2), rtol=1e-11, atol=1e-11, t_eval=t_eval)
+            for f in ("dependent", "manifold", "minimal")]
+    for tr in runs[1:]:
+        assert tr.status == 0 and np.max(np.abs(tr.p - runs[0].p)) < 1e-7
+    with pytest.raises(ValueError, match="whole number"):
+        systems.load("n_pendulum", n=0)
