@@ -188,10 +188,8 @@ def build_parser():
     simulate.set_defaults(run=cmd_simulate)
     compare = sub.add_parser("compare", help="compare formulations side by side")
     compare.add_argument("system")
-    compare.add_argument("--formulations", nargs="+", metavar="F",
-                         default=["dependent", "dependent+baumgarte", "dependent+projection", "reduced",
-                                  "reduced+projection", "minimal"],
-                         help="configurations formulation[+stabilization][@method]")
+    compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
+                         help="configurations formulation[+stabilization][@method] (default: all that apply)")
     compare.add_argument("--t-end", type=_positive, default=10.0)
     compare.add_argument("--rtol", type=_positive, default=1e-8)
     compare.add_argument("--atol", type=_positive, default=None)
@@ -223,6 +221,9 @@ def main(argv=None):
     except UsageError as exc:
         print(f"pfaff: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (e.g. | head): stop quietly
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -24,6 +24,12 @@ DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+project
                           "reduced+projection", "minimal")
 
 
+def default_configurations(system) -> tuple:
+    """Every formulation that applies to ``system`` (manifold needs holonomic constraints)."""
+    extra = ("manifold",) if system.m or system.unit_norm_blocks else ()
+    return DEFAULT_CONFIGURATIONS + extra
+
+
 @dataclass(frozen=True)
 class Configuration:
     """One run to compare: formulation, stabilization (name or strategy), integrator and options.
@@ -212,13 +218,13 @@ def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
                          traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers))
 
 
-def compare(system, configurations: Sequence = DEFAULT_CONFIGURATIONS, t_span=(0.0, 10.0), state0=None, *,
+def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=1e-13, samples=501, sweep: Sequence[float] | None = None,
             progress: Callable | None = None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
     configurations: names such as "dependent+projection" or "minimal@dopri5", dicts, or
-    Configuration objects. state0 defaults to the system's default state. samples: points of the
+    Configuration objects (default: every formulation that applies, see default_configurations). state0 defaults to the system's default state. samples: points of the
     common time grid. sweep: tolerances for work-precision data (each configuration run at each).
     progress(i, n, label) is called before each run.
     """
@@ -226,7 +232,7 @@ def compare(system, configurations: Sequence = DEFAULT_CONFIGURATIONS, t_span=(0
     if not (rtol > 0 and atol > 0 and reference_tol > 0):
         raise ValueError(f"tolerances got rtol={rtol}, atol={atol}, reference_tol={reference_tol} but expected "
                          f"positive numbers")
-    configs = [Configuration.parse(c) for c in configurations]
+    configs = [Configuration.parse(c) for c in (configurations or default_configurations(system))]
     state0 = system.default_state() if state0 is None else state0
     grid = np.linspace(float(t_span[0]), float(t_span[1]), int(samples))
     total = 1 + len(configs) * (1 + len(sweep or ()))
