@@ -18,7 +18,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 T_END, TOL = 10.0, 1e-10
 CONFIGS = ["pfaff:dependent:none", "pfaff:dependent:baumgarte", "pfaff:dependent:projection",
-           "pfaff:reduced:none", "pfaff:reduced:projection", "pfaff:minimal:none",
+           "pfaff:reduced:none", "pfaff:reduced:projection", "pfaff:minimal:none", "pfaff:manifold:none",
            "kane", "pydy:lambdify", "pydy:cython"]
 
 

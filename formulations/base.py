@@ -112,11 +112,12 @@ class Formulation(ABC):
         return Evaluation(*self._evaluate(t, y))
 
     @abstractmethod
-    def _evaluate(self, t, y) -> tuple:
-        """(y', v', lambda) at (t, y): the hot path of the integration."""
+    def _evaluate(self, t, y, multipliers=True) -> tuple:
+        """(y', v', lambda) at (t, y): the hot path of the integration. With multipliers=False the
+        multipliers a formulation does not need for y' may be left out (None)."""
 
     def _rhs(self, t, y):
-        return self._evaluate(t, y)[0]
+        return self._evaluate(t, y, False)[0]
 
     @abstractmethod
     def equations(self, expanded: bool = False):

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from .integrators import StopRun
+from .linear import solve_square
 
 
 class ChartError(StopRun):
@@ -121,7 +122,7 @@ class Atlas:
         return q
 
     def _left_solve(self, A, X):
-        return np.linalg.solve(A, X) if self.square else np.linalg.lstsq(A, X, rcond=None)[0]
+        return solve_square(A, X, "the kinematics A") if self.square else np.linalg.lstsq(A, X, rcond=None)[0]
 
     def at(self, q):
         """(p, D (n, k), A_q = I, A(p), C(p)) at chart coordinates q."""

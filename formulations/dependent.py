@@ -32,7 +32,7 @@ class Dependent(Formulation):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
-    def _evaluate(self, t, y):
+    def _evaluate(self, t, y, multipliers=True):
         p, v = self.dependent_state(y)
         p, (M, d, f0, F, C, xi, A, _) = self._dynamics(t, p, v)
         b = -xi

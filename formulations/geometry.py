@@ -13,6 +13,7 @@ import numpy as np
 from systems.state import q_from_state
 
 from .integrators import CapabilityError
+from .linear import solve_square
 
 
 class Geometry:
@@ -37,7 +38,7 @@ class Geometry:
         self.k = len(self.w_names)
 
     def _left_solve(self, A, B):
-        return np.linalg.solve(A, B) if self.square else np.linalg.lstsq(A, B, rcond=None)[0]
+        return solve_square(A, B, "the kinematics A") if self.square else np.linalg.lstsq(A, B, rcond=None)[0]
 
     def renormalize(self, q):
         if not self.unit_blocks:

@@ -30,7 +30,7 @@ def _solve(K, rhs, quantity):
     _, _, x, info = _gesv(K, rhs)
     if info > 0:
         raise SingularMatrixError(quantity, f"zero pivot {info}")
-    if info < 0 or not np.all(np.isfinite(x)):
+    if info < 0 or not np.isfinite(x).all():
         raise SingularMatrixError(quantity, "non-finite solution")
     return x
 
@@ -42,7 +42,7 @@ def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the sys
     tau (n,), G (g, na), b (g,). With F (n, c) non-zero, C (c, n) is needed and the last output
     holds all c multipliers; otherwise it holds the multipliers of the g kept rows.
     """
-    nonideal = F is not None and F.size and np.any(F)
+    nonideal = F is not None and F.size and F.any()
     if T is None and not nonideal:  # the dependent form: [[M, G^T], [G, 0]]
         n, g = M.shape[0], G.shape[0]
         K = np.empty((n + g, n + g))
@@ -69,6 +69,11 @@ def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the sys
         sol = _solve(K, np.concatenate([T.T @ (h - M @ tau), b]), quantity)
         a, lam = sol[:na], sol[na:]
     return a, T @ a + tau, lam
+
+
+def solve_square(K, rhs, quantity="a matrix of the geometry"):
+    """K x = rhs for a small square K (rhs a vector or a matrix), via LAPACK gesv."""
+    return _solve(K, rhs, quantity)
 
 
 def resolved_reactions(C, residual_force):

@@ -20,7 +20,7 @@ from .base import Formulation, register
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .charts import Atlas, make_geometry
 from .integrators import CapabilityError, StopRun
-from .linear import SingularMatrixError, resolved_reactions, solve_accelerations
+from .linear import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
 
 @register
@@ -122,10 +122,7 @@ class Minimal(Formulation):
         r = self.system.r
         rhs = np.zeros((K.shape[0], r))
         rhs[K.shape[0] - r:] = np.eye(r)
-        try:
-            D_bar = np.linalg.solve(K, rhs)
-        except np.linalg.LinAlgError:
-            raise SingularMatrixError(self._singular_quantity()) from None
+        D_bar = solve_square(K, rhs, self._singular_quantity())
         # |D_bar| |K| bounds cond(K) from below: a cheap test for a choice that has become singular
         if not np.all(np.isfinite(D_bar)) or np.max(np.abs(D_bar)) * np.max(np.abs(K)) > 1e8:
             raise SingularMatrixError(self._singular_quantity())
@@ -150,7 +147,7 @@ class Minimal(Formulation):
         p, D, _, _, _, K = self._partition(q)
         return p, D @ (self._D_bar(K) @ u)
 
-    def _evaluate(self, t, y):
+    def _evaluate(self, t, y, multipliers=True):
         sysm, m = self.system, self.system.m
         q, u = self._split(y)
         p, D, A_q, A, C, K = self._partition(q)
@@ -161,12 +158,13 @@ class Minimal(Formulation):
         gamma = self.geometry.gamma(q, w, A, pdd2)
         xi_bar = xi[m:] + C[m:] @ gamma
         E_dot_w = self.S_v @ gamma if self.uses_v else np.zeros(sysm.r)
-        gamma_bar = np.linalg.solve(K, np.concatenate([-xi_bar, -E_dot_w]))
+        gamma_bar = solve_square(K, np.concatenate([-xi_bar, -E_dot_w]), self._singular_quantity())
         T = D @ D_bar
         tau = D @ gamma_bar + gamma
         u_dot, vdot, mu = solve_accelerations(M, f0 - d, T, tau, np.zeros((0, sysm.r)), np.zeros(0), F=F if self.nonideal else None, C=C,
                                               quantity="the minimal mass matrix M_barbar")
-        lam = mu if self.nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
+        lam = mu if self.nonideal and F.any() else (
+            resolved_reactions(C, f0 - d - M @ vdot) if multipliers else None)
         return np.concatenate([A_q @ w, u_dot]), vdot, lam
 
     def post_step(self, t, y):

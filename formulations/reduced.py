@@ -70,7 +70,7 @@ class Reduced(Formulation):
         p, D = self.geometry.at(q)[:2]
         return p, D @ w
 
-    def _evaluate(self, t, y):
+    def _evaluate(self, t, y, multipliers=True):
         sysm, m = self.system, self.system.m
         q, w = self._split(y)
         p, D, A_q, A, _ = self.geometry.at(q)
@@ -83,7 +83,8 @@ class Reduced(Formulation):
             b = b - 2 * self.stabilization.alpha * (C_nh @ v)
         a, vdot, mu = solve_accelerations(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C,
                                           quantity="the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
-        lam = mu if self.nonideal and np.any(F) else resolved_reactions(C, f0 - d - M @ vdot)
+        lam = mu if self.nonideal and F.any() else (
+            resolved_reactions(C, f0 - d - M @ vdot) if multipliers else None)
         return np.concatenate([A_q @ w, a]), vdot, lam
 
     def project(self, t, y):

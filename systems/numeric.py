@@ -39,11 +39,12 @@ def _flat(args, exprs, shapes):
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
     fn = sp.lambdify(args, entries, modules="numpy", cse=True) if entries else (lambda *a: [])
     sizes = [int(np.prod(s)) for s in shapes]
-    bounds = np.cumsum([0] + sizes)
+    bounds = np.cumsum([0] + sizes).tolist()
+    pieces = [(slice(lo, hi), tuple(s)) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes)]
 
     def call(*a):
         flat = np.array(fn(*a), dtype=float)
-        return tuple(flat[lo:hi].reshape(s) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes))
+        return [flat[sl] if len(sh) == 1 else flat[sl].reshape(sh) for sl, sh in pieces]
 
     return call
 
