@@ -101,13 +101,18 @@ class Atlas:
     def _inverse(self, S, B):
         """(S)^-1 by the Newton iteration B <- 2 B - B S B from B (to |S B - I| <= Btol)."""
         eye = np.eye(self.m_a)
+        previous = np.inf
         for _ in range(self.max_iter):
             residual = np.max(np.abs(S @ B - eye), initial=0.0)
             if residual <= self.Btol:
                 return B
+            if residual < 1e-8 and residual > previous / 2:  # stalled at the round-off floor (cond(S) eps)
+                return B
             if not residual < 1.0:  # outside the iteration's basin: start from the exact inverse
                 B = np.linalg.inv(S)
+                previous = np.inf
                 continue
+            previous = residual
             B = 2 * B - B @ S @ B
         raise ChartError(f"the iteration for B = (Phi_p U)^-1 did not converge (cond(Phi_p U) = "
                          f"{np.linalg.cond(S):.2e})", quantity="B")
@@ -127,6 +132,7 @@ class Atlas:
     def at(self, q):
         """(p, D (n, k), A_q = I, A(p), C(p)) at chart coordinates q."""
         if self._last is not None and np.array_equal(self._last[0], q):
+            self.iterations = self._last[4]
             return self._last[1]
         p = self.position(q)
         _, Phi_p, _ = self._constraints(p)
@@ -135,7 +141,7 @@ class Atlas:
         A = self.num.A(p, self.par)
         C = self.num.C(p, self.par)
         out = (p, self._left_solve(A, D_p), np.eye(self.k), A, C)
-        self._last = (np.array(q), out, D_p, Phi_p)
+        self._last = (np.array(q), out, D_p, Phi_p, self.iterations)
         return out
 
     def gamma(self, q, w, A, pdd2):

@@ -127,3 +127,18 @@ def test_n_pendulum_formulations_agree(n):
         assert tr.status == 0 and np.max(np.abs(tr.p - runs[0].p)) < 1e-7
     with pytest.raises(ValueError, match="whole number"):
         systems.load("n_pendulum", n=0)
+
+
+@pytest.mark.parametrize("domain", [1, 3])
+def test_four_body_slider_crank_model_moves_like_the_four_coordinate_one(domain):
+    """Haug & Pavesic section 7.2: 12 coordinates and 10 constraints, the same two degrees of freedom."""
+    small = systems.load("triple_slider_crank", domain=domain)
+    big = systems.load("triple_slider_crank", domain=domain, bodies=True)
+    assert (big.n, big.m, big.k) == (12, 10, 2)
+    t_eval = np.linspace(0, 4, 9)
+    ref = F.create("manifold", small).simulate((0, 4), rtol=1e-10, atol=1e-10, t_eval=t_eval)
+    tr = F.create("manifold", big).simulate((0, 4), rtol=1e-10, atol=1e-10, t_eval=t_eval)
+    assert tr.status == 0, tr.message
+    q = np.stack([tr.p[:, 0], tr.p[:, 5] - tr.p[:, 2], tr.p[:, 6], tr.p[:, 10]], axis=1)
+    assert np.max(np.abs(q - ref.p)) < 1e-6
+    assert tr.constraint_errors.max()["position"] < 1e-11 and np.max(np.abs(q[:, 1])) < np.pi / 2

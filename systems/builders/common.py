@@ -13,13 +13,14 @@ def pfaffian_matrix(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], sy
     v = list(velocities)
     problems = []
     out = sp.zeros(len(rows), len(v))
+    vset = set(v)
     for i, expr in enumerate(rows):
         expr = sp.sympify(expr)
-        J = sp.Matrix([expr]).jacobian(v)
-        if any(J.jacobian(v)):
+        J = sp.Matrix([[expr.diff(s) for s in v]])
+        if any(c.free_symbols & vset for c in J):  # coefficients free of v: the row is affine in v
             problems.append(f"nonholonomic row {i + 1} is not linear in the velocities: {expr}")
             continue
-        rest = sp.expand(expr - (J * sp.Matrix(v))[0])
+        rest = sp.expand(expr.subs({s: 0 for s in v}))  # affine and zero at v = 0: linear and homogeneous
         if rest != 0:
             problems.append(f"nonholonomic row {i + 1} has a velocity-free term {rest} (rheonomic rows are "
                             "not supported)")

@@ -24,9 +24,13 @@ from ..description import Parameter
 NAME = "triple_slider_crank"
 
 
-def build(domain=3):
+def build(domain=3, bodies=False):
+    """domain: 1 or 3 (the starting domain of functionality); bodies: the four-body planar model with
+    12 coordinates (x_i, y_i, phi_i) and 10 constraints instead of the four-coordinate one."""
     if domain not in (1, 3):
         raise ValueError(f"triple_slider_crank got domain={domain!r} but expected 1 or 3")
+    if bodies:
+        return _four_bodies(domain)
     q = sp.symbols("q1:5", real=True)
     qd = sp.symbols("q1_dot q2_dot q3_dot q4_dot", real=True)
     m1, m2, J2, m3, m4, K = sp.symbols("m1 m2 J2 m3 m4 K", positive=True)
@@ -42,3 +46,33 @@ def build(domain=3):
                    ("slider rod force", sp.sqrt(q[0] ** 2 + q[3] ** 2) - 2)],
         parameters=params, default_p=(0, 0, q3_0, 2), default_v=(6, 2, 6, 0), description=__doc__,
         reference="Haug & Pavesic, Mechanical system kinematics and dynamics on differentiable manifolds, 2.4, 7.2")
+
+
+def _four_bodies(domain):
+    """Haug & Pavesic's four-body planar model (section 7.2): slider 1, crank, slider 3, slider 4."""
+    names = [f"{c}{i}" for i in range(1, 5) for c in ("x", "y", "phi")]
+    p = sp.symbols(" ".join(names), real=True)
+    v = sp.symbols(" ".join(f"{n}_dot" for n in names), real=True)
+    x1, y1, f1, x2, y2, f2, x3, y3, f3, x4, y4, f4 = p
+    m1, J1, m2, J2, m3, J3, m4, J4, K = sp.symbols("m1 J1 m2 J2 m3 J3 m4 J4 K", positive=True)
+    masses = [(m1, J1), (m2, J2), (m3, J3), (m4, J4)]
+    T = sum(((m * (v[3 * i] ** 2 + v[3 * i + 1] ** 2) + J * v[3 * i + 2] ** 2) / 2
+             for i, (m, J) in enumerate(masses)), sp.S.Zero)
+    V = -K / 2 * sp.log((sp.pi / 2) ** 2 - (f2 - f1) ** 2)  # the restoring torque on the crank, relative to slider 1
+    tip = sp.Matrix([x2 + sp.cos(f2), y2 + sp.sin(f2)])
+    holonomic = [("slider 1 normal force", y1), ("slider 1 guide moment", f1),
+                 ("slider 3 normal force", y3), ("slider 3 guide moment", f3),
+                 ("slider 4 normal force", x4), ("slider 4 guide moment", f4),
+                 ("crank pin force x", x2 - x1), ("crank pin force y", y2 - y1),
+                 ("crank rod force", sp.sqrt((tip[0] - x3) ** 2 + (tip[1] - y3) ** 2) - 1),
+                 ("slider rod force", sp.sqrt((x1 - x4) ** 2 + (y1 - y4) ** 2) - 2)]
+    params = (Parameter(m1, 2.0, "kg", "slider 1"), Parameter(J1, 1.0, "kg m^2", "slider 1"),
+              Parameter(m2, 10.0, "kg", "crank"), Parameter(J2, 10.0, "kg m^2", "crank"),
+              Parameter(m3, 2.0, "kg", "slider 3"), Parameter(J3, 1.0, "kg m^2", "slider 3"),
+              Parameter(m4, 2.0, "kg", "slider 4"), Parameter(J4, 1.0, "kg m^2", "slider 4"),
+              Parameter(K, 100.0, "N m", "restoring torque constant"))
+    x3_0 = 2 if domain == 3 else 0
+    return from_lagrangian(
+        NAME, p, T, V, velocities=v, holonomic=holonomic, parameters=params,
+        default_p=(0, 0, 0, 0, 0, 0, x3_0, 0, 0, 0, 2, 0), default_v=(6, 0, 0, 6, 0, 2, 6, 0, 0, 0, 0, 0),
+        description=__doc__, reference="Haug & Pavesic, section 7.2 (four-body model)")
