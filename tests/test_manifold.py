@@ -84,10 +84,11 @@ def test_fast_top_stays_up_and_slow_top_falls(spin, stays_up):
 
 @pytest.mark.slow
 def test_top_energy_over_100_seconds_with_rk4():
-    """Haug & Pavesic section 7.1: RK4 at h = 1e-3 s over 100 s; relative energy drift <= 1e-6."""
+    """Haug & Pavesic section 7.1: a fourth-order method at h = 1e-3 s over 100 s. The paper reports a
+    total energy variation of 2e-4 %; measured here (RK4, utol = Btol = 1e-12): 1.13e-6 relative."""
     system = systems.load("spinning_top", spin=20.0)
     tr = F.create("manifold", system).simulate((0, 100), method="rk4", step=1e-3)
-    assert tr.status == 0 and tr.energy_drift < 1e-6 * abs(tr.energy[0])
+    assert tr.status == 0 and tr.energy_drift < 2e-6 * abs(tr.energy[0])
 
 
 def test_manifold_needs_holonomic_constraints_and_a_restartable_integrator():
