@@ -18,6 +18,7 @@ evaluation at a point proved a quantity non-zero) or "numeric" (observed at rand
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +91,8 @@ class ConstraintAnalysis(DegreesOfFreedom):
     analysed_point: dict = field(default_factory=dict)
     coordinates_used: str = ""
     notes: tuple = ()
+    singular_points: tuple = ()       # configurations found where Phi_p loses rank (numeric search)
+    singular_summary: str = ""
 
     @property
     def dof(self) -> int:
@@ -106,6 +109,10 @@ class ConstraintAnalysis(DegreesOfFreedom):
         if self.rows:
             lines.append(f"  Pfaffian rows in {self.coordinates_used}:")
             lines.extend("  " + line for row in self.rows for line in row.text().splitlines())
+        if self.singular_summary:
+            lines.append(f"  singular configurations: {self.singular_summary}")
+            for point in self.singular_points[:4]:
+                lines.append("    at " + ", ".join(f"{k}={v:.4g}" for k, v in point.items()))
         lines.append(f"  distribution of admissible directions: growth vector {self.growth_vector}")
         hidden = f", {self.hidden_holonomic} hidden holonomic" if self.classification != "completely nonholonomic" else ""
         lines.append(f"  classification: {self.classification}{hidden} ({self.classification_how})")
@@ -121,6 +128,8 @@ class ConstraintAnalysis(DegreesOfFreedom):
                f"| k = n − m, r = n − m − l | {self.k}, {self.r} |"]
         if self.m:
             out.append(f"| rank Φ_p at the analysed point | {self.jacobian_rank} ({'singular' if self.singular else 'regular'}) |")
+        if self.singular_summary:
+            out.append(f"| singular configurations | {self.singular_summary} |")
         out += [f"| growth vector | {self.growth_vector} |",
                 f"| classification | {self.classification} ({self.classification_how}) |",
                 f"| hidden holonomic constraints | {self.hidden_holonomic} |", ""]
@@ -377,11 +386,64 @@ def _manifold_points(system, rng, count=6):
     return points
 
 
-def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int = 1) -> ConstraintAnalysis:
+def find_singular_configurations(system, rng, starts=8, seconds=4.0):
+    """Configurations on Phi = 0 where Phi_p loses rank, searched numerically: from random consistent
+    starts, minimize sigma_min / sigma_max of Phi_p subject to the constraints (SLSQP), within a time
+    bound. Returns (points as {name: value}, summary text)."""
+    from scipy.optimize import minimize
+
+    from .state import project_positions, renormalize
+
+    num, par = system.numeric, system.params
+    p0 = system.default_state()[0]
+    zeros = np.zeros(len(p0))
+
+    def ratio(p):
+        s = np.linalg.svd(num.constraints(p, par)[1], compute_uv=False)
+        return s[-1] / s[0] if s[0] > 0 else 0.0
+
+    constraint = {"type": "eq", "fun": lambda p: num.holonomic_chart(p, zeros, par)[0],
+                  "jac": lambda p: num.holonomic_chart(p, zeros, par)[1]}
+    found, tried = [], [0]
+    deadline = time.monotonic() + seconds
+
+    def search():
+        for i in range(starts):
+            if time.monotonic() > deadline:
+                return
+            tried[0] += 1
+            spread = 0.7 if i % 2 == 0 else 2.0
+            guess = renormalize(system, p0 + rng.normal(0.0, spread, p0.shape))
+            start, err, _ = project_positions(system, guess, max_iter=30)
+            if not err < 1e-9:
+                continue
+            with np.errstate(all="ignore"):
+                res = minimize(ratio, start, constraints=[constraint], method="SLSQP",
+                               options={"maxiter": 100, "ftol": 1e-14})
+            p = res.x
+            if np.all(np.isfinite(p)) and np.max(np.abs(num.Phi(p, par)), initial=0.0) < 1e-8 and ratio(p) < 1e-6:
+                if all(np.linalg.norm(p - q) > 1e-3 for q in found):
+                    found.append(p)
+
+    cut = bounded(lambda: search() or True, seconds + 1.0, default=False) is False or tried[0] < starts
+    names = system.coordinate_names
+    points = tuple({n: float(x) for n, x in zip(names, p)} for p in found)
+    how = f"{tried[0]} random starts (numeric search{', cut at the time bound' if cut else ''})"
+    if not found:
+        return points, f"none found from {how}"
+    pinned = [f"|{n}| = {abs(found[0][i]):.4g}" for i, n in enumerate(names)
+              if len(found) > 1 and np.ptp(np.abs([p[i] for p in found])) < 1e-5 and abs(found[0][i]) > 1e-8]
+    where = ("; at every one " + ", ".join(pinned)) if pinned else ""
+    return points, f"{len(found)} found from {how}{where}"
+
+
+def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int = 1,
+                        singular_search: bool = True) -> ConstraintAnalysis:
     """The analysis of DESIGN section 4 for ``system`` (see the module docstring).
 
     point: the configuration p (n_p,) at which the rank of Phi_p is reported (default: the
-    system's default state); seconds bounds each symbolic simplification.
+    system's default state); seconds bounds each symbolic simplification; singular_search looks
+    numerically for configurations where Phi_p loses rank.
     """
     rng = np.random.default_rng(seed)
     subs = system.parameter_map
@@ -403,26 +465,38 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int =
         _, Phi_p, _ = system.numeric.constraints(p0, system.params)
         jac_rank = _rank(Phi_p, 1e-10)
         singular = jac_rank < system.m
-    # distribution on the manifold
+    # distribution on the manifold (only nonholonomic rows can make it grow)
+    if not system.l:
+        growth, classification, hidden, how = (system.r,), "holonomic", 0, "no nonholonomic rows"
+    else:
+        growth, classification, hidden, how = _distribution(system, subs, rng, seconds, notes)
+    points, summary = (find_singular_configurations(system, np.random.default_rng(seed + 1), starts=12)
+                       if system.m and singular_search else ((), ""))
+    return ConstraintAnalysis(system.name, system.n, system.m, system.l, tuple(rows), growth, classification,
+                              hidden, how, jac_rank, singular,
+                              {name: float(val) for name, val in zip(system.coordinate_names, p0)},
+                              label, tuple(notes), points, summary)
+
+
+def _distribution(system, subs, rng, seconds, notes):
+    """(growth vector, classification, hidden holonomic, how) of ker C grown by brackets on Phi = 0."""
     P = list(system.coordinates)
     C = sp.Matrix(system.C).subs(subs)
     A = sp.Matrix(system.A).subs(subs)
-    fields = [sp.Matrix(f) for f in _nullspace_fields(C, A)]
+    fields = bounded(lambda: [sp.Matrix(f) for f in _nullspace_fields(C, A)], seconds * 4)
+    if fields is None:
+        notes.append(f"the symbolic null space of C was not found within {seconds * 4:g} s; the distribution "
+                     "was not analysed")
+        return (), "undetermined", 0, "not analysed (time bound)"
     points = [np.asarray(pt) for pt in _manifold_points(system, rng)]
     growth, kept = grow_distribution(fields, P, points, system.k)
     classification, hidden = _classify(growth, system.r, system.k)
     how = f"{NUMERIC}: generic rank at {len(points)} random points on Phi = 0"
     if classification == "completely nonholonomic" and _proved_rank(kept, P, system, growth[-1], seconds):
         how = f"{SYMBOLIC}: the rank {growth[-1]} = k is attained at an exact point (a non-zero minor)"
-    elif classification == "holonomic" and system.l and A == sp.eye(A.shape[0]) and \
-            _involutive_symbolic(fields, C, P, seconds):
+    elif classification == "holonomic" and A == sp.eye(A.shape[0]) and _involutive_symbolic(fields, C, P, seconds):
         how = f"{SYMBOLIC}: every bracket of the admissible fields is annihilated by C (Frobenius)"
-    if not system.l:
-        classification, hidden, how = "holonomic", 0, "no nonholonomic rows"
-    return ConstraintAnalysis(system.name, system.n, system.m, system.l, tuple(rows), growth, classification,
-                              hidden, how, jac_rank, singular,
-                              {name: float(val) for name, val in zip(system.coordinate_names, p0)},
-                              label, tuple(notes))
+    return growth, classification, hidden, how
 
 
 def _proved_rank(kept, P, system, rank, seconds):

@@ -100,3 +100,26 @@ def test_jacobian_rank_and_singular_configuration_at_a_point():
     assert at_origin.jacobian_rank == 0 and at_origin.singular and "singular" in str(at_origin)
     with pytest.raises(ValueError, match="expected \\(2,\\)"):
         systems.analyze_constraints(s, point=[0.0])
+
+
+@pytest.mark.parametrize("options", [{}, {"domain": 1}, {"bodies": True}], ids=["C3", "C1", "four_bodies"])
+def test_singular_set_of_the_triple_slider_crank(options):
+    """Haug & Pavesic: Phi_p loses rank where the crank stands at q2 = +-pi/2 with slider 3 over slider 1."""
+    import numpy as np
+
+    system = systems.load("triple_slider_crank", **options)
+    report = systems.analyze_constraints(system)
+    assert report.singular_points and "numeric search" in report.singular_summary
+    for point in report.singular_points:
+        if "q2" in point:
+            crank, q1, q3 = point["q2"], point["q1"], point["q3"]
+        else:
+            crank, q1, q3 = point["phi2"] - point["phi1"], point["x1"], point["x3"]
+        assert abs(np.cos(crank)) < 1e-6 and abs(q1 - q3) < 1e-6
+    assert "singular configurations" in str(report)
+
+
+def test_rigid_tetrahedron_has_no_singular_configuration():
+    report = systems.analyze_constraints(systems.load("four_point_body"))
+    assert report.classification == "holonomic" and report.growth_vector == (6,)
+    assert not report.singular_points and report.singular_summary.startswith("none found")
