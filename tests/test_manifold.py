@@ -143,3 +143,19 @@ def test_four_body_slider_crank_model_moves_like_the_four_coordinate_one(domain)
     q = np.stack([tr.p[:, 0], tr.p[:, 5] - tr.p[:, 2], tr.p[:, 6], tr.p[:, 10]], axis=1)
     assert np.max(np.abs(q - ref.p)) < 1e-6
     assert tr.constraint_errors.max()["position"] < 1e-11 and np.max(np.abs(q[:, 1])) < np.pi / 2
+
+
+def test_slider_crank_benchmark():
+    system = systems.load("slider_crank")
+    assert (system.n, system.m, system.k) == (9, 8, 1)
+    t_eval = np.linspace(0, 3, 31)
+    runs = {f: F.create(f, system).simulate((0, 3), rtol=1e-10, atol=1e-10, t_eval=t_eval)
+            for f in ("dependent", "reduced", "minimal", "manifold")}
+    a = system.parameter_dict["a"]
+    for label, tr in runs.items():
+        assert tr.status == 0, (label, tr.message)
+        assert np.max(np.abs(tr.p - runs["reduced"].p)) < 1e-7
+        assert tr.energy_drift < 1e-8 * (1 + abs(tr.energy[0]))
+        crank_pin = 2 * tr.p[:, 0:2]  # the crank's end P2, twice its centre
+        assert np.allclose(np.linalg.norm(crank_pin, axis=1), a, atol=1e-8)
+    assert np.ptp(runs["reduced"].p[:, 6]) == pytest.approx(2 * a, rel=1e-3)  # the piston's stroke
