@@ -23,9 +23,9 @@ CONFIGS = ["pfaff:dependent:none", "pfaff:dependent:baumgarte", "pfaff:dependent
 
 
 def worker(config: str) -> dict:
-    import numpy as np  # noqa: F401  (library imports are outside every pipeline's timing)
-    import scipy.integrate as si
+    import numpy as np  # library imports (sympy comes with systems) are outside every pipeline's timing
     import sympy  # noqa: F401
+    import scipy.integrate as si
 
     out = {"config": config}
     if config.startswith("pfaff:"):

@@ -31,7 +31,7 @@ from systems.errors import InconsistentStateError, UnknownNameError
 from systems.state import renormalize
 
 from .integrators import CapabilityError, Event, StopRun, make_stepper, run
-from .charts import ChartError
+from .charts import Atlas, ChartError
 from .linear import SingularMatrixError
 from .stabilization import NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
@@ -73,6 +73,7 @@ class Formulation(ABC):
     numeric_form: ClassVar[str]          # PyDy-style name of the numeric form produced
     stabilizations: ClassVar[tuple] = ("none",)
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
+    geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
 
     def __init__(self, system, *, stabilization=None, **options):
         self.system = system
@@ -188,7 +189,7 @@ class Formulation(ABC):
         self.check_state(p0, v0)
         stepper = make_stepper(method, step)
         self._prepare(p0, v0, stepper)
-        atlas = getattr(getattr(self, "geometry", None), "charts", None) is not None
+        atlas = isinstance(self.geometry, Atlas)
         if atlas:
             self.geometry.charts, self.geometry.chart_seconds = 0, 0.0
         y0 = self.initial_state(p0, v0)

@@ -165,17 +165,22 @@ def cmd_derive(args):
     return 0
 
 
+def _command(sub, name, help_text, run):
+    """A subcommand taking SYSTEM and --set name=value."""
+    parser = sub.add_parser(name, help=help_text)
+    parser.add_argument("system")
+    parser.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    parser.set_defaults(run=run)
+    return parser
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="pfaff", description="A workbench for constrained mechanical systems.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the catalogue systems").set_defaults(run=cmd_list)
-    analyze = sub.add_parser("analyze", help="constraint analysis of a system")
-    analyze.add_argument("system")
-    analyze.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    analyze = _command(sub, "analyze", "constraint analysis of a system", cmd_analyze)
     analyze.add_argument("--markdown", action="store_true", help="print Markdown")
-    analyze.set_defaults(run=cmd_analyze)
-    simulate = sub.add_parser("simulate", help="simulate a system with one formulation")
-    simulate.add_argument("system")
+    simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
     simulate.add_argument("--formulation", default="dependent")
     simulate.add_argument("--t-end", type=_positive, default=10.0)
     simulate.add_argument("--rtol", type=_positive, default=1e-8)
@@ -183,11 +188,8 @@ def build_parser():
     simulate.add_argument("--method", default="DOP853")
     simulate.add_argument("--step", type=_positive, default=None, help="fixed step of --method rk4")
     simulate.add_argument("--stabilization", default="none", choices=["none", "baumgarte", "projection"])
-    simulate.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
-    simulate.set_defaults(run=cmd_simulate)
-    compare = sub.add_parser("compare", help="compare formulations side by side")
-    compare.add_argument("system")
+    compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
                          help="configurations formulation[+stabilization][@method] (default: all that apply)")
     compare.add_argument("--t-end", type=_positive, default=10.0)
@@ -196,17 +198,12 @@ def build_parser():
     compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
     compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json here")
     compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out")
-    compare.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
     compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
-    compare.set_defaults(run=cmd_compare)
-    derive = sub.add_parser("derive", help="the equations of a formulation, derived step by step")
-    derive.add_argument("system")
+    derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal")
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true")
     style.add_argument("--markdown", action="store_true")
-    derive.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
-    derive.set_defaults(run=cmd_derive)
     return parser
 
 

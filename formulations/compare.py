@@ -9,7 +9,6 @@ data: deviation from the reference against wall time.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.state import q_from_state
+from systems.state import normalize_blocks, q_from_state
 
 from .integrators import CapabilityError
 from .linear import solve_square
@@ -41,12 +41,7 @@ class Geometry:
         return solve_square(A, B, "the kinematics A") if self.square else np.linalg.lstsq(A, B, rcond=None)[0]
 
     def renormalize(self, q):
-        if not self.unit_blocks:
-            return q
-        q = np.array(q, float)
-        for block in self.unit_blocks:
-            q[list(block)] /= np.linalg.norm(q[list(block)])
-        return q
+        return normalize_blocks(q, self.unit_blocks) if self.unit_blocks else q
 
     def at(self, q):
         """(p, D (n, k), A_q (k_q, k), A(p), C(p)) at q."""

@@ -76,29 +76,32 @@ class Minimal(Formulation):
         dependent = set(piv[: C_bar.shape[0]].tolist())
         return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
 
+    def _choose(self, q, names=None):
+        """Take the independent velocities ``names`` (default: by pivoting at q) and record the sign of
+        det([C_bar_nh; E]) and its condition number there, which post_step watches."""
+        self._set_choice(names or self._pivot_choice(q))
+        K = self._partition(q)[5]
+        self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
+
+    def _u_of(self, w, D):
+        """u = E w with E = S_w + S_v D."""
+        return self.S_w @ w + self.S_v @ (D @ w)
+
     def _prepare(self, p0, v0, stepper=None):
-        if isinstance(self.geometry, Atlas) and any(n in self.geometry.w_names for n in self.requested):
+        on_charts = isinstance(self.geometry, Atlas)
+        if on_charts and any(n in self.geometry.w_names for n in self.requested):
             raise ValueError(f"minimal formulation of {self.system.name!r} runs on charts, whose velocities change "
                              f"from chart to chart: name components of v ({', '.join(self.system.velocity_names)}) "
                              f"or let them be chosen by pivoting")
-        if self.requested:
-            self._set_choice(self.requested)
-        else:
-            q0, _ = self.geometry.from_dependent(p0, v0)
-            self._set_choice(self._pivot_choice(q0))
         if self.rechoose_requested is None:
             self.rechoose = not self.requested
         self.monitor = stepper is not None and stepper.supports_post_step
-        if isinstance(self.geometry, Atlas) and not self.monitor:
-            raise CapabilityError(f"minimal formulation on charts got method {getattr(stepper, 'method', '?')!r} "
-                                  f"but expected one of: RK23, RK45, DOP853, dopri5, rk4 (re-charting changes the state)")
-        if self.rechoose_requested and not self.monitor:
-            raise CapabilityError(f"minimal formulation with rechoose=True got method "
-                                  f"{getattr(stepper, 'method', '?')!r} but expected one of: RK23, RK45, DOP853, "
-                                  f"dopri5, rk4")
+        if (on_charts or self.rechoose_requested) and not self.monitor:
+            why = "re-charting changes the state" if on_charts else "re-choosing changes the state"
+            raise CapabilityError(f"minimal formulation got method {getattr(stepper, 'method', '?')!r} but expected "
+                                  f"one of: RK23, RK45, DOP853, dopri5, rk4 ({why})")
         q0, _ = self.geometry.from_dependent(p0, v0)
-        K0 = self._partition(q0)[5]
-        self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K0)), np.linalg.cond(K0)
+        self._choose(q0, self.requested)
 
     @property
     def uses_post_step(self):
@@ -134,9 +137,7 @@ class Minimal(Formulation):
 
     def initial_state(self, p, v):
         q, w = self.geometry.from_dependent(p, v)
-        D = self.geometry.at(q)[1]
-        u = self.S_w @ w + self.S_v @ (D @ w)
-        return np.concatenate([q, u])
+        return np.concatenate([q, self._u_of(w, self.geometry.at(q)[1])])
 
     def _split(self, y):
         k_q = len(self.geometry.q_names)
@@ -171,11 +172,8 @@ class Minimal(Formulation):
         q, u = self._split(y)
         if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q):
             q, w = self.geometry.from_dependent(*self.dependent_state(y))
-            self._set_choice(self._pivot_choice(q))
-            K = self._partition(q)[5]
-            self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
-            D = self.geometry.at(q)[1]
-            return np.concatenate([q, self.S_w @ w + self.S_v @ (D @ w)])
+            self._choose(q)
+            return np.concatenate([q, self._u_of(w, self.geometry.at(q)[1])])
         p, D, _, _, _, K = self._partition(q)
         cond, sign = np.linalg.cond(K), np.sign(np.linalg.det(K))
         limit = min(self.cond_limit, 10 * self._cond_at_choice) if self.rechoose else self.cond_limit
@@ -191,11 +189,9 @@ class Minimal(Formulation):
         # the step itself went through regular configurations only if the sign held; w from the
         # accepted state is exact either way up to the loss of accuracy the cond bounds
         w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0]
-        self._set_choice(self._pivot_choice(q))
+        self._choose(q)
         self.rechoices += 1
-        K_new = self._partition(q)[5]
-        self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K_new)), np.linalg.cond(K_new)
-        return np.concatenate([q, self.S_w @ w + self.S_v @ (D @ w)])
+        return np.concatenate([q, self._u_of(w, D)])
 
     def equations(self, expanded=False):
         pieces = primitive_pieces(self.system)

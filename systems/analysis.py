@@ -368,7 +368,7 @@ def _row_forms(system, seconds):
 
 def _manifold_points(system, rng, count=6):
     """Random configurations on Phi = 0 (exact through the embedding where there is one)."""
-    from .state import project_positions, renormalize
+    from .state import normalize_blocks, project_positions, renormalize
 
     p0 = system.default_state()[0]
     points = []
@@ -376,9 +376,7 @@ def _manifold_points(system, rng, count=6):
     for _ in range(count):
         if system.embedding is not None:
             q0 = num.inverse(p0, par)
-            q = q0 + rng.uniform(-0.6, 0.6, q0.shape)
-            for block in system.embedding.unit_norm_blocks:
-                q[list(block)] /= np.linalg.norm(q[list(block)])
+            q = normalize_blocks(q0 + rng.uniform(-0.6, 0.6, q0.shape), system.embedding.unit_norm_blocks)
             points.append(num.embedding(q, par)[0])
         else:
             guess = renormalize(system, p0 + rng.uniform(-0.3, 0.3, p0.shape))

@@ -17,9 +17,9 @@ f may depend affinely on lambda (non-ideal constraints such as rolling resistanc
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 import sympy as sp

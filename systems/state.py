@@ -12,13 +12,18 @@ import numpy as np
 from .errors import InconsistentStateError
 
 
+def normalize_blocks(x, blocks):
+    """A copy of x with each index block (a unit quaternion) scaled back to unit norm."""
+    x = np.array(x, dtype=float)
+    for block in blocks:
+        idx = list(block)
+        x[idx] /= np.linalg.norm(x[idx])
+    return x
+
+
 def renormalize(system, p):
     """Unit quaternion blocks of p scaled back to unit norm (a copy)."""
-    p = np.array(p, dtype=float)
-    for block in system.unit_norm_blocks:
-        idx = list(block)
-        p[idx] /= np.linalg.norm(p[idx])
-    return p
+    return normalize_blocks(p, system.unit_norm_blocks)
 
 
 def position_metric(A, M):
@@ -135,10 +140,8 @@ def state_from_q(system, q, w):
 
 def q_from_state(system, p, v):
     """(q, w) from a consistent dependent state through q = h(p) and w = D^+ v."""
-    q = system.numeric.inverse(np.asarray(p, float), system.params)
-    for block in system.embedding.unit_norm_blocks:
-        idx = list(block)
-        q[idx] /= np.linalg.norm(q[idx])
+    q = normalize_blocks(system.numeric.inverse(np.asarray(p, float), system.params),
+                         system.embedding.unit_norm_blocks)
     _, D = embedding_velocity_map(system, q)
     w = np.linalg.lstsq(D, np.asarray(v, float), rcond=None)[0]
     return q, w

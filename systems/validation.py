@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from .state import normalize_blocks
+
 _RNG_SEED = 20261122
 
 
@@ -121,9 +123,7 @@ def _embedding(system, problems, rng):
     num, par = system.numeric, system.params
     q0 = num.inverse(system.default_state()[0], par)
     for trial in range(3):
-        q = q0 + 0.3 * rng.standard_normal(k_q) * (trial > 0)
-        for block in emb.unit_norm_blocks:
-            q[list(block)] /= np.linalg.norm(q[list(block)])
+        q = normalize_blocks(q0 + 0.3 * rng.standard_normal(k_q) * (trial > 0), emb.unit_norm_blocks)
         g, g_q, A_q = num.embedding(q, par)
         res = np.max(np.abs(num.Phi(g, par)), initial=0.0)
         if res > 1e-9 * (1 + np.max(np.abs(g))):

@@ -82,7 +82,6 @@ def sphere_in_cylinder(constrained=True):
     rho = sp.sqrt(q[0] ** 2 + q[1] ** 2)
     e_rho = (q[0] * N.x + q[1] * N.y) / rho
     e_phi = (-q[1] * N.x + q[0] * N.y) / rho
-    P = G.locatenew("P", a * e_rho)
     vP = G.vel(N) + B.ang_vel_in(N).cross(a * e_rho)
     e0, e1, e2, e3 = q[3:]
     G4 = sp.Matrix([[-e1, -e2, -e3], [e0, e3, -e2], [-e3, e0, e1], [e2, -e1, e0]]) / 2

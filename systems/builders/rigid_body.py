@@ -106,7 +106,6 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
     kin = Kinematics(coordinates, velocities, A)
     v = list(velocities)
     n = len(v)
-    vcol = sp.Matrix(v)
     g = _vec(gravity)
     M = sp.zeros(n, n)
     d = sp.zeros(n, 1)
