@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -33,10 +33,22 @@ from systems.state import renormalize
 from .integrators import CapabilityError, Event, StopRun, make_stepper, run
 from .charts import Atlas, ChartError
 from .linear import SingularMatrixError
-from .stabilization import NoStabilization, Projection, as_strategy
+from .dae import require_ida, run_ida
+from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
 
 _REGISTRY: dict = {}
+
+
+def fastest_rate(rhs, t, y) -> float:
+    """max |eigenvalue| of d rhs / d y at (t, y) by central differences, in 1/s."""
+    J = np.empty((y.size, y.size))
+    for j in range(y.size):
+        h = 1e-6 * (1.0 + abs(y[j]))
+        e = np.zeros(y.size)
+        e[j] = h
+        J[:, j] = (rhs(t, y + e) - rhs(t, y - e)) / (2 * h)
+    return float(np.max(np.abs(np.linalg.eigvals(J)), initial=0.0))
 
 
 def register(cls):
@@ -64,6 +76,28 @@ class Evaluation:
     ydot: np.ndarray
     vdot: np.ndarray
     lam: np.ndarray
+
+
+@dataclass(frozen=True)
+class Saddle:
+    """The square system of one state: K [a; mu] = rhs (formulations.linear.saddle_system).
+
+    kinematics: the position part of y' (n_q,); na: number of acceleration unknowns a (the
+    velocity part of y' is a); velocity: the velocity part of y (na,), on which the kept rows act
+    (G velocity = 0 for scleronomic constraints); rows: number of kept constraint rows, the last
+    rows of K; T, tau: v' = T a + tau (T None: v' = a); extra: what the formulation needs after the
+    solve (dynamics pieces).
+    """
+
+    kinematics: np.ndarray
+    K: np.ndarray
+    rhs: np.ndarray
+    na: int
+    velocity: np.ndarray
+    rows: int
+    T: object
+    tau: object
+    extra: tuple = ()
 
 
 class Formulation(ABC):
@@ -116,6 +150,17 @@ class Formulation(ABC):
     def _evaluate(self, t, y, multipliers=True) -> tuple:
         """(y', v', lambda) at (t, y): the hot path of the integration. With multipliers=False the
         multipliers a formulation does not need for y' may be left out (None)."""
+
+    def _saddle(self, t, y) -> Saddle:
+        """The saddle-point system at (t, y), for the DAE forms (formulations.dae); formulations
+        that do not offer it raise CapabilityError."""
+        raise CapabilityError(f"formulation {self.name!r} cannot be solved as a DAE (method 'IDA'); "
+                              f"expected formulation 'dependent' or 'reduced'")
+
+    def _gains(self):
+        """(alpha, beta) of a feedback stabilization (Baumgarte, constraint dynamics), or None."""
+        gains = getattr(self.stabilization, "gains", None)
+        return gains() if gains is not None else None
 
     def _rhs(self, t, y):
         return self._evaluate(t, y, False)[0]
@@ -172,7 +217,8 @@ class Formulation(ABC):
                  t_eval=None, events=(), step=None, first_step=None, project_initial=False) -> Trajectory:
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
 
-        method: one of formulations.integrators.METHODS; ``step`` is the fixed step of "rk4".
+        method: one of formulations.integrators.METHODS, or "IDA" (SUNDIALS, a DAE solver; optional
+        extra ``dae``; see formulations.dae); ``step`` is the fixed step of "rk4".
         events: Event objects or callables g(t, p, v) (terminal, both directions).
         A failed step or singular matrix ends the run with status -1 and a message naming the
         system, the time and the quantity; the trajectory computed so far is kept.
@@ -187,12 +233,15 @@ class Formulation(ABC):
         if project_initial:
             p0, v0 = self.system.consistent_state(p0, v0)
         self.check_state(p0, v0)
-        stepper = make_stepper(method, step)
+        ida = method == "IDA"
+        self._check_method(method, events)
+        stepper = None if ida else make_stepper(method, step)
         self._prepare(p0, v0, stepper)
         atlas = isinstance(self.geometry, Atlas)
         if atlas:
             self.geometry.charts, self.geometry.chart_seconds = 0, 0.0
         y0 = self.initial_state(p0, v0)
+        self._resolve_stabilization(t_span, y0)
         events = tuple(e if isinstance(e, Event) else Event(e) for e in events)
         self.projections = 0
         self.rechoices = 0
@@ -229,16 +278,23 @@ class Formulation(ABC):
             return np.array([ev.function(t, p, v) for ev in events], dtype=float)
 
         setup = time.perf_counter() - started
-        result = run(stepper, fun, t_span, y0, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step,
-                     t_eval=t_eval, post_step=self.post_step if self.uses_post_step else None, events=events,
-                     event_values=event_values, record=record, monitor=self._rank_monitor(p0))
+        if ida:
+            form = "ggl" if isinstance(self.stabilization, GGL) else "index1"
+            result, counter[0] = run_ida(self, t_span, y0, form=form, rtol=rtol, atol=atol, max_step=max_step,
+                                         first_step=first_step, t_eval=t_eval, record=record,
+                                         monitor=self._rank_monitor(p0))
+        else:
+            result = run(stepper, fun, t_span, y0, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step,
+                         t_eval=t_eval, post_step=self.post_step if self.uses_post_step else None, events=events,
+                         event_values=event_values, record=record, monitor=self._rank_monitor(p0))
         wall = time.perf_counter() - started
         message = result.message
         if result.status < 0:
             message = f"system {self.system.name!r}, formulation {self.label()!r}: {result.message}"
         charts = self.geometry.charts if atlas else 0
         share = self.geometry.chart_seconds / wall if atlas and wall > 0 else 0.0
-        stats = Stats(wall_time=wall, rhs_evaluations=counter[0], steps=result.steps, rejected=stepper.rejected,
+        stats = Stats(wall_time=wall, rhs_evaluations=counter[0], steps=result.steps,
+                      rejected=None if stepper is None else stepper.rejected,
                       projections=self.projections, rechoices=self.rechoices, setup_time=setup, charts=charts,
                       chart_time_share=share)
         settings = dict(method=method, rtol=rtol, atol=atol, stabilization=self.stabilization.label(),
@@ -273,6 +329,41 @@ class Formulation(ABC):
 
         previous = [previous]
         return monitor
+
+    def _check_method(self, method, events):
+        """CapabilityError where the integrator cannot serve this formulation and stabilization."""
+        stab = self.stabilization
+        if method == "IDA":
+            if isinstance(stab, Projection):
+                raise CapabilityError("method 'IDA' got stabilization 'projection' but expected none, baumgarte, "
+                                      "constraint_dynamics or ggl (IDA keeps a history that a projection would break)")
+            if events:
+                raise CapabilityError("method 'IDA' got events but does not locate them here; expected no events "
+                                      "(use an ODE method such as DOP853)")
+            require_ida()
+        elif isinstance(stab, GGL):
+            raise CapabilityError(f"stabilization 'ggl' got method {method!r} but expected method 'IDA' "
+                                  f"(the GGL form is a DAE)")
+
+    def _position_constraints(self, y_pos):
+        """(Psi, Psi_y): the position constraints on the own coordinates, for the GGL form."""
+        raise CapabilityError(f"formulation {self.name!r} has no GGL form")
+
+    def _resolve_stabilization(self, t_span, y0):
+        """Constraint dynamics without a frequency: omega twice the fastest rate of the motion at y0 (the
+        largest |eigenvalue| of the unstabilized formulation's Jacobian, central differences), and at
+        least ten cycles over t_span. Faster constraint dynamics makes explicit integrators take
+        steps for stability (benchmarks/enforcement_methods.py measures the trade)."""
+        requested = self.__dict__.setdefault("_requested_stabilization", self.stabilization)
+        if not isinstance(requested, ConstraintDynamics) or requested.frequency is not None:
+            return
+        self.stabilization = NoStabilization()
+        try:
+            rate = fastest_rate(self._rhs, t_span[0], y0)
+        finally:
+            self.stabilization = requested
+        omega = max(2.0 * rate, 2 * np.pi * 10.0 / abs(t_span[1] - t_span[0]))
+        self.stabilization = replace(requested, frequency=omega / (2 * np.pi))
 
     def _prepare(self, p0, v0, stepper=None):
         """Subclass hook run once before integration (e.g. choosing independent velocities)."""

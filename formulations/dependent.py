@@ -1,8 +1,9 @@
 """Formulation 1, dependent variables: states (p, v), multipliers for every constraint.
 
     p' = A v,   [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]
-Baumgarte replaces -xi by -xi - 2 alpha C v - beta^2 [Phi; 0]; Projection moves (p, v) back onto
-the constraint manifold after every accepted step (Blajer 2002).
+Baumgarte and constraint dynamics replace -xi by -xi - 2 alpha C v - beta^2 [Phi; 0]; Projection
+moves (p, v) back onto the constraint manifold after every accepted step (Blajer 2002); GGL is the
+stabilized index-2 DAE form, solved by IDA (formulations.dae).
 """
 from __future__ import annotations
 
@@ -10,17 +11,16 @@ import numpy as np
 
 from systems.state import project_positions, project_velocities, renormalize
 
-from .base import Formulation, register
+from .base import Formulation, Saddle, register
 from .equations import Equations, primitive_pieces
-from .linear import solve_accelerations
-from .stabilization import Baumgarte
+from .linear import saddle_system, solve_square
 
 
 @register
 class Dependent(Formulation):
     name = "dependent"
     numeric_form = "explicit ODE in (p, v); v' and lambda from the augmented (saddle-point) system each evaluation"
-    stabilizations = ("none", "baumgarte", "projection")
+    stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
@@ -32,18 +32,28 @@ class Dependent(Formulation):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
-    def _evaluate(self, t, y, multipliers=True):
+    def _saddle(self, t, y):
         p, v = self.dependent_state(y)
         p, (M, d, f0, F, C, xi, A, _) = self._dynamics(t, p, v)
         b = -xi
-        stab = self.stabilization
-        if isinstance(stab, Baumgarte) and C.shape[0]:
-            b = b - 2 * stab.alpha * (C @ v)
+        gains = self._gains()
+        if gains is not None and C.shape[0]:
+            alpha, beta = gains
+            b = b - 2 * alpha * (C @ v)
             if self.system.m:
-                b[: self.system.m] -= stab.beta**2 * self.num.Phi(p, self.par)
-        _, vdot, lam = solve_accelerations(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C,
-                                           quantity="the augmented matrix [[M, C^T], [C, 0]]")
-        return np.concatenate([A @ v, vdot]), vdot, lam
+                b[: self.system.m] -= beta**2 * self.num.Phi(p, self.par)
+        K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
+        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None)
+
+    def _evaluate(self, t, y, multipliers=True):
+        s = self._saddle(t, y)
+        sol = solve_square(s.K, s.rhs, "the augmented matrix [[M, C^T], [C, 0]]")
+        vdot = sol[:s.na]
+        return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
+
+    def _position_constraints(self, y_pos):
+        Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]
+        return Phi_a, Phi_a_p
 
     def project(self, t, y):
         stab = self.stabilization

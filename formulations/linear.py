@@ -35,40 +35,41 @@ def _solve(K, rhs, quantity):
     return x
 
 
-def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the system matrix"):
-    """(a, v', mu_or_lambda) for v' = T a + tau, G a = b; see the module docstring.
+def saddle_system(M, h, T, tau, G, b, *, F=None, C=None):
+    """(K, rhs, na): the square system K [a; mu_or_lambda] = rhs of the module docstring.
 
     M (n, n), h = f0 - d (n,), T (n, na) or None for the identity (then tau is ignored),
-    tau (n,), G (g, na), b (g,). With F (n, c) non-zero, C (c, n) is needed and the last output
-    holds all c multipliers; otherwise it holds the multipliers of the g kept rows.
+    tau (n,), G (g, na), b (g,). With F (n, c) non-zero, C (c, n) is needed and the unknowns
+    after a are all c multipliers (the first n rows of K are then the unprojected dynamics);
+    otherwise they are the multipliers of the g kept rows (the first na rows are the projected
+    dynamics). The last g rows are always the kept constraint rows.
     """
     nonideal = F is not None and F.size and F.any()
+    g = G.shape[0]
     if T is None and not nonideal:  # the dependent form: [[M, G^T], [G, 0]]
-        n, g = M.shape[0], G.shape[0]
+        n = M.shape[0]
         K = np.empty((n + g, n + g))
         K[:n, :n], K[:n, n:], K[n:, :n], K[n:, n:] = M, G.T, G, 0.0
-        sol = _solve(K, np.concatenate([h, b]), quantity)
-        return sol[:n], sol[:n], sol[n:]
+        return K, np.concatenate([h, b]), n
     if T is None:
         T, tau = np.eye(M.shape[0]), np.zeros(M.shape[0])
-    na, g = T.shape[1], G.shape[0]
+    na = T.shape[1]
     if nonideal:
-        c = C.shape[0]
-        K = np.zeros((M.shape[0] + g, na + c))
-        K[:M.shape[0], :na] = M @ T
-        K[:M.shape[0], na:] = C.T - F
-        K[M.shape[0]:, :na] = G
-        sol = _solve(K, np.concatenate([h - M @ tau, b]), quantity)
-        a, lam = sol[:na], sol[na:]
-    else:
-        MT = M @ T
-        K = np.zeros((na + g, na + g))
-        K[:na, :na] = T.T @ MT
-        K[:na, na:] = G.T
-        K[na:, :na] = G
-        sol = _solve(K, np.concatenate([T.T @ (h - M @ tau), b]), quantity)
-        a, lam = sol[:na], sol[na:]
-    return a, T @ a + tau, lam
+        n, c = M.shape[0], C.shape[0]
+        K = np.zeros((n + g, na + c))
+        K[:n, :na], K[:n, na:], K[n:, :na] = M @ T, C.T - F, G
+        return K, np.concatenate([h - M @ tau, b]), na
+    K = np.zeros((na + g, na + g))
+    K[:na, :na], K[:na, na:], K[na:, :na] = T.T @ (M @ T), G.T, G
+    return K, np.concatenate([T.T @ (h - M @ tau), b]), na
+
+
+def solve_accelerations(M, h, T, tau, G, b, *, F=None, C=None, quantity="the system matrix"):
+    """(a, v', mu_or_lambda) for v' = T a + tau, G a = b; arguments as in :func:`saddle_system`."""
+    K, rhs, na = saddle_system(M, h, T, tau, G, b, F=F, C=C)
+    sol = _solve(K, rhs, quantity)
+    a = sol[:na]
+    return a, (a if T is None else T @ a + tau), sol[na:]
 
 
 def solve_square(K, rhs, quantity="a matrix of the geometry"):

@@ -6,7 +6,7 @@ v' = D w' + gamma; nonholonomic multipliers only:
     M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D,
     xi_bar = xi_nh + C_nh gamma.
 Holonomic reactions are recovered afterwards in resolved form, C^T lambda = f - d - M v'.
-Stabilization: Baumgarte on the velocity residual C_bar_nh w, or Projection of w onto
+Stabilization: Baumgarte or constraint dynamics on the velocity residual C_bar_nh w, or Projection of w onto
 C_bar_nh w = 0 in the metric M_bar after every step. Systems without an embedding run on the
 tangent-space charts of formulations.charts.
 """
@@ -14,19 +14,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Formulation, register
+from .base import Formulation, Saddle, register
 from .integrators import CapabilityError
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .charts import Atlas, make_geometry
-from .linear import resolved_reactions, solve_accelerations
-from .stabilization import Baumgarte, Projection
+from .dae import unit_norm_constraints
+from .linear import resolved_reactions, saddle_system, solve_square
+from .stabilization import Projection
 
 
 @register
 class Reduced(Formulation):
     name = "reduced"
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
-    stabilizations = ("none", "baumgarte", "projection")
+    stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
     options = ("utol", "Btol", "w_limit", "cond_limit")
 
@@ -70,8 +71,15 @@ class Reduced(Formulation):
         p, D = self.geometry.at(q)[:2]
         return p, D @ w
 
-    def _evaluate(self, t, y, multipliers=True):
-        sysm, m = self.system, self.system.m
+    def _saddle(self, t, y):
+        if self.on_charts:
+            raise CapabilityError(f"formulation {self.name!r} on tangent-space charts cannot be solved as a DAE "
+                                  f"(method 'IDA'): its coordinates change with every new chart; expected a system "
+                                  f"with an embedding p = g(q) or without holonomic constraints")
+        return self._reduced_saddle(t, y)
+
+    def _reduced_saddle(self, t, y):
+        m = self.system.m
         q, w = self._split(y)
         p, D, A_q, A, _ = self.geometry.at(q)
         v = D @ w
@@ -79,13 +87,24 @@ class Reduced(Formulation):
         gamma = self.geometry.gamma(q, w, A, pdd2)
         C_nh = C[m:]
         b = -xi[m:] - C_nh @ gamma
-        if isinstance(self.stabilization, Baumgarte) and sysm.l:
-            b = b - 2 * self.stabilization.alpha * (C_nh @ v)
-        a, vdot, mu = solve_accelerations(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C,
-                                          quantity="the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
-        lam = mu if self.nonideal and F.any() else (
+        gains = self._gains()
+        if gains is not None and self.system.l:
+            b = b - 2 * gains[0] * (C_nh @ v)
+        K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
+        return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C))
+
+    def _position_constraints(self, y_pos):
+        return unit_norm_constraints(y_pos, self.geometry.unit_blocks)
+
+    def _evaluate(self, t, y, multipliers=True):
+        s = self._reduced_saddle(t, y)
+        sol = solve_square(s.K, s.rhs, "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
+        a = sol[:s.na]
+        vdot = s.T @ a + s.tau
+        M, d, f0, F, C = s.extra
+        lam = sol[s.na:] if self.nonideal and F.any() else (
             resolved_reactions(C, f0 - d - M @ vdot) if multipliers else None)
-        return np.concatenate([A_q @ w, a]), vdot, lam
+        return np.concatenate([s.kinematics, a]), vdot, lam
 
     def project(self, t, y):
         if not self.system.l:

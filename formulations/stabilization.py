@@ -2,13 +2,26 @@
 
   NoStabilization()        integrate the acceleration-level equations as they are;
   Baumgarte(alpha, beta)   C v' = -xi - 2 alpha C v - beta^2 [Phi; 0]  (Baumgarte 1972);
+  ConstraintDynamics(frequency, damping)
+                           every constraint a spring and damper on its equivalent mass:
+                           m_bar phi'' + c_bar phi' + k_bar phi = 0,  m_bar psi' + c_bar psi = 0
+                           (after Natsiavas & Paraskevopoulos; Paraskevopoulos, Potosakis &
+                           Natsiavas, *A weak formulation ...*);
   Projection(tol)          after every accepted step, p onto Phi = 0 by Newton iteration in the
                            kinetic-energy metric and v onto C v = 0 by the M-orthogonal
-                           projection (Blajer, Multibody Syst. Dyn. 7, 2002).
+                           projection (Blajer, Multibody Syst. Dyn. 7, 2002);
+  GGL()                    the stabilized index-2 form of Gear, Gupta & Leimkuhler (1985), solved
+                           as a DAE by IDA: p' = A v - Phi_a_p^T mu, Phi_a(p) = 0, C v = 0.
+
+Baumgarte and ConstraintDynamics both enter the acceleration-level rows as
+    C v' = -xi - 2 alpha C v - beta^2 [Phi; 0];
+they differ in what their parameters mean (``gains``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -34,6 +47,73 @@ class Baumgarte:
     def label(self) -> str:
         return f"baumgarte(alpha={self.alpha:g}, beta={self.beta:g})"
 
+    def gains(self):
+        """(alpha, beta) in 1/s."""
+        return self.alpha, self.beta
+
+
+@dataclass(frozen=True)
+class ConstraintDynamics:
+    """Constraint violations as damped oscillators with physical parameters.
+
+    Each constraint row R is given the equivalent mass m_bar_R = 1 / (c_R M^-1 c_R^T) (c_R its row
+    of C; kg for a length constraint), a stiffness k_bar_R = m_bar_R omega^2 and a damping
+    c_bar_R = 2 zeta omega m_bar_R, with omega = 2 pi frequency. With m_bar frozen over a step the
+    violations obey phi'' + 2 zeta omega phi' + omega^2 phi = 0 (holonomic) and
+    psi' + 2 zeta omega psi = 0 (nonholonomic, psi = C_nh v) exactly, whatever the system.
+    frequency in Hz; None (default): omega twice the fastest rate of the motion at the start (the
+    largest |eigenvalue| of the formulation's Jacobian; at least ten cycles over the simulated
+    interval), chosen when a simulation starts. damping: ratio zeta (1 = critical).
+    """
+
+    frequency: float | None = None
+    damping: float = 1.0
+    name = "constraint_dynamics"
+
+    def __post_init__(self):
+        if self.frequency is not None and not self.frequency > 0:
+            raise ValueError(f"ConstraintDynamics got frequency={self.frequency} but expected a positive value in Hz "
+                             f"or None")
+        if not self.damping > 0:
+            raise ValueError(f"ConstraintDynamics got damping={self.damping} but expected a positive ratio")
+
+    @property
+    def omega(self) -> float:
+        if self.frequency is None:
+            raise ValueError("ConstraintDynamics: the frequency is chosen when a simulation starts")
+        return 2 * np.pi * self.frequency
+
+    def gains(self):
+        """(alpha, beta) in 1/s: alpha = zeta omega, beta = omega."""
+        return self.damping * self.omega, self.omega
+
+    def label(self) -> str:
+        freq = "auto" if self.frequency is None else f"{self.frequency:.3g} Hz"
+        return f"constraint_dynamics({freq}, zeta={self.damping:g})"
+
+    @staticmethod
+    def equivalent_mass(M, C):
+        """m_bar (c,): 1 / (c_R M^-1 c_R^T) per row of C (c, n); M (n, n)."""
+        if C.shape[0] == 0:
+            return np.zeros(0)
+        return 1.0 / np.einsum("ij,ji->i", C, np.linalg.solve(M, C.T))
+
+    def coefficients(self, M, C):
+        """(m_bar, c_bar, k_bar), each (c,): the constraints' equivalent mass, damping and stiffness
+        (SI: kg, N s/m, N/m for a length constraint; the nonholonomic rows use m_bar and c_bar)."""
+        m_bar = self.equivalent_mass(M, C)
+        return m_bar, 2 * self.damping * self.omega * m_bar, self.omega**2 * m_bar
+
+
+@dataclass(frozen=True)
+class GGL:
+    """Gear-Gupta-Leimkuhler stabilized index-2 form (DAE; method 'IDA' only)."""
+
+    name = "ggl"
+
+    def label(self) -> str:
+        return "ggl"
+
 
 @dataclass(frozen=True)
 class Projection:
@@ -53,7 +133,8 @@ class Projection:
         return "projection"
 
 
-STRATEGIES = {"none": NoStabilization, "baumgarte": Baumgarte, "projection": Projection}
+STRATEGIES = {"none": NoStabilization, "baumgarte": Baumgarte, "projection": Projection,
+              "constraint_dynamics": ConstraintDynamics, "ggl": GGL}
 
 
 def as_strategy(value):
@@ -64,6 +145,6 @@ def as_strategy(value):
         if value not in STRATEGIES:
             raise ValueError(f"stabilization got {value!r} but expected one of: {', '.join(STRATEGIES)}")
         return STRATEGIES[value]()
-    if isinstance(value, (NoStabilization, Baumgarte, Projection)):
+    if isinstance(value, tuple(STRATEGIES.values())):
         return value
     raise ValueError(f"stabilization got {value!r} but expected a strategy object or one of: {', '.join(STRATEGIES)}")

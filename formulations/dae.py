@@ -1,0 +1,152 @@
+"""Direct solution of the equations of motion as differential-algebraic equations by SUNDIALS IDA.
+
+IDA (variable-order BDF with Newton iteration on F(t, Y, Y') = 0; Hindmarsh et al., ACM TOMS 31,
+2005) is reached through scikit-sundae, the optional extra ``dae``: pip install "pfaff[dae]".
+Two forms, for any formulation that offers its saddle-point system (``Formulation._saddle``: the
+dependent and the reduced formulations), with y = (y_pos, y_vel) the formulation's own state:
+
+index 1 (stabilization none, Baumgarte or constraint dynamics), unknowns Y = (y, lambda):
+    y_pos' - kinematics(y) = 0,     K(y) [y_vel'; lambda] - rhs(y) = 0
+  the accelerations and multipliers are found by IDA's Newton iteration together with the states,
+  not by a separate solve; lambda is an index-1 variable and stays in the error test.
+
+GGL, the stabilized index-2 form (Gear, Gupta & Leimkuhler, J. Comput. Appl. Math. 12, 1985),
+unknowns Y = (y, lambda, mu):
+    y_pos' - kinematics(y) + Psi_y^T mu = 0,   (dynamics rows of K) [y_vel'; lambda] = rhs,
+    G y_vel = 0,   Psi(y_pos) = 0
+  with G the kept constraint rows (velocity level) and Psi the position constraints of the own
+  coordinates (dependent: Phi and the unit norms of Euler parameters; reduced: the unit norms of
+  Euler parameters in q). mu vanishes on the exact solution; lambda and mu are index-2 variables
+  and are left out of the error test (their absolute tolerance is set to EXCLUDED), as Hairer &
+  Wanner (Solving ODEs II, VII.3) advise.
+
+Initial values of y', lambda (and mu = 0) are computed from the consistent initial state by the
+formulation's own linear solve, so IDA starts without an initial-condition correction.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .integrators import CapabilityError, RunRecord, StopRun
+from .linear import solve_square
+
+EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test
+
+
+class MissingDependencyError(ImportError):
+    """An optional dependency is not installed; says which and how to install it."""
+
+
+def require_ida():
+    """The IDA class of scikit-sundae, or MissingDependencyError with the install command."""
+    try:
+        from sksundae.ida import IDA
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "method 'IDA' needs the optional package scikit-sundae (SUNDIALS IDA), which is not installed; "
+            "install it with: pip install \"pfaff[dae]\" (or pip install scikit-sundae)") from exc
+    return IDA
+
+
+def unit_norm_constraints(x, blocks):
+    """(Psi (b,), Psi_x (b, len(x))): Psi = (|e|^2 - 1) / 2 for each index block e of x."""
+    Psi, Psi_x = np.zeros(len(blocks)), np.zeros((len(blocks), len(x)))
+    for i, block in enumerate(blocks):
+        idx = list(block)
+        Psi[i] = (x[idx] @ x[idx] - 1.0) / 2
+        Psi_x[i, idx] = x[idx]
+    return Psi, Psi_x
+
+
+class Problem:
+    """F(t, Y, Y') = 0 of one formulation in one form, with consistent Y0, Y0' and the error weights."""
+
+    def __init__(self, formulation, t0, y0, form, rtol, atol):
+        self.formulation, self.form = formulation, form
+        self.n_y = y0.size
+        s = formulation._saddle(t0, y0)
+        self.n_pos, self.na = s.kinematics.size, s.na
+        self.n_lam = s.K.shape[1] - s.na
+        self.rows = s.rows
+        sol = solve_square(s.K, s.rhs, f"the saddle-point matrix of {formulation.name!r} at the start")
+        yp0 = np.concatenate([s.kinematics, sol[: s.na]])
+        lam0 = sol[s.na:]
+        self.n_mu = formulation._position_constraints(y0[: self.n_pos])[0].size if form == "ggl" else 0
+        self.Y0 = np.concatenate([y0, lam0, np.zeros(self.n_mu)])
+        self.YP0 = np.concatenate([yp0, np.zeros(self.n_lam + self.n_mu)])
+        self.algebraic = list(range(self.n_y, self.Y0.size))
+        multiplier_atol = EXCLUDED if form == "ggl" else atol
+        self.atol = np.concatenate([np.full(self.n_y, atol), np.full(self.n_lam + self.n_mu, multiplier_atol)])
+        self.evaluations = 0
+
+    def residual(self, t, Y, YP, res):
+        self.evaluations += 1
+        n_pos, n_y, na = self.n_pos, self.n_y, self.na
+        y = Y[:n_y]
+        s = self.formulation._saddle(t, y)
+        unknowns = np.concatenate([YP[n_pos:n_y], Y[n_y:n_y + self.n_lam]])
+        res[:n_pos] = YP[:n_pos] - s.kinematics
+        if self.form != "ggl":
+            res[n_pos:] = s.K @ unknowns - s.rhs
+            return
+        dyn = s.K.shape[0] - s.rows
+        mu = Y[n_y + self.n_lam:]
+        Psi, Psi_y = self.formulation._position_constraints(y[:n_pos])
+        res[:n_pos] += Psi_y.T @ mu
+        res[n_pos:n_pos + dyn] = s.K[:dyn] @ unknowns - s.rhs[:dyn]
+        res[n_pos + dyn:n_pos + dyn + s.rows] = s.K[dyn:, :na] @ s.velocity
+        res[n_pos + dyn + s.rows:] = Psi
+
+
+def run_ida(formulation, t_span, y0, *, form, rtol, atol, max_step=np.inf, first_step=None, t_eval=None,
+            record, monitor=None) -> tuple:
+    """Integrate with IDA; returns (the driver's RunRecord, residual evaluations); own states y are
+    recorded through ``record``.
+
+    Every internal step is an output point unless t_eval is given (then IDA's interpolant gives
+    the grid). A failed step ends the run with status -1 and IDA's message; the points so far are kept.
+    """
+    IDA = require_ida()
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    if t1 <= t0:
+        raise CapabilityError(f"method 'IDA' got t_span={t_span!r} but expected t1 > t0")
+    problem = Problem(formulation, t0, np.asarray(y0, float), form, rtol, atol)
+    options = dict(algebraic_idx=problem.algebraic, rtol=rtol, atol=problem.atol, max_num_steps=100000,
+                   max_step=0.0 if not np.isfinite(max_step) else float(max_step))
+    if first_step:
+        options["first_step"] = float(first_step)
+    solver = IDA(problem.residual, **options)
+    n_y = problem.n_y
+    ts, ys = [], []
+    grid = None if t_eval is None else np.asarray(t_eval, float)
+    next_eval = 0
+    if grid is None or (grid.size and grid[0] == t0):
+        ts.append(t0)
+        ys.append(record(t0, problem.Y0[:n_y].copy(), False))
+        next_eval = 0 if grid is None else 1
+    status, message, steps, t_now = 0, "the integration reached the end of the interval", 0, t0
+    try:
+        start = solver.init_step(t0, problem.Y0, problem.YP0)
+        if not start.success:
+            raise StopRun(f"IDA could not start: {start.message}", quantity="initial values")
+        while t_now < t1:
+            out = solver.step(t1, method="onestep", tstop=t1)
+            if not out.success:
+                raise StopRun(f"IDA failed ({out.message})", quantity="IDA step")
+            steps += 1
+            t_now = float(out.t)
+            if grid is None:
+                ts.append(t_now)
+                ys.append(record(t_now, np.array(out.y[:n_y]), False))
+            else:
+                while next_eval < grid.size and grid[next_eval] <= t_now:
+                    te = float(grid[next_eval])
+                    at = out if te == t_now else solver.step(te, method="normal")
+                    ts.append(te)
+                    ys.append(record(te, np.array(at.y[:n_y]), True))
+                    next_eval += 1
+            if monitor is not None:
+                monitor(t_now, np.array(out.y[:n_y]))
+    except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
+        status, message = -1, f"stopped at t = {t_now:.6g}: {exc}"
+    return RunRecord(ts, ys, status, message, steps, []), problem.evaluations
