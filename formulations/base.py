@@ -214,12 +214,15 @@ class Formulation(ABC):
                 f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True).")
 
     def simulate(self, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="DOP853", max_step=np.inf,
-                 t_eval=None, events=(), step=None, first_step=None, project_initial=False) -> Trajectory:
+                 t_eval=None, events=(), step=None, first_step=None, project_initial=False,
+                 check_initial=True) -> Trajectory:
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
 
         method: one of formulations.integrators.METHODS, or "IDA" (SUNDIALS, a DAE solver; optional
         extra ``dae``; see formulations.dae); ``step`` is the fixed step of "rk4".
         events: Event objects or callables g(t, p, v) (terminal, both directions).
+        check_initial=False starts from a state that violates the constraints (to watch a feedback
+        stabilization pull it back); by default such a state is refused.
         A failed step or singular matrix ends the run with status -1 and a message naming the
         system, the time and the quantity; the trajectory computed so far is kept.
         """
@@ -232,7 +235,8 @@ class Formulation(ABC):
                                                                       np.asarray(state0[1], float))
         if project_initial:
             p0, v0 = self.system.consistent_state(p0, v0)
-        self.check_state(p0, v0)
+        if check_initial:
+            self.check_state(p0, v0)
         ida = method == "IDA"
         self._check_method(method, events)
         stepper = None if ida else make_stepper(method, step)

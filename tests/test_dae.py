@@ -1,0 +1,174 @@
+"""Direct DAE solution by IDA (index 1 and GGL) and constraint dynamics as a stabilization."""
+import sys
+
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+from formulations.dae import MissingDependencyError, require_ida
+from formulations.integrators import CapabilityError
+from formulations.stabilization import ConstraintDynamics
+
+try:
+    import sksundae  # noqa: F401
+    HAVE_IDA = True
+except ImportError:  # the optional extra "dae" is not installed
+    HAVE_IDA = False
+needs_ida = pytest.mark.skipif(not HAVE_IDA, reason="scikit-sundae (extra 'dae') is not installed")
+
+
+def reference(system, t_end, t_eval):
+    return F.create("dependent", system, stabilization="projection").simulate(
+        (0.0, t_end), rtol=1e-12, atol=1e-12, t_eval=t_eval)
+
+
+@needs_ida
+@pytest.mark.parametrize("name", ["pendulum_cartesian", "rolling_disc", "slider_crank", "sphere_in_cylinder"])
+@pytest.mark.parametrize("formulation, stabilization", [("dependent", "none"), ("dependent", "ggl"),
+                                                        ("dependent", "baumgarte"), ("reduced", "none"),
+                                                        ("reduced", "ggl")],
+                         ids=["dependent-index1", "dependent-ggl", "dependent-baumgarte", "reduced-index1",
+                              "reduced-ggl"])
+def test_ida_agrees_with_the_ode_formulations(name, formulation, stabilization):
+    system = systems.load(name)
+    t_eval = np.linspace(0.0, 1.0, 11)
+    ref = reference(system, 1.0, t_eval)
+    tr = F.create(formulation, system, stabilization=stabilization).simulate(
+        (0.0, 1.0), rtol=1e-10, atol=1e-10, method="IDA", t_eval=t_eval)
+    assert tr.status == 0, tr.message
+    assert np.allclose(tr.t, t_eval)
+    assert np.max(np.abs(tr.p - ref.p)) < 1e-6
+    assert np.max(np.abs(tr.v - ref.v)) < 1e-5
+    for key in ref.reactions:  # the same reactions as every other path
+        scale = 1.0 + np.max(np.abs(ref.reactions[key]))
+        assert np.max(np.abs(tr.reactions[key] - ref.reactions[key])) < 1e-4 * scale, key
+
+
+@needs_ida
+@pytest.mark.parametrize("name", ["pendulum_cartesian", "slider_crank", "rolling_disc"])
+def test_ggl_keeps_position_and_velocity_constraints(name):
+    system = systems.load(name)
+    tol = 1e-8
+    errors = {}
+    for stab in ("none", "ggl"):
+        tr = F.create("dependent", system, stabilization=stab).simulate((0.0, 5.0), rtol=tol, atol=tol, method="IDA")
+        assert tr.status == 0, tr.message
+        errors[stab] = tr.constraint_errors.max()
+    assert errors["ggl"]["position"] < 10 * tol
+    assert errors["ggl"]["velocity"] < 100 * tol
+    # index 1 without stabilization lets Phi drift; GGL holds it
+    assert errors["ggl"]["position"] < errors["none"]["position"]
+
+
+@needs_ida
+def test_ida_every_step_is_an_output_point_without_t_eval():
+    system = systems.load("pendulum_cartesian")
+    tr = F.create("dependent", system).simulate((0.0, 1.0), rtol=1e-8, atol=1e-8, method="IDA")
+    assert tr.status == 0
+    assert len(tr.t) == tr.stats.steps + 1
+    assert tr.t[0] == 0.0 and tr.t[-1] == pytest.approx(1.0)
+    assert tr.stats.rhs_evaluations > tr.stats.steps
+
+
+def test_missing_scikit_sundae_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sksundae", None)
+    monkeypatch.setitem(sys.modules, "sksundae.ida", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "pfaff\[dae\]"'):
+        require_ida()
+    system = systems.load("pendulum_cartesian")
+    with pytest.raises(MissingDependencyError, match="scikit-sundae"):
+        F.create("dependent", system).simulate((0.0, 1.0), method="IDA")
+
+
+@pytest.mark.parametrize("formulation, stabilization, method, events, match", [
+    ("dependent", "projection", "IDA", (), "got stabilization 'projection'"),
+    ("dependent", "ggl", "DOP853", (), "expected method 'IDA'"),
+    ("minimal", "none", "IDA", (), "cannot be solved as a DAE"),
+    ("dependent", "none", "IDA", (lambda t, p, v: p[0],), "got events"),
+], ids=["ida-projection", "ggl-explicit", "minimal-ida", "ida-events"])
+def test_unsupported_combinations_are_refused(formulation, stabilization, method, events, match):
+    system = systems.load("pendulum_cartesian")
+    if formulation == "minimal":
+        pytest.importorskip("sksundae")
+    form = F.create(formulation, system, **({} if formulation == "minimal" else {"stabilization": stabilization}))
+    with pytest.raises(CapabilityError, match=match):
+        form.simulate((0.0, 1.0), method=method, events=events)
+
+
+def test_ida_refuses_charts():
+    pytest.importorskip("sksundae")
+    system = systems.load("spinning_top")
+    form = F.create("reduced", system)
+    if not form.on_charts:
+        pytest.skip("the top has an embedding here")
+    with pytest.raises(CapabilityError, match="charts"):
+        form.simulate((0.0, 0.1), method="IDA")
+
+
+# -- constraint dynamics ------------------------------------------------------------------------
+
+def damped_oscillator(t, x0, xd0, omega, zeta):
+    """x'' + 2 zeta omega x' + omega^2 x = 0, zeta < 1."""
+    wd = omega * np.sqrt(1 - zeta**2)
+    return np.exp(-zeta * omega * t) * (x0 * np.cos(wd * t) + (xd0 + zeta * omega * x0) / wd * np.sin(wd * t))
+
+
+@pytest.mark.parametrize("frequency, damping", [(2.0, 0.2), (5.0, 0.5)])
+def test_constraint_dynamics_pulls_a_violated_rod_back_at_its_frequency(frequency, damping):
+    system = systems.load("pendulum_cartesian")
+    p, v = system.default_state()
+    p = p * 1.01                                  # the rod 1 % too long
+    v = v + np.array([0.0, 0.05])                 # and stretching
+    t_eval = np.linspace(0.0, 2.0, 201)
+    stab = ConstraintDynamics(frequency=frequency, damping=damping)
+    tr = F.create("dependent", system, stabilization=stab).simulate(
+        (0.0, 2.0), (p, v), rtol=1e-11, atol=1e-11, t_eval=t_eval, check_initial=False)
+    assert tr.status == 0, tr.message
+    Phi = np.array([system.residuals(pk, vk)[0][0] for pk, vk in zip(tr.p, tr.v)])
+    Phi0, Phid0 = system.residuals(p, v)
+    expected = damped_oscillator(t_eval, Phi0[0], Phid0[0], 2 * np.pi * frequency, damping)
+    assert abs(Phi0[0]) > 1e-3
+    assert np.max(np.abs(Phi - expected)) < 1e-7
+
+
+def test_constraint_dynamics_damps_a_sliding_blade_exponentially():
+    system = systems.load("knife_edge")
+    p, v = system.default_state()
+    v = v + np.array([0.0, -0.1, 0.0])            # sliding sideways at 0.1 m/s
+    stab = ConstraintDynamics(frequency=1.5, damping=0.7)
+    t_eval = np.linspace(0.0, 1.0, 51)
+    tr = F.create("dependent", system, stabilization=stab).simulate(
+        (0.0, 1.0), (p, v), rtol=1e-11, atol=1e-11, t_eval=t_eval, check_initial=False)
+    psi = np.array([system.residuals(pk, vk)[1][0] for pk, vk in zip(tr.p, tr.v)])
+    rate = 2 * 0.7 * 2 * np.pi * 1.5
+    assert np.max(np.abs(psi - psi[0] * np.exp(-rate * t_eval))) < 1e-8
+    assert abs(psi[0]) == pytest.approx(0.1)
+
+
+def test_constraint_dynamics_coefficients_have_the_equivalent_mass():
+    system = systems.load("slider_crank")
+    p, v = system.default_state()
+    form = F.create("dependent", system)
+    M, _, _, _, C = form._dynamics(0.0, p, v)[1][:5]
+    stab = ConstraintDynamics(frequency=2.0, damping=0.5)
+    m_bar, c_bar, k_bar = stab.coefficients(M, C)
+    # a row that moves one body's coordinate alone has that body's mass as its equivalent mass
+    piston_normal = list(system.constraint_names).index("piston normal force")
+    assert m_bar[piston_normal] == pytest.approx(1.0)   # the piston's mass, kg
+    omega = 2 * np.pi * 2.0
+    assert np.allclose(k_bar, m_bar * omega**2) and np.allclose(c_bar, 2 * 0.5 * omega * m_bar)
+
+
+def test_constraint_dynamics_chooses_its_frequency_from_the_motion():
+    system = systems.load("slider_crank")
+    form = F.create("dependent", system, stabilization="constraint_dynamics")
+    tr = form.simulate((0.0, 1.0), rtol=1e-8, atol=1e-8)
+    assert tr.status == 0
+    chosen = form.stabilization
+    assert chosen.frequency is not None and chosen.frequency >= 10.0  # at least ten cycles over 1 s
+    assert "Hz" in tr.settings["stabilization"]
+    with pytest.raises(ValueError, match="positive"):
+        ConstraintDynamics(frequency=-1.0)
+    with pytest.raises(ValueError, match="positive"):
+        ConstraintDynamics(damping=0.0)
