@@ -33,6 +33,7 @@ from systems.state import renormalize
 from .integrators import CapabilityError, Event, StopRun, make_stepper, run
 from .charts import Atlas, ChartError
 from .linear import SingularMatrixError
+from .augmented_lagrangian import as_method as augmented_lagrangian, run_augmented_lagrangian
 from .dae import require_ida, run_ida
 from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
@@ -218,8 +219,11 @@ class Formulation(ABC):
                  check_initial=True) -> Trajectory:
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
 
-        method: one of formulations.integrators.METHODS, or "IDA" (SUNDIALS, a DAE solver; optional
-        extra ``dae``; see formulations.dae); ``step`` is the fixed step of "rk4".
+        method: one of formulations.integrators.METHODS: scipy's and our Runge-Kutta methods, "IDA"
+        (SUNDIALS, a DAE solver; optional extra ``dae``; see formulations.dae), or
+        "augmented_lagrangian" (index-3, trapezoidal, fixed step; an AugmentedLagrangian instance
+        sets its penalty; see formulations.augmented_lagrangian). ``step`` is the fixed step of
+        "rk4" and "augmented_lagrangian".
         events: Event objects or callables g(t, p, v) (terminal, both directions).
         check_initial=False starts from a state that violates the constraints (to watch a feedback
         stabilization pull it back); by default such a state is refused.
@@ -238,8 +242,9 @@ class Formulation(ABC):
         if check_initial:
             self.check_state(p0, v0)
         ida = method == "IDA"
+        al = augmented_lagrangian(method)
         self._check_method(method, events)
-        stepper = None if ida else make_stepper(method, step)
+        stepper = None if ida or al else make_stepper(method, step)
         self._prepare(p0, v0, stepper)
         atlas = isinstance(self.geometry, Atlas)
         if atlas:
@@ -287,6 +292,9 @@ class Formulation(ABC):
             result, counter[0] = run_ida(self, t_span, y0, form=form, rtol=rtol, atol=atol, max_step=max_step,
                                          first_step=first_step, t_eval=t_eval, record=record,
                                          monitor=self._rank_monitor(p0))
+        elif al:
+            result, counter[0] = run_augmented_lagrangian(self, t_span, y0, step=step, settings=al, t_eval=t_eval,
+                                                          record=record, monitor=self._rank_monitor(p0))
         else:
             result = run(stepper, fun, t_span, y0, rtol=rtol, atol=atol, max_step=max_step, first_step=first_step,
                          t_eval=t_eval, post_step=self.post_step if self.uses_post_step else None, events=events,
@@ -301,7 +309,7 @@ class Formulation(ABC):
                       rejected=None if stepper is None else stepper.rejected,
                       projections=self.projections, rechoices=self.rechoices, setup_time=setup, charts=charts,
                       chart_time_share=share)
-        settings = dict(method=method, rtol=rtol, atol=atol, stabilization=self.stabilization.label(),
+        settings = dict(method=al.name if al else method, rtol=rtol, atol=atol, stabilization=self.stabilization.label(),
                         formulation=self.name, step=step)
         return self._trajectory(result, stats, message, settings)
 
@@ -345,6 +353,13 @@ class Formulation(ABC):
                 raise CapabilityError("method 'IDA' got events but does not locate them here; expected no events "
                                       "(use an ODE method such as DOP853)")
             require_ida()
+        elif augmented_lagrangian(method):
+            if not isinstance(stab, NoStabilization):
+                raise CapabilityError(f"method 'augmented_lagrangian' got stabilization {stab.name!r} but expected "
+                                      f"'none' (the method enforces the constraints itself)")
+            if events:
+                raise CapabilityError("method 'augmented_lagrangian' got events but does not locate them; expected "
+                                      "no events")
         elif isinstance(stab, GGL):
             raise CapabilityError(f"stabilization 'ggl' got method {method!r} but expected method 'IDA' "
                                   f"(the GGL form is a DAE)")

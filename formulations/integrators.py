@@ -23,10 +23,11 @@ from scipy.optimize import brentq
 
 SCIPY_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")
 OWN_METHODS = ("dopri5", "rk4")
-DAE_METHODS = ("IDA",)  # served by formulations.dae, not by a stepper
+DAE_METHODS = ("IDA", "augmented_lagrangian")  # served by formulations.dae and .augmented_lagrangian
 METHODS = SCIPY_METHODS + OWN_METHODS + DAE_METHODS
 _EXPLICIT_RK = {"RK23": 3, "RK45": 6, "DOP853": 12}  # stages per attempted step (FSAL)
-ORDER = {"RK23": 3, "RK45": 5, "DOP853": 8, "dopri5": 5, "rk4": 4, "Radau": 5, "BDF": 5, "LSODA": 12, "IDA": 5}
+ORDER = {"RK23": 3, "RK45": 5, "DOP853": 8, "dopri5": 5, "rk4": 4, "Radau": 5, "BDF": 5, "LSODA": 12, "IDA": 5,
+         "augmented_lagrangian": 2}
 
 
 class CapabilityError(ValueError):

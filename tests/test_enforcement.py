@@ -1,4 +1,4 @@
-"""Direct DAE solution by IDA (index 1 and GGL) and constraint dynamics as a stabilization."""
+"""Constraint enforcement: IDA (index 1 and GGL), constraint dynamics, the augmented Lagrangian."""
 import sys
 
 import numpy as np
@@ -6,6 +6,7 @@ import pytest
 
 import formulations as F
 import systems
+from formulations.augmented_lagrangian import AugmentedLagrangian
 from formulations.dae import MissingDependencyError, require_ida
 from formulations.integrators import CapabilityError
 from formulations.stabilization import ConstraintDynamics
@@ -172,3 +173,74 @@ def test_constraint_dynamics_chooses_its_frequency_from_the_motion():
         ConstraintDynamics(frequency=-1.0)
     with pytest.raises(ValueError, match="positive"):
         ConstraintDynamics(damping=0.0)
+
+
+# -- augmented Lagrangian -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["pendulum_cartesian", "slider_crank", "knife_edge", "rolling_disc",
+                                  "sphere_in_cylinder"])
+def test_augmented_lagrangian_converges_at_second_order(name):
+    system = systems.load(name)
+    ref = reference(system, 0.5, [0.5])
+    steps = [4e-3, 2e-3, 1e-3]
+    errors = []
+    for h in steps:
+        tr = F.create("dependent", system).simulate((0.0, 0.5), method="augmented_lagrangian", step=h)
+        assert tr.status == 0, tr.message
+        errors.append(max(np.max(np.abs(tr.p[-1] - ref.p[-1])), np.max(np.abs(tr.v[-1] - ref.v[-1]))))
+        errs = tr.constraint_errors.max()
+        # positions held by the penalty iteration, velocities and accelerations by the projections
+        assert errs["position"] < 1e-13 and errs["velocity"] < 1e-13 and errs["acceleration"] < 1e-12
+    slope = np.polyfit(np.log(steps), np.log(errors), 1)[0]
+    assert slope == pytest.approx(2.0, abs=0.15)
+
+
+def test_augmented_lagrangian_reactions_are_the_multipliers_of_the_dependent_form():
+    system = systems.load("slider_crank")
+    t_eval = np.linspace(0.0, 0.5, 6)
+    ref = reference(system, 0.5, t_eval)
+    tr = F.create("dependent", system).simulate((0.0, 0.5), method="augmented_lagrangian", step=2.5e-4,
+                                                 t_eval=t_eval)
+    assert np.allclose(tr.t, t_eval)
+    for key in ref.reactions:
+        scale = 1.0 + np.max(np.abs(ref.reactions[key]))
+        assert np.max(np.abs(tr.reactions[key] - ref.reactions[key])) < 1e-3 * scale, key
+
+
+def test_augmented_lagrangian_with_rolling_resistance_loses_energy_as_the_others():
+    system = systems.load("rolling_disc", rolling_resistance=0.002)
+    ode = F.create("dependent", system).simulate((0.0, 1.0), rtol=1e-11, atol=1e-11, t_eval=[0.0, 1.0])
+    al = F.create("dependent", system).simulate((0.0, 1.0), method="augmented_lagrangian", step=5e-4)
+    assert al.status == 0, al.message
+    assert ode.energy[-1] < ode.energy[0]
+    assert al.energy[-1] - al.energy[0] == pytest.approx(ode.energy[-1] - ode.energy[0], rel=1e-3)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(formulation="reduced"), "expected 'dependent'"),
+    (dict(step=None), "expected a fixed step size"),
+    (dict(stabilization="baumgarte"), "expected 'none'"),
+    (dict(events=(lambda t, p, v: p[0],)), "got events"),
+], ids=["reduced", "no-step", "baumgarte", "events"])
+def test_augmented_lagrangian_refuses_what_it_cannot_do(kwargs, match):
+    system = systems.load("pendulum_cartesian")
+    form = F.create(kwargs.get("formulation", "dependent"), system,
+                    **({"stabilization": kwargs["stabilization"]} if "stabilization" in kwargs else {}))
+    with pytest.raises(CapabilityError, match=match):
+        form.simulate((0.0, 0.1), method="augmented_lagrangian", step=kwargs.get("step", 1e-3),
+                      events=kwargs.get("events", ()))
+
+
+def test_augmented_lagrangian_settings_are_checked():
+    with pytest.raises(ValueError, match="penalty"):
+        AugmentedLagrangian(penalty=0.0)
+    with pytest.raises(ValueError, match="max_iter"):
+        AugmentedLagrangian(max_iter=0)
+
+
+def test_augmented_lagrangian_that_cannot_converge_stops_with_a_message():
+    system = systems.load("slider_crank")
+    tr = F.create("dependent", system).simulate((0.0, 1.0), method=AugmentedLagrangian(max_iter=1), step=1e-2)
+    assert tr.status == -1
+    assert "did not converge" in tr.message and "slider_crank" in tr.message
+    assert len(tr.t) >= 1 and tr.t[0] == 0.0   # what was computed is kept

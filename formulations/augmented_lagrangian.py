@@ -1,0 +1,161 @@
+"""Index-3 augmented Lagrangian integration with mass-orthogonal projections.
+
+After Bayo & Ledesma, *Augmented Lagrangian and mass-orthogonal projection methods for constrained
+multibody dynamics* (Nonlinear Dynamics 9, 1996), extended to nonholonomic rows and to kinematics
+p' = A(p) v. The trapezoidal rule over one step h,
+
+    v1 = v0 + h/2 (a0 + a1),        p1 = p0 + h/2 (A(p0) v0 + A(p1) v1),
+
+is solved for the accelerations a1 of
+
+    M a1 + d - f + C_h^T (lambda*_h + alpha_h Phi(p1)) + C_nh^T (lambda*_nh + alpha_nh C_nh v1) = 0
+
+by a Newton iteration with the tangent M + (h^2/4) C_h^T alpha_h C_h + (h/2) C_nh^T alpha_nh C_nh
+(C^T - F in place of C^T for non-ideal constraints; the derivatives of d and f are left out), the multiplier estimates being updated after every
+iteration, lambda* <- lambda* + alpha (Phi, C_nh v1) (the augmented Lagrangian iteration). The
+penalties are per row and dimensionless through the rows' equivalent masses
+m_bar_R = 1 / (c_R M^-1 c_R^T): alpha_h,R = penalty 4 m_bar_R / h^2, alpha_nh,R = penalty 2 m_bar_R / h,
+so the constraint part of the tangent is ``penalty`` times the inertia it acts on. Positions are
+held by the penalty iteration (index 3); after convergence the velocities are projected
+M-orthogonally onto C v = 0 and the accelerations onto C v' + xi = 0 (for ideal constraints the
+projected accelerations are the saddle-point solution at (p1, v1), which is how they are computed).
+With Euler parameters p1 is renormalized after every iterate. The method is of second order.
+Non-ideal constraints (f affine in lambda) take f = f0 + F lambda with the current estimate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from systems.state import project_velocities, renormalize
+
+from .integrators import CapabilityError, RunRecord, StopRun
+from .stabilization import ConstraintDynamics
+
+
+@dataclass(frozen=True)
+class AugmentedLagrangian:
+    """Settings of the method: penalty (dimensionless, see the module docstring), iteration limit
+    per step, and the convergence test |delta a| <= tol (1 + |a|) (max-norms), or position
+    increments h^2/4 |delta a| at round-off, 1e-15 (1 + |p|)."""
+
+    penalty: float = 1e4
+    max_iter: int = 30
+    tol: float = 1e-10
+    order = 2
+    name = "augmented_lagrangian"
+
+    def __post_init__(self):
+        if not self.penalty > 0:
+            raise ValueError(f"AugmentedLagrangian got penalty={self.penalty} but expected a positive number")
+        if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
+            raise ValueError(f"AugmentedLagrangian got max_iter={self.max_iter!r} but expected an integer >= 1")
+        if not self.tol > 0:
+            raise ValueError(f"AugmentedLagrangian got tol={self.tol} but expected a positive number")
+
+
+def as_method(method):
+    """The AugmentedLagrangian settings for ``method`` ("augmented_lagrangian" or an instance), else None."""
+    if isinstance(method, AugmentedLagrangian):
+        return method
+    if method == AugmentedLagrangian.name:
+        return AugmentedLagrangian()
+    return None
+
+
+def _positions(system, A_of, p0, pdot0, v1, h, iterations=50):
+    """p1 of p1 = p0 + h/2 (pdot0 + A(p1) v1) by fixed-point iteration (exact in one pass for constant A)."""
+    p1 = renormalize(system, p0 + h * pdot0)
+    for _ in range(iterations):
+        new = renormalize(system, p0 + h / 2 * (pdot0 + A_of(p1) @ v1))
+        if np.max(np.abs(new - p1)) <= 1e-15 * (1 + np.max(np.abs(new))):
+            return new
+        p1 = new
+    return p1
+
+
+def run_augmented_lagrangian(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval=None,
+                             record, monitor=None) -> tuple:
+    """Integrate the dependent formulation over t_span with fixed step ``step``; returns (RunRecord,
+    evaluations of the dynamics). Output at every step, or on the grid t_eval: between output points
+    the steps are equal and at most ``step``, so that every output point is a step point."""
+    if formulation.name != "dependent":
+        raise CapabilityError(f"method 'augmented_lagrangian' got formulation {formulation.name!r} but expected "
+                              f"'dependent'")
+    if step is None or not step > 0:
+        raise CapabilityError(f"method 'augmented_lagrangian' got step={step!r} but expected a fixed step size "
+                              f"in s (simulate(..., step=1e-3))")
+    system, num, par = formulation.system, formulation.num, formulation.par
+    m = system.m
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    n_p = len(system.coordinates)
+    p, v = np.array(y0[:n_p], float), np.array(y0[n_p:], float)
+    evaluations = [0]
+
+    def dynamics(t, p, v):
+        evaluations[0] += 1
+        return formulation._dynamics(t, p, v)[1]
+
+    def A_of(p):
+        return num.A(p, par)
+
+    _, a, lam = formulation._evaluate(t0, np.concatenate([p, v]))
+    grid = None if t_eval is None else np.asarray(t_eval, float)
+    targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
+    ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
+    status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
+    try:
+        for target in targets:
+            n = max(1, int(np.ceil((target - t) / step - 1e-9)))  # equal steps of at most ``step`` landing on it
+            for t_next in np.linspace(t, target, n + 1)[1:]:
+                p, v, a, lam = _step(system, dynamics, A_of, num, par, m, t_next, t_next - t, p, v, a, lam, settings)
+                steps += 1
+                t = float(t_next)
+                y = np.concatenate([p, v])
+                _, a, lam = formulation._evaluate(t, y)  # the M-orthogonal projection of the accelerations
+                if grid is None or t == target:
+                    ts.append(t)
+                    ys.append(record(t, y, False))
+                if monitor is not None:
+                    monitor(t, y)
+    except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
+        status, message = -1, f"stopped at t = {t:.6g}: {exc}"
+    if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points
+        keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
+        ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
+    return RunRecord(ts, ys, status, message, steps, []), evaluations[0]
+
+
+def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings):
+    """One trapezoidal step; returns (p1, v1 projected, a1 from the iteration, lambda*)."""
+    pdot0 = A_of(p0) @ v0
+    a = a0.copy()
+    v1 = v0 + h / 2 * (a0 + a)
+    p1 = _positions(system, A_of, p0, pdot0, v1, h)
+    residual = None  # (Phi(p1), C_nh(p1) v1)
+    alpha = scale = None
+    for _ in range(settings.max_iter):
+        M, d, f0, F, C, xi, A, _ = dynamics(t1, p1, v1)
+        if alpha is None:  # penalties from the equivalent masses at the first iterate
+            m_bar = ConstraintDynamics.equivalent_mass(M, C)
+            alpha = np.concatenate([settings.penalty * 4 * m_bar[:m] / h**2, settings.penalty * 2 * m_bar[m:] / h])
+            scale = np.concatenate([np.full(m, h**2 / 4), np.full(len(m_bar) - m, h / 2)])
+            residual = np.concatenate([num.Phi(p1, par), C[m:] @ v1])
+        reacting = (C.T - F) if F.size else C.T  # non-ideal: f = f0 + F lambda
+        R = M @ a + d - f0 + reacting @ (lam + alpha * residual)
+        delta = -np.linalg.solve(M + reacting @ ((alpha * scale)[:, None] * C), R)
+        a = a + delta
+        v1 = v0 + h / 2 * (a0 + a)
+        p1 = _positions(system, A_of, p0, pdot0, v1, h)
+        residual = np.concatenate([num.Phi(p1, par), num.C(p1, par)[m:] @ v1])
+        lam = lam + alpha * residual
+        size = np.max(np.abs(delta))
+        if size <= settings.tol * (1 + np.max(np.abs(a))) or h**2 / 4 * size <= 1e-15 * (1 + np.max(np.abs(p1))):
+            break  # converged, or the position increments are at round-off
+    else:
+        raise StopRun(f"the augmented Lagrangian iteration did not converge in {settings.max_iter} iterations "
+                      f"(last |delta a| = {np.max(np.abs(delta)):.2e}); take a smaller step or a larger penalty",
+                      quantity="accelerations")
+    v1 = project_velocities(system, p1, v1)[0]
+    return p1, v1, a, lam
