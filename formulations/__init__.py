@@ -8,12 +8,16 @@ constraint stabilization, reactions and the command line.
     traj.reactions["contact normal force"]
 """
 from . import dependent, minimal, reduced  # noqa: F401  (registration; reduced also registers manifold)
+from .augmented_lagrangian import AugmentedLagrangian
 from .base import Evaluation, Formulation, create, names, register
-from .compare import Comparison, Configuration, compare
+from .compare import Comparison, Configuration, compare, enforcement_configurations
+from .dae import MissingDependencyError
 from .integrators import METHODS, CapabilityError, Event
 from .reactions import reactions
-from .stabilization import Baumgarte, NoStabilization, Projection
+from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .trajectory import ConstraintErrors, Stats, Trajectory
 
-__all__ = ["compare", "Comparison", "Configuration", "create", "names", "register", "Formulation", "Evaluation", "reactions", "Baumgarte", "Projection",
-           "NoStabilization", "Trajectory", "Stats", "ConstraintErrors", "Event", "CapabilityError", "METHODS"]
+__all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
+           "Formulation", "Evaluation", "reactions", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
+           "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event",
+           "CapabilityError", "MissingDependencyError", "METHODS"]

@@ -4,8 +4,8 @@
     pfaff analyze SYSTEM [--set name=value ...] [--markdown]
     pfaff simulate SYSTEM --formulation F --t-end T [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--set name=value ...] [--json]
-    pfaff compare SYSTEM [--formulations F ...] [--t-end T] [--rtol R] [--sweep] [--out DIR]
-                  [--animate] [--set name=value ...] [--json]
+    pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--sweep]
+                  [--out DIR] [--animate] [--set name=value ...] [--json]
     pfaff derive SYSTEM --formulation F [--latex | --markdown] [--set name=value ...]
 
 Exit status 0 on success, 2 on bad input with one line on stderr (no traceback).
@@ -19,6 +19,7 @@ import sys
 import time
 
 import systems
+from formulations.stabilization import STRATEGIES
 
 
 class UsageError(Exception):
@@ -80,7 +81,8 @@ def cmd_simulate(args):
         form = formulations.create(args.formulation, system, stabilization=args.stabilization)
         traj = form.simulate((0.0, args.t_end), rtol=args.rtol, atol=args.atol, method=args.method,
                              step=args.step)
-    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError) as exc:
+    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
+            formulations.MissingDependencyError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps(traj.summary()))
@@ -127,11 +129,14 @@ def cmd_compare(args):
     system = _load(args.system, args.set)
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
     progress = Progress()
+    configurations = args.formulations
+    if args.enforcement:
+        configurations = formulations.enforcement_configurations(system, step=args.step) + tuple(configurations or ())
     try:
-        comparison = formulations.compare(system, args.formulations, (0.0, args.t_end), rtol=args.rtol,
+        comparison = formulations.compare(system, configurations, (0.0, args.t_end), rtol=args.rtol,
                                           atol=args.atol, sweep=sweep, progress=progress)
     except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
-            ValueError) as exc:
+            formulations.MissingDependencyError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     finally:
         progress.close()
@@ -186,12 +191,18 @@ def build_parser():
     simulate.add_argument("--rtol", type=_positive, default=1e-8)
     simulate.add_argument("--atol", type=_positive, default=1e-8)
     simulate.add_argument("--method", default="DOP853")
-    simulate.add_argument("--step", type=_positive, default=None, help="fixed step of --method rk4")
-    simulate.add_argument("--stabilization", default="none", choices=["none", "baumgarte", "projection"])
+    simulate.add_argument("--step", type=_positive, default=None,
+                          help="fixed step of --method rk4 and augmented_lagrangian")
+    simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES))
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
-                         help="configurations formulation[+stabilization][@method] (default: all that apply)")
+                         help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
+    compare.add_argument("--enforcement", action="store_true",
+                         help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
+                              "reduced, minimal, manifold), with any --formulations added")
+    compare.add_argument("--step", type=_positive, default=1e-3,
+                         help="fixed step of the augmented Lagrangian under --enforcement (default 1e-3 s)")
     compare.add_argument("--t-end", type=_positive, default=10.0)
     compare.add_argument("--rtol", type=_positive, default=1e-8)
     compare.add_argument("--atol", type=_positive, default=None)

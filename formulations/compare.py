@@ -4,7 +4,10 @@ Every configuration starts from the same consistent state and is sampled on the 
 so that its deviation from a reference run (the dependent formulation with projection at a tight
 tolerance, 1e-13 unless given) and the deviation of its reactions can be measured point by point.
 A tolerance sweep repeats every configuration over a range of tolerances and gives work-precision
-data: deviation from the reference against wall time.
+data: deviation from the reference, constraint errors and energy drift against wall time. A
+fixed-step configuration (``dependent@augmented_lagrangian:1e-3``) has no tolerance: in a sweep its
+step is scaled with the tolerance as h = h0 (tol / rtol)^(1 / order), so that its points cover the
+same range of accuracy.
 """
 from __future__ import annotations
 
@@ -15,7 +18,10 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+import warnings
+
 from .base import create
+from .integrators import ORDER
 from .stabilization import as_strategy
 from .trajectory import Trajectory
 
@@ -29,11 +35,30 @@ def default_configurations(system) -> tuple:
     return DEFAULT_CONFIGURATIONS + extra
 
 
+def enforcement_configurations(system, step=1e-3) -> tuple:
+    """Every constraint-enforcement method that applies to ``system``: the dependent formulation with
+    no stabilization, Baumgarte, constraint dynamics and projection; index 1 and GGL by IDA (where
+    scikit-sundae is installed); the augmented Lagrangian at fixed step ``step``; and the
+    reduced, minimal and (with holonomic constraints) manifold formulations."""
+    configs = ["dependent", "dependent+baumgarte", "dependent+constraint_dynamics", "dependent+projection"]
+    try:
+        import sksundae  # noqa: F401
+        configs += ["dependent@IDA", "dependent+ggl@IDA"]
+    except ImportError:
+        warnings.warn("scikit-sundae is not installed: the IDA configurations are left out (pip install "
+                      "\"pfaff[dae]\")", stacklevel=2)
+    configs += [f"dependent@augmented_lagrangian:{step:g}", "reduced", "minimal"]
+    if system.m or system.unit_norm_blocks:
+        configs.append("manifold")
+    return tuple(configs)
+
+
 @dataclass(frozen=True)
 class Configuration:
-    """One run to compare: formulation, stabilization (name or strategy), integrator and options.
+    """One run to compare: formulation, stabilization (name or strategy), integrator, its fixed step
+    (for "rk4" and "augmented_lagrangian"; None for adaptive methods) and options.
 
-    ``Configuration.parse("dependent+projection@RK45")`` reads formulation[+stabilization][@method].
+    ``Configuration.parse("dependent+projection@RK45")`` reads formulation[+stabilization][@method[:step]].
     """
 
     formulation: str
@@ -41,13 +66,17 @@ class Configuration:
     method: str = "DOP853"
     options: Mapping = field(default_factory=dict)
     label: str = ""
+    step: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if self.step is not None and not self.step > 0:
+            raise ValueError(f"configuration got step={self.step!r} but expected a positive step size in s")
         if not self.label:
             stab = as_strategy(self.stabilization)
             text = self.formulation if stab.name == "none" else f"{self.formulation}+{stab.name}"
-            object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{self.method}")
+            method = self.method if self.step is None else f"{self.method}:{self.step:g}"
+            object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{method}")
 
     @classmethod
     def parse(cls, spec) -> "Configuration":
@@ -57,7 +86,18 @@ class Configuration:
             return cls(**spec)
         text, _, method = str(spec).partition("@")
         formulation, _, stab = text.partition("+")
-        return cls(formulation, stab or "none", method or "DOP853")
+        method, _, step = method.partition(":")
+        try:
+            step = float(step) if step else None
+        except ValueError:
+            raise ValueError(f"configuration {spec!r} got step {step!r} but expected a number after ':'") from None
+        return cls(formulation, stab or "none", method or "DOP853", step=step)
+
+    def step_for(self, tol, rtol):
+        """The fixed step at tolerance ``tol`` of a sweep whose base tolerance is ``rtol`` (None if adaptive)."""
+        if self.step is None:
+            return None
+        return self.step * (tol / rtol) ** (1.0 / ORDER.get(self.method, 2))
 
     def build(self, system):
         return create(self.formulation, system, stabilization=self.stabilization, **self.options)
@@ -90,12 +130,19 @@ class ComparisonRow:
 
 @dataclass(frozen=True)
 class SweepPoint:
+    """One run of a sweep: errors are max-norms over the run, energy drift in J; step for fixed-step
+    methods (None for adaptive ones); status < 0 for a failed run."""
+
     label: str
     tol: float
     wall_time: float
     rhs_evaluations: int
     deviation: float
     position_error: float
+    velocity_error: float = float("nan")
+    energy_drift: float = float("nan")
+    step: float | None = None
+    status: int = 0
 
 
 COLUMNS = [("configuration", "label", "{}"), ("wall s", "wall_time", "{:.3f}"), ("RHS evals", "rhs_evaluations", "{}"),
@@ -248,17 +295,19 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     rows, trajs = [], []
     for config in configs:
         tick(config.label)
-        traj = config.build(system).simulate(t_span, state0, rtol=rtol, atol=atol, method=config.method, t_eval=grid)
+        traj = config.build(system).simulate(t_span, state0, rtol=rtol, atol=atol, method=config.method, t_eval=grid,
+                                             step=config.step)
         trajs.append(traj)
         rows.append(_row(config, traj, reference, rtol, atol))
     points = []
     for tol in sweep or ():
         for config in configs:
             tick(f"{config.label} at {tol:g}")
+            step = config.step_for(tol, rtol)
             traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=tol, method=config.method,
-                                                 t_eval=grid)
+                                                 t_eval=grid, step=step)
             row = _row(config, traj, reference, tol, tol)
             points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
-                                     row.position_error))
+                                     row.position_error, row.velocity_error, row.energy_drift, step, row.status))
     return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
                       tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))
