@@ -303,11 +303,11 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     for tol in sweep or ():
         for config in configs:
             tick(f"{config.label} at {tol:g}")
-            step = config.step_for(tol, rtol)
+            h = config.step_for(tol, rtol)
             traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=tol, method=config.method,
-                                                 t_eval=grid, step=step)
+                                                 t_eval=grid, step=h)
             row = _row(config, traj, reference, tol, tol)
             points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
-                                     row.position_error, row.velocity_error, row.energy_drift, step, row.status))
+                                     row.position_error, row.velocity_error, row.energy_drift, h, row.status))
     return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
                       tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))

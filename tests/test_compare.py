@@ -115,3 +115,48 @@ def test_cli_derive(capsys):
     assert r"\bar{\bar{\mathbf{M}}}" in latex and "Reactions" in latex
     assert main(["derive", "sphere_in_cylinder", "--formulation", "minimal"]) == 2
     assert "Euler parameters" in capsys.readouterr().err
+
+
+def test_fixed_step_configurations_parse_and_scale_in_a_sweep():
+    c = F.Configuration.parse("dependent@augmented_lagrangian:2e-3")
+    assert (c.method, c.step, c.label) == ("augmented_lagrangian", 2e-3, "dependent@augmented_lagrangian:0.002")
+    assert c.step_for(1e-10, 1e-8) == pytest.approx(2e-4)  # second order: h ~ tol^(1/2)
+    assert F.Configuration.parse("dependent@IDA").step_for(1e-10, 1e-8) is None
+    with pytest.raises(ValueError, match="expected a number"):
+        F.Configuration.parse("dependent@augmented_lagrangian:fast")
+    with pytest.raises(ValueError, match="positive step"):
+        F.Configuration("dependent", method="augmented_lagrangian", step=-1.0)
+    system = systems.load("pendulum_cartesian")
+    comp = F.compare(system, ["dependent", "dependent@augmented_lagrangian:1e-2"], (0, 0.5), samples=11,
+                     sweep=[1e-6, 1e-8])
+    al = sorted((p for p in comp.sweep if p.step is not None), key=lambda p: p.tol)
+    assert [p.step for p in al] == pytest.approx([1e-2, 1e-1])
+    assert al[0].deviation < al[1].deviation / 10   # the smaller step is the more accurate
+    assert all(p.status == 0 and p.position_error < 1e-13 for p in al)
+
+
+def test_enforcement_configurations_cover_every_method():
+    pytest.importorskip("sksundae")
+    holonomic = F.enforcement_configurations(systems.load("slider_crank"), step=5e-3)
+    assert {"dependent+baumgarte", "dependent+constraint_dynamics", "dependent+projection", "dependent@IDA",
+            "dependent+ggl@IDA", "dependent@augmented_lagrangian:0.005", "reduced", "minimal", "manifold"} <= set(holonomic)
+    assert "manifold" not in F.enforcement_configurations(systems.load("knife_edge"))
+
+
+def test_work_precision_plots_every_quantity(disc_comparison):
+    _, c = disc_comparison
+    for quantity in ("deviation", "constraints", "energy"):
+        ax = plots.work_precision(c, quantity=quantity)
+        assert len(ax.lines) == 4 and quantity in ax.get_title()
+        plt.close(ax.figure)
+    with pytest.raises(ValueError, match="expected one of"):
+        plots.work_precision(c, quantity="speed")
+
+
+def test_cli_compare_enforcement(capsys):
+    pytest.importorskip("sksundae")
+    assert main(["compare", "pendulum_cartesian", "--enforcement", "--step", "1e-2", "--t-end", "0.3"]) == 0
+    out = capsys.readouterr().out
+    for label in ("dependent+constraint_dynamics", "dependent+ggl@IDA", "dependent@augmented_lagrangian:0.01",
+                  "manifold"):
+        assert f"| {label} |" in out

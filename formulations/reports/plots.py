@@ -58,14 +58,25 @@ def reactions(traj, ax=None, names=None):
     return ax
 
 
-def work_precision(comparison, ax=None):
-    """Deviation from the reference against wall time, one line per configuration (needs a sweep)."""
+WORK_PRECISION = {"deviation": ("max deviation from reference", lambda p: p.deviation),
+                  "constraints": ("max constraint error (abs(Phi), abs(C v))",
+                                  lambda p: max(p.position_error, p.velocity_error)),
+                  "energy": ("energy drift [J]", lambda p: p.energy_drift)}
+
+
+def work_precision(comparison, ax=None, quantity="deviation"):
+    """An error against wall time, one line per configuration (needs a sweep); failed runs left out.
+
+    quantity: "deviation" (from the reference), "constraints" (position or velocity level) or "energy"."""
+    if quantity not in WORK_PRECISION:
+        raise ValueError(f"work_precision got quantity={quantity!r} but expected one of: {', '.join(WORK_PRECISION)}")
+    ylabel, value = WORK_PRECISION[quantity]
     ax = _axes(ax)
     labels = list(dict.fromkeys(p.label for p in comparison.sweep))
     for label in labels:
-        pts = sorted((p for p in comparison.sweep if p.label == label), key=lambda p: p.tol)
-        ax.loglog([p.wall_time for p in pts], _floor(np.array([p.deviation for p in pts])), "o-", label=label)
-    ax.set(xlabel="wall time [s]", ylabel="max deviation from reference", title="work-precision")
+        pts = sorted((p for p in comparison.sweep if p.label == label and p.status >= 0), key=lambda p: p.tol)
+        ax.loglog([p.wall_time for p in pts], _floor(np.array([value(p) for p in pts])), "o-", label=label)
+    ax.set(xlabel="wall time [s]", ylabel=ylabel, title=f"work-precision: {quantity}")
     ax.legend(fontsize="small")
     ax.grid(True, which="both", alpha=0.3)
     return ax

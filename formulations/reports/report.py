@@ -31,8 +31,9 @@ def figures(comparison, system, folder) -> list:
     reactions(comparison.reference, ax=fig.add_subplot())
     out.append(("Reactions (reference run)", _save(fig, folder / "reactions.png")))
     if comparison.sweep:
-        fig = Figure(figsize=(7, 4.5))
-        work_precision(comparison, ax=fig.add_subplot())
+        fig = Figure(figsize=(18, 5))
+        for ax, quantity in zip(fig.subplots(1, 3), ("deviation", "constraints", "energy")):
+            work_precision(comparison, ax=ax, quantity=quantity)
         out.append(("Work-precision", _save(fig, folder / "work_precision.png")))
     views = VIEWS.get(system.name, [])
     if views:
