@@ -66,7 +66,7 @@ def unit_norm_constraints(x, blocks):
 class Problem:
     """F(t, Y, Y') = 0 of one formulation in one form, with consistent Y0, Y0' and the error weights."""
 
-    def __init__(self, formulation, t0, y0, form, rtol, atol):
+    def __init__(self, formulation, t0, y0, form, atol):
         self.formulation, self.form = formulation, form
         self.n_y = y0.size
         s = formulation._saddle(t0, y0)
@@ -114,7 +114,7 @@ def run_ida(formulation, t_span, y0, *, form, rtol, atol, max_step=np.inf, first
     t0, t1 = float(t_span[0]), float(t_span[1])
     if t1 <= t0:
         raise CapabilityError(f"method 'IDA' got t_span={t_span!r} but expected t1 > t0")
-    problem = Problem(formulation, t0, np.asarray(y0, float), form, rtol, atol)
+    problem = Problem(formulation, t0, np.asarray(y0, float), form, atol)
     options = dict(algebraic_idx=problem.algebraic, rtol=rtol, atol=problem.atol, max_num_steps=100000,
                    max_step=0.0 if not np.isfinite(max_step) else float(max_step))
     if first_step:
