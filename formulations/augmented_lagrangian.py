@@ -43,7 +43,6 @@ class AugmentedLagrangian:
     penalty: float = 1e4
     max_iter: int = 30
     tol: float = 1e-10
-    order = 2
     name = "augmented_lagrangian"
 
     def __post_init__(self):

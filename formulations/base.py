@@ -113,6 +113,7 @@ class Formulation(ABC):
     def __init__(self, system, *, stabilization=None, **options):
         self.system = system
         self.stabilization = as_strategy(stabilization)
+        self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
         if self.stabilization.name not in self.stabilizations:
             raise CapabilityError(
                 f"formulation {self.name!r} got stabilization {self.stabilization.label()!r} but expected one of: "
@@ -373,7 +374,9 @@ class Formulation(ABC):
         largest |eigenvalue| of the unstabilized formulation's Jacobian, central differences), and at
         least ten cycles over t_span. Faster constraint dynamics makes explicit integrators take
         steps for stability (benchmarks/enforcement_methods.py measures the trade)."""
-        requested = self.__dict__.setdefault("_requested_stabilization", self.stabilization)
+        if not isinstance(self.requested_stabilization, ConstraintDynamics):
+            self.requested_stabilization = self.stabilization  # set after construction (a subclass's own)
+        requested = self.requested_stabilization
         if not isinstance(requested, ConstraintDynamics) or requested.frequency is not None:
             return
         self.stabilization = NoStabilization()
