@@ -35,6 +35,7 @@ from .charts import Atlas, ChartError
 from .linear import SingularMatrixError
 from .augmented_lagrangian import as_method as augmented_lagrangian, run_augmented_lagrangian
 from .dae import require_ida, run_ida
+from .lie import LieStepper, is_lie_method
 from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy
 from .trajectory import ConstraintErrors, Stats, Trajectory, frozen
 
@@ -220,7 +221,9 @@ class Formulation(ABC):
                  check_initial=True) -> Trajectory:
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
 
-        method: one of formulations.integrators.METHODS: scipy's and our Runge-Kutta methods, "IDA"
+        method: one of formulations.integrators.METHODS: scipy's and our Runge-Kutta methods, the
+        Munthe-Kaas methods "RKMK4-SE3", "RKMK4-SO3xR3" (fixed ``step``), "RKMK45-SE3", "RKMK45-SO3xR3"
+        (adaptive) for the dependent formulation of rigid-body systems (formulations.lie), "IDA"
         (SUNDIALS, a DAE solver; optional extra ``dae``; see formulations.dae), or
         "augmented_lagrangian" (index-3, trapezoidal, fixed step; an AugmentedLagrangian instance
         sets its penalty; see formulations.augmented_lagrangian). ``step`` is the fixed step of
@@ -245,7 +248,13 @@ class Formulation(ABC):
         ida = method == "IDA"
         al = augmented_lagrangian(method)
         self._check_method(method, events)
-        stepper = None if ida or al else make_stepper(method, step)
+        if ida or al:
+            stepper = None
+        elif is_lie_method(method):
+            stepper = LieStepper(self.system, method, step)
+            stepper.stops = t_eval
+        else:
+            stepper = make_stepper(method, step)
         self._prepare(p0, v0, stepper)
         atlas = isinstance(self.geometry, Atlas)
         if atlas:
@@ -361,6 +370,9 @@ class Formulation(ABC):
             if events:
                 raise CapabilityError("method 'augmented_lagrangian' got events but does not locate them; expected "
                                       "no events")
+        elif is_lie_method(method) and self.name != "dependent":
+            raise CapabilityError(f"method {method!r} got formulation {self.name!r} but expected 'dependent' (Lie-group "
+                                  f"integration updates the bodies' configurations, the dependent coordinates)")
         elif isinstance(stab, GGL):
             raise CapabilityError(f"stabilization 'ggl' got method {method!r} but expected method 'IDA' "
                                   f"(the GGL form is a DAE)")

@@ -34,8 +34,8 @@ def _parse_sets(items):
             raise UsageError(f"--set takes name=value, got {item!r}")
         try:
             values[name.strip()] = float(text)
-        except ValueError:
-            raise UsageError(f"--set {name}: value {text!r} is not a number") from None
+        except ValueError:  # a structural option such as velocity=hybrid
+            values[name.strip()] = text.strip()
     return values
 
 
@@ -46,6 +46,8 @@ def _load(name, sets):
         raise UsageError(str(exc)) from None
     except systems.SystemDescriptionError as exc:
         raise UsageError(str(exc).replace("\n", " ")) from None
+    except (TypeError, ValueError) as exc:  # a parameter given a word, or a structural option a bad value
+        raise UsageError(f"system {name!r}, --set: {exc}") from None
 
 
 def cmd_list(args):

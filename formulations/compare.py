@@ -29,10 +29,15 @@ DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+project
                           "reduced+projection", "minimal")
 
 
+LIE_CONFIGURATIONS = ("dependent@RKMK45-SE3", "dependent@RKMK45-SO3xR3")
+
+
 def default_configurations(system) -> tuple:
-    """Every formulation that applies to ``system`` (manifold needs holonomic constraints)."""
+    """Every formulation that applies to ``system`` (manifold needs holonomic constraints), and for
+    systems of rigid-body blocks the Lie-group integration on SE(3) and on SO(3) x R^3."""
     extra = ("manifold",) if system.m or system.unit_norm_blocks else ()
-    return DEFAULT_CONFIGURATIONS + extra
+    lie = LIE_CONFIGURATIONS if system.bodies else ()
+    return DEFAULT_CONFIGURATIONS + extra + lie
 
 
 def enforcement_configurations(system, step=1e-3) -> tuple:

@@ -24,10 +24,11 @@ from scipy.optimize import brentq
 SCIPY_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA")
 OWN_METHODS = ("dopri5", "rk4")
 DAE_METHODS = ("IDA", "augmented_lagrangian")  # served by formulations.dae and .augmented_lagrangian
-METHODS = SCIPY_METHODS + OWN_METHODS + DAE_METHODS
+LIE_METHODS = ("RKMK4-SE3", "RKMK4-SO3xR3", "RKMK45-SE3", "RKMK45-SO3xR3")  # served by formulations.lie
+METHODS = SCIPY_METHODS + OWN_METHODS + LIE_METHODS + DAE_METHODS
 _EXPLICIT_RK = {"RK23": 3, "RK45": 6, "DOP853": 12}  # stages per attempted step (FSAL)
 ORDER = {"RK23": 3, "RK45": 5, "DOP853": 8, "dopri5": 5, "rk4": 4, "Radau": 5, "BDF": 5, "LSODA": 12, "IDA": 5,
-         "augmented_lagrangian": 2}
+         "augmented_lagrangian": 2, "RKMK4-SE3": 4, "RKMK4-SO3xR3": 4, "RKMK45-SE3": 5, "RKMK45-SO3xR3": 5}
 
 
 class CapabilityError(ValueError):

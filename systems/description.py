@@ -81,6 +81,42 @@ class Embedding:
         return tuple(s.name for s in self.velocities)
 
 
+@dataclass(frozen=True)
+class BodyBlock:
+    """Where one rigid body's configuration and velocity sit in p and v.
+
+    rotation: 4 indices of p, the Euler parameters (e0, e1, e2, e3) of R (world <- body), also a
+    unit-norm block; position: 3 indices of p, the origin of the body frame in world axes;
+    angular: 3 indices of v, the angular velocity in body axes; linear: 3 indices of v, the velocity
+    of the body-frame origin in body axes (``velocity="twist"``: (angular, linear) is the body-fixed
+    twist, the left-trivialized velocity on SE(3)) or in world axes (``velocity="hybrid"``: the
+    left-trivialized velocity on SO(3) x R^3). A must hold e' = G(e) omega / 2 and r' = R linear
+    (twist) or r' = linear (hybrid) on these blocks (A. Mueller, *Is there an optimal choice of
+    configuration space for Lie group integration schemes applied to constrained MBS?*, section 2).
+    """
+
+    name: str
+    rotation: tuple
+    position: tuple
+    angular: tuple
+    linear: tuple
+    velocity: str = "twist"
+
+    def __post_init__(self):
+        for name in ("rotation", "position", "angular", "linear"):
+            object.__setattr__(self, name, tuple(int(i) for i in getattr(self, name)))
+
+    @property
+    def coordinates(self) -> tuple:
+        """Indices of p that belong to the body (rotation, then position)."""
+        return self.rotation + self.position
+
+    @property
+    def velocities(self) -> tuple:
+        """Indices of v that belong to the body (angular, then linear)."""
+        return self.angular + self.linear
+
+
 def _column(x) -> sp.ImmutableMatrix:
     if x is None:
         return sp.ImmutableMatrix(0, 1, [])
@@ -130,6 +166,7 @@ class System(DegreesOfFreedom):
     embedding: Embedding | None = None
     independent_velocities: tuple = ()  # default choice of u (names of w or v components)
     unit_norm_blocks: tuple = ()  # index tuples of p holding unit quaternions
+    bodies: tuple = ()            # BodyBlock objects: rigid-body configurations in p and v
     description: str = ""
     reference: str = ""
     multipliers: tuple = ()       # lambda symbols, (m + l,); default lambda_<i>
@@ -154,6 +191,7 @@ class System(DegreesOfFreedom):
         object.__setattr__(self, "default_v", tuple(sp.sympify(x) for x in self.default_v))
         object.__setattr__(self, "independent_velocities", tuple(self.independent_velocities))
         object.__setattr__(self, "unit_norm_blocks", tuple(tuple(b) for b in self.unit_norm_blocks))
+        object.__setattr__(self, "bodies", tuple(self.bodies))
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))

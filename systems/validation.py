@@ -187,6 +187,47 @@ def _numeric(system, problems, rng):
     for block in system.unit_norm_blocks:
         if abs(np.linalg.norm(p0[list(block)]) - 1) > 1e-9:
             problems.append(f"default state: quaternion block {block} is not of unit norm")
+    _body_kinematics(system, problems, [p for p, _ in points])
+
+
+def _body_indices(system, problems):
+    """Body blocks: valid, disjoint indices; rotations among the unit-norm blocks."""
+    n_p, n_v = len(system.coordinates), len(system.velocities)
+    used_p, used_v = [], []
+    for body in system.bodies:
+        sizes = (len(body.rotation), len(body.position), len(body.angular), len(body.linear))
+        if sizes != (4, 3, 3, 3) or any(not 0 <= i < n_p for i in body.coordinates) or any(
+                not 0 <= i < n_v for i in body.velocities):
+            problems.append(f"body {body.name!r}: expected 4 + 3 indices into p and 3 + 3 into v but got "
+                            f"{body.rotation}, {body.position}, {body.angular}, {body.linear}")
+            continue
+        if body.velocity not in ("twist", "hybrid"):
+            problems.append(f"body {body.name!r}: velocity got {body.velocity!r} but expected 'twist' or 'hybrid'")
+        if body.rotation not in system.unit_norm_blocks:
+            problems.append(f"body {body.name!r}: its rotation {body.rotation} is not among the unit-norm blocks")
+        used_p += body.coordinates
+        used_v += body.velocities
+    if len(set(used_p)) != len(used_p) or len(set(used_v)) != len(used_v):
+        problems.append("body blocks share coordinates or velocities")
+
+
+def _body_kinematics(system, problems, points):
+    """A(p) on every body block is the Euler-parameter and position kinematics it declares."""
+    from .builders.rotations import quaternion_rates_matrix, rotation_matrix
+
+    for body in system.bodies:
+        for p in points:
+            A = system.numeric.A(p, system.params)
+            e = p[list(body.rotation)]  # as A is written: G linear, R quadratic in e
+            want = np.zeros((7, A.shape[1]))
+            want[:4, list(body.angular)] = quaternion_rates_matrix(e)
+            want[4:, list(body.linear)] = rotation_matrix(e) if body.velocity == "twist" else np.eye(3)
+            got = A[list(body.coordinates)]
+            if np.max(np.abs(got - want)) > 1e-9 * (1 + np.max(np.abs(want))):
+                problems.append(f"body {body.name!r}: A on its rows is not e' = G(e) omega / 2, r' = "
+                                f"{'R' if body.velocity == 'twist' else 'I'} linear (max difference "
+                                f"{np.max(np.abs(got - want)):.2e} at p = {np.round(p, 3)})")
+                break
 
 
 def _parameter_values(system, problems):
@@ -221,6 +262,7 @@ def validate(system) -> list:
         return problems
     _symbols(system, problems)
     _parameter_values(system, problems)
+    _body_indices(system, problems)
     if problems:
         return problems
     _independent_velocities(system, problems)
