@@ -10,8 +10,9 @@ velocities), for the heavy top (without gravity as in the paper, and with gravit
 double pendulum, the floating pair and the spherical three-bar linkage. For each joint: the largest
 position residual |Phi_joint| and velocity residual |C_joint v| over the run; and the largest
 energy error |E - E0|. Beside them, at the same step, the classical RK4 on (p, v) with
-renormalized Euler parameters, and the ordinary dependent and minimal formulations with DOP853 at
-rtol = atol = 1e-8. Writes one figure per case (joint residuals and energy error against time),
+renormalized Euler parameters, for the heavy top a sympy.physics.mechanics peer (KanesMethod with
+Euler parameters, RK4 at the same step, tests/kane_models.py), and the ordinary dependent and
+minimal formulations with DOP853 at rtol = atol = 1e-8. Writes one figure per case (joint residuals and energy error against time),
 summary.md and results.json to --out.
 """
 from __future__ import annotations
@@ -25,7 +26,9 @@ import time
 import numpy as np
 from matplotlib.figure import Figure
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the independent KanesMethod models
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
@@ -39,6 +42,44 @@ CASES = [("heavy top, g = 0 (the paper's case)", "heavy_top", {"g": 0.0}, 5.0, 1
          ("spherical three-bar", "spherical_three_bar", {}, 5.0, 5e-3)]
 LIE = ("RKMK4-SE3", "RKMK4-SO3xR3")
 STYLE = {"RKMK4-SE3": "C0", "RKMK4-SO3xR3": "C3", "rk4": "C2", "DOP853": "C7"}
+
+
+class PeerRun:
+    """p, v, energy and wall time of a peer's run on the grid (what the summary needs)."""
+
+    def __init__(self, system, grid, p, v, wall, steps, status=0):
+        self.p, self.v, self.status = np.array(p), np.array(v), status
+        self.energy = np.array([system.energy(pk, vk) for pk, vk in zip(self.p, self.v)])
+        self.stats = type("Stats", (), {"wall_time": wall, "steps": steps})()
+        self.settings = {}
+
+
+def kane_peer(system, grid, step):
+    """sympy.physics.mechanics on the heavy top: KanesMethod with Euler parameters and the pivot's
+    velocity constraint (dependent speeds eliminated by KanesMethod), lambdified, classical RK4 at
+    ``step``; the derivation is not timed, the integration is."""
+    from kane_models import heavy_top
+
+    model = heavy_top()
+    params = [system.parameter_dict["g"]]
+    model.compile()
+    p0, v0 = system.default_state()
+    x = np.concatenate([p0, v0])  # the model's order: q (e, r), u_ind (omega), u_dep (u)
+    fun = lambda y: model.rhs(y, params)  # noqa: E731
+    n_p = len(p0)
+    ps, vs = [x[:n_p].copy()], [x[n_p:].copy()]
+    started = time.perf_counter()
+    per = int(round((grid[1] - grid[0]) / step))
+    for _ in range(len(grid) - 1):
+        for _ in range(per):
+            k1 = fun(x)
+            k2 = fun(x + step / 2 * k1)
+            k3 = fun(x + step / 2 * k2)
+            k4 = fun(x + step * k3)
+            x = x + step / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        ps.append(x[:n_p].copy())
+        vs.append(x[n_p:].copy())
+    return PeerRun(system, grid, ps, vs, time.perf_counter() - started, per * (len(grid) - 1))
 
 
 def joint_residuals(system, traj):
@@ -64,6 +105,8 @@ def run_case(label, name, parameters, t_end, step):
                                                                          t_eval=grid)
     runs["rk4"] = formulations.create("dependent", system).simulate((0, t_end), method="rk4", step=step, t_eval=grid)
     runs["DOP853"] = formulations.create("dependent", system).simulate((0, t_end), rtol=1e-8, atol=1e-8, t_eval=grid)
+    if name == "heavy_top":
+        runs["KanesMethod, RK4"] = kane_peer(system, grid, step)
     minimal = formulations.create("minimal", system).simulate((0, t_end), rtol=1e-8, atol=1e-8, t_eval=grid)
     reference = formulations.create("dependent", system, stabilization="projection").simulate(
         (0, t_end), rtol=1e-12, atol=1e-12, t_eval=grid)
@@ -74,7 +117,7 @@ def run_case(label, name, parameters, t_end, step):
         residuals[key] = res
         E = traj.energy
         rows.append({"case": label, "run": key if key != "rk4" else "RK4 on (p, v)",
-                     "step": step if key in LIE or key == "rk4" else None, "status": traj.status,
+                     "step": step if key in LIE or key in ("rk4", "KanesMethod, RK4") else None, "status": traj.status,
                      "wall_time": traj.stats.wall_time, "steps": traj.stats.steps,
                      "joints": {j: [float(np.max(P)), float(np.max(C))] for j, (P, C) in res.items()},
                      "energy_drift": float(np.max(np.abs(E - E[0]))), "initial_energy": float(E[0]),

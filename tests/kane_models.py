@@ -145,5 +145,58 @@ def vertical_disc():
     return KaneModel(q, [u[2], u[3]], [u[0], u[1]], N, kd, cons, [body], [], (m, r), u)
 
 
+def _box_body(name, N, q, u, sides, velocity):
+    """A box body oriented by Euler parameters q[:4], centre at q[4:], speeds (omega body, u linear)."""
+    a, b, c = sides
+    m = 2700.0 * a * b * c
+    B = N.orientnew(name, "Quaternion", q[:4])
+    B.set_ang_vel(N, u[0] * B.x + u[1] * B.y + u[2] * B.z)
+    G = me.Point(f"G_{name}")
+    axes = (B.x, B.y, B.z) if velocity == "twist" else (N.x, N.y, N.z)
+    G.set_vel(N, u[3] * axes[0] + u[4] * axes[1] + u[5] * axes[2])
+    e0, e1, e2, e3 = q[:4]
+    G4 = sp.Matrix([[-e1, -e2, -e3], [e0, -e3, e2], [e3, e0, -e1], [-e2, e1, e0]]) / 2
+    edot = G4 * sp.Matrix(u[:3])
+    rdot = G.vel(N).to_matrix(N)
+    kd = [q[i].diff() - edot[i] for i in range(4)] + [q[4 + i].diff() - rdot[i] for i in range(3)]
+    inertia = me.inertia(B, m * (b**2 + c**2) / 12, m * (a**2 + c**2) / 12, m * (a**2 + b**2) / 12)
+    return B, G, me.RigidBody(name, G, B, m, (inertia, G)), kd, m
+
+
+def heavy_top(velocity="twist"):
+    """The box on a fixed pivot at (0, 0, -0.2) m in body axes; the pivot's velocity is zero."""
+    q = me.dynamicsymbols("e0 e1 e2 e3 x y z")
+    u = me.dynamicsymbols("w1 w2 w3 u1 u2 u3")
+    g = sp.Symbol("g", nonnegative=True)
+    N = me.ReferenceFrame("N")
+    B, G, body, kd, m = _box_body("B", N, q, u, (0.1, 0.2, 0.4), velocity)
+    P = G.locatenew("P", -0.2 * B.z)
+    P.v2pt_theory(G, N, B)
+    cons = [P.vel(N).dot(N.x), P.vel(N).dot(N.y), P.vel(N).dot(N.z)]
+    return KaneModel(q, u[:3], u[3:], N, kd, cons, [body], [(G, -m * g * N.z)], (g,), u)
+
+
+def spherical_double_pendulum(velocity="twist"):
+    """Two 0.3 x 0.05 x 0.01 m bars: joint 1 holds bar 1's -x end at the origin, joint 2 joins bar 1's
+    +x end to bar 2's -x end."""
+    q = me.dynamicsymbols("e0_1 e1_1 e2_1 e3_1 x_1 y_1 z_1 e0_2 e1_2 e2_2 e3_2 x_2 y_2 z_2")
+    u = me.dynamicsymbols("w1_1 w2_1 w3_1 u1_1 u2_1 u3_1 w1_2 w2_2 w3_2 u1_2 u2_2 u3_2")
+    g = sp.Symbol("g", nonnegative=True)
+    N = me.ReferenceFrame("N")
+    B1, G1, body1, kd1, m = _box_body("B1", N, q[:7], u[:6], (0.3, 0.05, 0.01), velocity)
+    B2, G2, body2, kd2, _ = _box_body("B2", N, q[7:], u[6:], (0.3, 0.05, 0.01), velocity)
+    P1 = G1.locatenew("P1", -0.15 * B1.x)
+    P1.v2pt_theory(G1, N, B1)
+    J1 = G1.locatenew("J1", 0.15 * B1.x)
+    J1.v2pt_theory(G1, N, B1)
+    J2 = G2.locatenew("J2", -0.15 * B2.x)
+    J2.v2pt_theory(G2, N, B2)
+    cons = [P1.vel(N).dot(e) for e in (N.x, N.y, N.z)] + [(J1.vel(N) - J2.vel(N)).dot(e) for e in (N.x, N.y, N.z)]
+    u_dep = [*u[3:6], *u[9:12]]
+    return KaneModel(q, [*u[:3], *u[6:9]], u_dep, N, kd1 + kd2, cons, [body1, body2],
+                     [(G1, -m * g * N.z), (G2, -m * g * N.z)], (g,), u)
+
+
 MODELS = {"rolling_disc": rolling_disc, "sphere_in_cylinder": sphere_in_cylinder, "knife_edge": knife_edge,
-          "chaplygin_sleigh": chaplygin_sleigh, "vertical_disc": vertical_disc}
+          "chaplygin_sleigh": chaplygin_sleigh, "vertical_disc": vertical_disc, "heavy_top": heavy_top,
+          "heavy_top_hybrid": lambda: heavy_top("hybrid"), "spherical_double_pendulum": spherical_double_pendulum}

@@ -10,8 +10,10 @@ import systems
 from kane_models import MODELS
 
 CASES = [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}), ("sphere_in_cylinder", {}),
-         ("knife_edge", {}), ("chaplygin_sleigh", {}), ("vertical_disc", {})]
-IDS = ["disc-thin", "disc-coin", "sphere", "knife_edge", "sleigh", "vertical_disc"]
+         ("knife_edge", {}), ("chaplygin_sleigh", {}), ("vertical_disc", {}), ("heavy_top", {}),
+         ("heavy_top", {"velocity": "hybrid"}), ("spherical_double_pendulum", {})]
+IDS = ["disc-thin", "disc-coin", "sphere", "knife_edge", "sleigh", "vertical_disc", "heavy_top", "heavy_top-hybrid",
+       "double_pendulum"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -36,7 +38,7 @@ def random_states(system, rng, count=4):
 @pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
 def test_accelerations_match_kane(name, params, formulation, rng):
     system = systems.load(name, **params)
-    model = kane(name)
+    model = kane(name + ("_hybrid" if params.get("velocity") == "hybrid" else ""))
     form = formulations.create(formulation, system)
     form._prepare(*system.default_state())  # fixes the choice of u (pivoting where there is no default)
     for p, v in random_states(system, rng):
