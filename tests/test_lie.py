@@ -218,3 +218,21 @@ def test_a_wrong_body_block_is_reported():
 def test_compare_offers_both_lie_groups_for_rigid_body_systems():
     assert {"dependent@RKMK45-SE3", "dependent@RKMK45-SO3xR3"} <= set(default_configurations(systems.load("heavy_top")))
     assert not any("RKMK" in c for c in default_configurations(systems.load("rolling_disc")))
+
+
+def test_events_are_located_between_lie_steps():
+    """The centre of the heavy top first drops below 0.1999 m: the same time from RKMK45 and DOP853."""
+    system = systems.load("heavy_top")
+    z = system.coordinate_names.index("z_top")
+
+    def below(t, p, v):
+        return p[z] - 0.1999
+
+    times = []
+    for method, options in (("DOP853", dict(rtol=1e-12, atol=1e-12)), ("RKMK45-SE3", dict(rtol=1e-10, atol=1e-10)),
+                            ("RKMK4-SO3xR3", dict(step=1e-4))):
+        traj = create("dependent", system).simulate((0, 1.0), method=method, events=[below], **options)
+        assert traj.status == 1 and len(traj.t_events) == 1
+        times.append(traj.t_events[0])
+    assert 0 < times[0] < 1.0
+    assert abs(times[1] - times[0]) < 1e-8 and abs(times[2] - times[0]) < 1e-6, times
