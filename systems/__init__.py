@@ -7,13 +7,15 @@ constraint analysis and the catalogue of examples.
     p, v = system.default_state()
     print(systems.analyze_constraints(system))
 """
-from .builders import Kinematics, RigidBody, from_lagrangian, from_rigid_bodies, pfaffian_matrix
+from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_lagrangian, from_rigid_bodies,
+                       pfaffian_matrix, spherical_joint)
 from .catalogue import describe, load, names
-from .description import TIME, Embedding, Parameter, System
+from .description import TIME, BodyBlock, Embedding, Parameter, System
 from .errors import InconsistentStateError, SystemDescriptionError, UnknownNameError
 
-__all__ = ["System", "Parameter", "Embedding", "TIME", "names", "load", "describe", "from_lagrangian",
-           "from_rigid_bodies", "RigidBody", "Kinematics", "pfaffian_matrix", "analyze_constraints",
+__all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
+           "from_rigid_bodies", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
+           "pfaffian_matrix", "analyze_constraints",
            "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError"]
 
 

@@ -90,8 +90,9 @@ class BodyBlock:
     angular: 3 indices of v, the angular velocity in body axes; linear: 3 indices of v, the velocity
     of the body-frame origin in body axes (``velocity="twist"``: (angular, linear) is the body-fixed
     twist, the left-trivialized velocity on SE(3)) or in world axes (``velocity="hybrid"``: the
-    left-trivialized velocity on SO(3) x R^3). A must hold e' = G(e) omega / 2 and r' = R linear
-    (twist) or r' = linear (hybrid) on these blocks (A. Mueller, *Is there an optimal choice of
+    left-trivialized velocity on SO(3) x R^3). A must hold e' = G(e) omega (G of
+    systems.builders.rotations, the factor 1/2 included) and r' = R linear (twist) or r' = linear
+    (hybrid) on these blocks (A. Mueller, *Is there an optimal choice of
     configuration space for Lie group integration schemes applied to constrained MBS?*, section 2).
     """
 

@@ -224,7 +224,7 @@ def _body_kinematics(system, problems, points):
             want[4:, list(body.linear)] = rotation_matrix(e) if body.velocity == "twist" else np.eye(3)
             got = A[list(body.coordinates)]
             if np.max(np.abs(got - want)) > 1e-9 * (1 + np.max(np.abs(want))):
-                problems.append(f"body {body.name!r}: A on its rows is not e' = G(e) omega / 2, r' = "
+                problems.append(f"body {body.name!r}: A on its rows is not e' = G(e) omega, r' = "
                                 f"{'R' if body.velocity == 'twist' else 'I'} linear (max difference "
                                 f"{np.max(np.abs(got - want)):.2e} at p = {np.round(p, 3)})")
                 break

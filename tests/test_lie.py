@@ -236,3 +236,29 @@ def test_events_are_located_between_lie_steps():
         times.append(traj.t_events[0])
     assert 0 < times[0] < 1.0
     assert abs(times[1] - times[0]) < 1e-8 and abs(times[2] - times[0]) < 1e-6, times
+
+
+def test_a_ball_rolling_on_a_plane_keeps_its_velocity():
+    """Nonholonomic rows in a body-frame system: a homogeneous ball rolling without slipping on a
+    horizontal plane keeps its centre velocity and its spin about the vertical (a classical result)."""
+    import sympy as sp
+
+    a, m = 0.1, 2.0
+    ball = systems.BodyFrame("ball", m, sp.eye(3) * 2 * m * a**2 / 5)
+    contact = (0, 0, -a)  # world axes, from the centre
+    R = ball.R
+    rho = R.T * sp.Matrix(contact)  # the contact point in body axes
+    v_contact = ball.point_velocity(rho)
+    system = systems.from_body_frames(
+        "rolling_ball", [ball], gravity=(0, 0, -9.81), holonomic=[("normal force", a - ball.r[2])],
+        nonholonomic_rows=[("friction x", -v_contact[0]), ("friction y", -v_contact[1])],
+        default_p=(1, 0, 0, 0, 0, 0, a), default_v=(3.0, -2.0, 4.0, -2.0 * a, -3.0 * a, 0))
+    assert (system.m, system.l) == (1, 2)
+    for method, options in (("DOP853", dict(rtol=1e-10, atol=1e-10)), ("RKMK45-SE3", dict(rtol=1e-10, atol=1e-10))):
+        traj = create("dependent", system).simulate((0, 2.0), method=method, **options)
+        assert traj.success
+        for p, v in zip(traj.p, traj.v):
+            Rk = rotation_from_quaternion(p[:4])
+            assert np.allclose(Rk @ v[3:], [-2.0 * a, -3.0 * a, 0], atol=1e-8)  # centre velocity, world axes
+            assert abs((Rk @ v[:3])[2] - 4.0) < 1e-8                           # spin about the vertical
+        assert np.allclose(traj.multipliers[:, 0], m * 9.81, atol=1e-8)         # the normal force: the weight

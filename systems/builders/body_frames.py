@@ -23,7 +23,7 @@ from typing import Sequence
 import sympy as sp
 
 from ..description import BodyBlock, System
-from .common import split_constraints
+from .common import pfaffian_matrix, split_constraints
 from .rotations import quaternion_rates_matrix, rotation_matrix
 
 
@@ -107,8 +107,6 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
     nonholonomic_rows: (name, row linear in v). gravity: world vector g; its potential enters the
     energy.
     """
-    from .common import pfaffian_matrix
-
     p, v, blocks = [], [], []
     M, d, f = [], [], []
     V = sp.S.Zero
