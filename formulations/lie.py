@@ -182,28 +182,23 @@ class LieStepper:
         return self.states.acceleration(R, w, vdot)
 
     def _stages(self, h):
-        """(Theta, w_new, R_new, r_new, K, Wd) of one RKMK step of size h."""
-        s = len(self.b) + (1 if self.e is not None else 0)
-        N = len(self.w)
-        K, Wd = np.zeros((s, N, 6)), np.zeros((s, N, 6))
+        """((w_new, R_new, r_new), K, Wd) of one RKMK step of size h; K and Wd (stages, N, 6) are the
+        stage values of dexp^-1 w and w'. The embedded pair's extra stage sits at the new state (FSAL)."""
+        fsal = self.e is not None
+        stages = len(self.b) + (1 if fsal else 0)
+        K, Wd = np.zeros((stages, len(self.w), 6)), np.zeros((stages, len(self.w), 6))
         K[0], Wd[0] = self.w, self.wd
-        result = None
-        for i in range(1, s):
+        for i in range(1, stages):
             Theta = h * np.tensordot(self.a[i], K[:i], axes=1)
             W = self.w + h * np.tensordot(self.a[i], Wd[:i], axes=1)
             R_i, r_i = self.states.compose(self.R, self.r, Theta)
             Wd[i] = self._field(self.t + self.c[i] * h, R_i, r_i, W, self.like)
             K[i] = self.states.dexpinv_neg(Theta, W)
-            if i == len(self.b) - 1 and self.e is None:
-                break
-            if i == s - 1:  # the FSAL stage sits at the new state
-                result = (Theta, W, R_i, r_i)
-        if result is None:
-            Theta = h * np.tensordot(self.b, K[:len(self.b)], axes=1)
-            W = self.w + h * np.tensordot(self.b, Wd[:len(self.b)], axes=1)
-            R_new, r_new = self.states.compose(self.R, self.r, Theta)
-            result = (Theta, W, R_new, r_new)
-        return result, K, Wd
+        if fsal:
+            return (W, R_i, r_i), K, Wd
+        Theta = h * np.tensordot(self.b, K, axes=1)
+        R_new, r_new = self.states.compose(self.R, self.r, Theta)
+        return (self.w + h * np.tensordot(self.b, Wd, axes=1), R_new, r_new), K, Wd
 
     def _error(self, h, K, Wd, r_new, w_new):
         """RMS of the embedded error estimate in the algebra, scaled by the tolerances."""
@@ -219,27 +214,28 @@ class LieStepper:
         h = 0.01 * d0 / d1 if d0 > 1e-5 and d1 > 1e-5 else 1e-6
         return min(h, self.max_step, 0.1 * (self.t_bound - self.t))
 
-    def _next_fixed_step(self):
+    def _next_fixed_time(self):
+        """The end of the next fixed step: equal steps of at most ``step`` up to the next stop."""
         if not self._plan:
             target = next(x for x in self.targets if x > self.t)
             n = max(1, int(np.ceil((target - self.t) / self.step_max - 1e-9)))
             self._plan = list(np.linspace(self.t, target, n + 1)[1:])
-        return self._plan.pop(0) - self.t
+            self._plan[-1] = target
+        return float(self._plan.pop(0))
 
     def step(self):
         t = self.t
         target = next(x for x in self.targets if x > t)
         if not self.adaptive:
-            h = self._next_fixed_step()
-            (Theta, w_new, R_new, r_new), _, _ = self._stages(h)
-            t_new = t + h
+            t_new = self._next_fixed_time()
+            (w_new, R_new, r_new), _, _ = self._stages(t_new - t)
         else:
             h = min(self.h, self.max_step, target - t)
             while True:
                 if h < 10 * np.spacing(abs(t) + 1.0):
                     raise StepFailure(f"step size {h:.3e} fell below the spacing of t = {t:.6g}")
                 try:
-                    (Theta, w_new, R_new, r_new), K, Wd = self._stages(h)
+                    (w_new, R_new, r_new), K, Wd = self._stages(h)
                     err = self._error(h, K, Wd, r_new, w_new)
                 except StepFailure:
                     err = np.inf
@@ -251,17 +247,17 @@ class LieStepper:
                     break
                 self.rejected += 1
                 h *= self.min_factor if not np.isfinite(err) else max(self.min_factor, self.safety * err ** -0.2)
-        y_old, f_old = self.y, None
+        y_old = self.y
         self.t, self.R, self.r, self.w = float(t_new), R_new, r_new, w_new
         self.y = self.states.join(R_new, r_new, w_new, self.like)
         self.like = self.y[self.states.rot]
         self.wd = Wd[-1] if self.adaptive else self._field(self.t, R_new, r_new, w_new, self.like)
-        self._last = (t, y_old, f_old, self.t, self.y)
+        self._last = (t, y_old, self.t, self.y)
         return self.t, self.y
 
     def interpolant(self):
         """Step ends exactly; in between (events only) a cubic Hermite interpolant of y."""
-        t0, y0, _, t1, y1 = self._last
+        t0, y0, t1, y1 = self._last
         cache = {}
 
         def interp(t):
