@@ -97,15 +97,13 @@ def so3_dexpinv(x) -> np.ndarray:
 # -- SE(3) -------------------------------------------------------------------------------------
 def _Q(w, v):
     """The off-diagonal block of dexp on se(3) for X = (w, v), shape (3, 3)."""
-    t2 = float(np.dot(w, w))
+    t2, _, _, c1 = _coefficients(w)
     if t2 < SERIES_BELOW**2:
-        c1 = _series(t2, (1 / 6, -1 / 120, 1 / 5040, -1 / 362880, 1 / 39916800))
         c2 = _series(t2, (1 / 24, -1 / 720, 1 / 40320, -1 / 3628800, 1 / 479001600))
         c3 = _series(t2, (1 / 120, -1 / 2520, 3 / 362880, -4 / 39916800, 5 / 6227020800))
     else:
         t = np.sqrt(t2)
         s, co = np.sin(t), np.cos(t)
-        c1 = (t - s) / (t2 * t)
         c2 = (t2 + 2 * co - 2) / (2 * t2 * t2)
         c3 = (2 * t - 3 * s + t * co) / (2 * t2 * t2 * t)
     W, V = hat(w), hat(v)
@@ -125,8 +123,10 @@ def se3_ad(X) -> np.ndarray:
 
 def se3_exp(X):
     """(R, t) of exp(X) for X = (w, v): the screw motion of twist X over unit time."""
-    w, v = X[:3], X[3:]
-    return so3_exp(w), so3_dexp(w) @ v
+    _, a, b, c = _coefficients(X[:3])
+    K = hat(X[:3])
+    K2 = K @ K
+    return np.eye(3) + a * K + b * K2, X[3:] + b * (K @ X[3:]) + c * (K2 @ X[3:])
 
 
 def se3_log(R, t) -> np.ndarray:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .groups import quaternion_from_rotation, rotation_from_quaternion, se3_dexpinv, so3_dexp, so3_dexpinv, so3_exp
+from .groups import quaternion_from_rotation, rotation_from_quaternion, se3_dexpinv, se3_exp, so3_dexpinv, so3_exp
 from .integrators import LIE_METHODS as METHODS
 from .integrators import CapabilityError, StepFailure, _C, _A, _B, _E, _hermite, _rms
 
@@ -105,9 +105,11 @@ class BodyStates:
         R_new = np.empty_like(R)
         r_new = np.empty_like(r)
         for i in range(len(R)):
-            x, lin = Theta[i, :3], Theta[i, 3:]
-            R_new[i] = R[i] @ so3_exp(x)
-            r_new[i] = r[i] + (lin if self.group_world else R[i] @ (so3_dexp(x) @ lin))
+            if self.group_world:
+                R_new[i], r_new[i] = R[i] @ so3_exp(Theta[i, :3]), r[i] + Theta[i, 3:]
+            else:
+                dR, dr = se3_exp(Theta[i])
+                R_new[i], r_new[i] = R[i] @ dR, r[i] + R[i] @ dr
         return R_new, r_new
 
     def dexpinv_neg(self, Theta, w):
