@@ -27,6 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from systems.analysis import nearest_singular_configuration
 from systems.errors import InconsistentStateError, UnknownNameError
 from systems.state import renormalize
 
@@ -338,19 +339,37 @@ class Formulation(ABC):
             return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
 
         previous, start = jacobian(p0)
+        threshold = self.singular_ratio * start
 
         def monitor(t, y):
             p = self.dependent_state(y)[0]
             Phi_p, ratio = jacobian(p)
-            crossed = np.linalg.det(Phi_p @ previous[0].T) <= 0
+            before = previous[0]
+            crossed = np.linalg.det(Phi_p @ before.T) <= 0
             previous[0] = Phi_p
-            if crossed or ratio < self.singular_ratio * start:
-                where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.system.coordinate_names, p))
-                how = "passed through a rank loss" if crossed else f"is losing rank (sigma_min / sigma_max = {ratio:.2e})"
-                raise StopRun(f"singular configuration: Phi_p {how} at p = ({where})", quantity="Phi_p")
+            if crossed or ratio < threshold:
+                if crossed:  # det(Phi_p(p(s)) Phi_p(p_k-1)^T) > 0 at the step's start, <= 0 at its end
+                    def locate(s, y_s):
+                        return np.linalg.det(self.num.constraints(self.dependent_state(y_s)[0], self.par)[1] @ before.T)
+                else:
+                    def locate(s, y_s):
+                        return jacobian(self.dependent_state(y_s)[0])[1] - threshold
+                raise StopRun(self._singular_message(p, crossed, ratio), quantity="Phi_p", locate=locate)
 
         previous = [previous]
         return monitor
+
+    def _singular_message(self, p, crossed, ratio):
+        """Names the step's configuration and the singular configuration nearest to it (solved for)."""
+        names = self.system.coordinate_names
+
+        def where(x):
+            return ", ".join(f"{n}={val:.6g}" for n, val in zip(names, x))
+
+        how = "passed through a rank loss" if crossed else f"is losing rank (sigma_min / sigma_max = {ratio:.2e})"
+        singular = nearest_singular_configuration(self.system, p)
+        near = "" if singular is None else f"; Phi_p loses rank at p* = ({where(singular)})"
+        return f"singular configuration: Phi_p {how} in the step to p = ({where(p)}){near}"
 
     def _check_method(self, method, events):
         """CapabilityError where the integrator cannot serve this formulation and stabilization."""

@@ -250,11 +250,18 @@ class Event:
 
 
 class StopRun(Exception):
-    """Raised inside the driver's callbacks to stop a run with a message (the state so far is kept)."""
+    """Raised inside the driver's callbacks to stop a run with a message (the state so far is kept).
 
-    def __init__(self, message, quantity=""):
+    locate: for a monitor, an optional function g(t, y) that is positive at the previous accepted
+    step and <= 0 at the step that raised; the driver then ends the run where g crosses zero on the
+    step's interpolant (Brent's method, to 1e-12 of the step's span) instead of at the step's end.
+    """
+
+    def __init__(self, message, quantity="", locate=None, at=None):
         super().__init__(message)
         self.quantity = quantity
+        self.locate = locate
+        self.at = at
 
 
 @dataclass
@@ -338,7 +345,19 @@ def run(stepper, fun, t_span, y0, *, rtol, atol, max_step=np.inf, first_step=Non
                 status, message = 1, f"a terminal event occurred at t = {stop_at:.6g}"
                 break
             if monitor is not None:
-                monitor(t_new, y_new)
+                try:
+                    monitor(t_new, y_new)
+                except StopRun as stop:
+                    located = _locate(stop, stepper, t_prev, t_new, record)
+                    if located is None:
+                        raise
+                    tc, row = located
+                    while ts and direction * (ts[-1] - tc) > 0:
+                        ts.pop()
+                        ys.pop()
+                    ts.append(tc)
+                    ys.append(row)
+                    raise StopRun(f"{stop} (located at t = {tc:.10g})", stop.quantity, at=tc) from None
             if post_step is not None:
                 changed = post_step(t_new, y_new)
                 if changed is not None:
@@ -347,8 +366,64 @@ def run(stepper, fun, t_span, y0, *, rtol, atol, max_step=np.inf, first_step=Non
                         ys[-1] = record(t_new, np.array(changed), False)
     except (StepFailure, StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status = -1
-        message = f"stopped at t = {stepper_time(stepper, t0):.6g}: {exc}"
+        at = getattr(exc, "at", None)
+        message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {exc}"
     return RunRecord(ts, ys, status, message, steps, t_events)
+
+
+def _locate(stop, stepper, t_prev, t_new, record):
+    """(t, record(t, y)) where stop.locate crosses zero within the last step, or None where it cannot
+    be located.
+
+    Brent's method on the step's interpolant; where g cannot be evaluated inside the step (a chart
+    cannot reach a singular configuration), bisection instead, counting such points as past the
+    crossing, so the stop falls at the last point that can still be evaluated.
+    """
+    if stop.locate is None or t_new == t_prev:
+        return None
+    interp = stepper.interpolant()
+    xtol = 1e-12 * max(abs(t_new - t_prev), 1e-300)
+
+    def g(s):
+        try:
+            with np.errstate(all="ignore"):
+                value = float(stop.locate(s, np.array(interp(s))))
+        except (StopRun, np.linalg.LinAlgError, FloatingPointError, ValueError):
+            return None
+        return value if np.isfinite(value) else None
+
+    g_prev = g(t_prev)
+    if g_prev is None or not g_prev > 0:
+        return None
+    g_new = g(t_new)
+    if g_new is not None and g_new <= 0:
+        try:
+            tc = brentq(lambda s: _raise_on_none(g(s)), t_prev, t_new, xtol=xtol, rtol=4 * np.finfo(float).eps)
+            return tc, record(tc, np.array(interp(tc)), True)
+        except (_Unevaluable, StopRun, np.linalg.LinAlgError):
+            pass
+    good, bad = t_prev, t_new
+    while abs(bad - good) > xtol:
+        mid = (good + bad) / 2
+        value = g(mid)
+        if value is not None and value > 0:
+            good = mid
+        else:
+            bad = mid
+    try:
+        return good, record(good, np.array(interp(good)), True)
+    except (StopRun, np.linalg.LinAlgError):
+        return None
+
+
+class _Unevaluable(Exception):
+    pass
+
+
+def _raise_on_none(value):
+    if value is None:
+        raise _Unevaluable()
+    return value
 
 
 def stepper_time(stepper, default):

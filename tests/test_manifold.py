@@ -1,5 +1,7 @@
 """The manifold (tangent-chart) formulation, charts for systems without an embedding, singular
 configurations, and the holonomic catalogue (Haug & Pavesic)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -53,14 +55,29 @@ def test_triple_slider_crank_stays_in_its_domain(domain):
     assert tr.energy_drift < 1e-6 * (1 + abs(tr.energy[0]))
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "manifold"])
+def _named_configuration(message, label):
+    """{name: value} of the configuration ``label`` = (...) in a run's message."""
+    text = re.search(re.escape(label) + r" = \(([^)]*)\)", message).group(1)
+    return {name: float(value) for name, value in (item.split("=") for item in text.split(", "))}
+
+
+@pytest.mark.parametrize("formulation", ["dependent", "manifold", "minimal"])
 def test_singular_configuration_stops_the_run_with_a_message(formulation):
-    """Without the restoring torque the crank turns through q2 = pi/2, where Phi_p loses rank."""
+    """Without the restoring torque the crank turns through q2 = pi/2, where Phi_p loses rank. Every
+    formulation stops there and names the singular configuration it solved for (the bordered system
+    Phi = 0, Phi_p^T mu = 0, |mu| = 1 from the step's end); the dependent formulation, whose
+    interpolant runs in p, also ends its trajectory at the located crossing (brentq to 1e-12 of the step)."""
     system = systems.load("triple_slider_crank", domain=1, K=1e-9)
     tr = F.create(formulation, system).simulate((0, 3), rtol=1e-9, atol=1e-9)
-    assert tr.status == -1
-    assert "singular configuration" in tr.message and "q2=" in tr.message and "triple_slider_crank" in tr.message
-    assert abs(abs(tr.p[-1, 1]) - np.pi / 2) < 0.1 and tr.t.size > 5  # one step past the singular point
+    assert tr.status == -1 and tr.t.size > 5 and tr.t[-1] < 3
+    assert "singular configuration" in tr.message and "triple_slider_crank" in tr.message
+    singular = _named_configuration(tr.message, "p*")
+    assert abs(abs(singular["q2"]) - np.pi / 2) < 1e-5 and abs(singular["q1"] - singular["q3"]) < 1e-5
+    if formulation == "dependent":
+        assert "located at t" in tr.message
+        assert abs(abs(tr.p[-1, 1]) - np.pi / 2) < 1e-6  # the interpolant's error at rtol 1e-9
+    # nothing past the crossing's step is kept: the last point lies within one step of the singular set
+    assert abs(abs(tr.p[-1, 1]) - np.pi / 2) < np.max(np.abs(np.diff(tr.p[:, 1])))
 
 
 def test_top_conserves_energy_on_charts():
