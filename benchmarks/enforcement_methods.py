@@ -27,8 +27,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
-from formulations.compare import _finite  # noqa: E402
-from formulations.reports.plots import work_precision  # noqa: E402
+from formulations.workbench.compare import _finite  # noqa: E402
+from formulations.workbench.plots import work_precision  # noqa: E402
 
 CASES = {"rolling_disc": 5.0, "sphere_in_cylinder": 3.0, "slider_crank": 3.0}
 SWEEP = [1e-4, 1e-6, 1e-8, 1e-10]

@@ -1,5 +1,6 @@
-"""pfaff formulations: the equations of motion of a system in several forms, simulation,
-constraint stabilization, reactions and the command line.
+"""pfaff formulations: the equations of motion of a system in several forms (this package), the
+solvers that integrate them (``solvers``), the results they produce (``results``) and the
+workbench on top (``workbench``: comparison, reports, derivations, the command line).
 
     import systems, formulations
     system = systems.load("rolling_disc")
@@ -7,17 +8,22 @@ constraint stabilization, reactions and the command line.
     traj = form.simulate((0.0, 10.0), system.default_state(), rtol=1e-10, atol=1e-10)
     traj.reactions["contact normal force"]
 """
-from . import dependent, minimal, reduced  # noqa: F401  (registration; reduced also registers manifold)
-from .augmented_lagrangian import AugmentedLagrangian
+from . import dependent, manifold, minimal, reduced  # noqa: F401  (registration)
+from . import solvers
+from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
-from .compare import Comparison, Configuration, compare, enforcement_configurations
-from .dae import MissingDependencyError
-from .integrators import METHODS, CapabilityError, Event
-from .reactions import reactions
+from .errors import CapabilityError
+from .results import ConstraintErrors, Stats, Trajectory, reactions
+from .solvers import Event, MissingDependencyError, Solver, simulate
+from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
-from .trajectory import ConstraintErrors, Stats, Trajectory
+from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
+
+METHODS = solvers.names()
+
+_install_moved()
 
 __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
-           "Formulation", "Evaluation", "reactions", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
-           "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event",
-           "CapabilityError", "MissingDependencyError", "METHODS"]
+           "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
+           "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
+           "CapabilityError", "MissingDependencyError", "METHODS", "solvers"]

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from .integrators import StopRun
+from .errors import StopRun
 from .linear import solve_square
 
 

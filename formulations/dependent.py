@@ -3,7 +3,7 @@
     p' = A v,   [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]
 Baumgarte and constraint dynamics replace -xi by -xi - 2 alpha C v - beta^2 [Phi; 0]; Projection
 moves (p, v) back onto the constraint manifold after every accepted step (Blajer 2002); GGL is the
-stabilized index-2 DAE form, solved by IDA (formulations.dae).
+stabilized index-2 DAE form, solved by IDA (formulations.solvers.ida).
 """
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import numpy as np
 from systems.state import project_positions, project_velocities, renormalize
 
 from .base import Formulation, Saddle, register
+from .forms import INDEX3, LIE_GROUP
 from .equations import Equations, primitive_pieces
 from .linear import saddle_system, solve_square
+from .stabilization import GGL, NoStabilization
 
 
 @register
@@ -32,9 +34,9 @@ class Dependent(Formulation):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
-    def _saddle(self, t, y):
+    def saddle(self, t, y):
         p, v = self.dependent_state(y)
-        p, (M, d, f0, F, C, xi, A, _) = self._dynamics(t, p, v)
+        p, (M, d, f0, F, C, xi, A, _) = self.dynamics(t, p, v)
         b = -xi
         gains = self._gains()
         if gains is not None and C.shape[0]:
@@ -45,15 +47,39 @@ class Dependent(Formulation):
         K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
         return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None)
 
-    def _evaluate(self, t, y, multipliers=True):
-        s = self._saddle(t, y)
+    def accelerations(self, t, y, multipliers=True):
+        s = self.saddle(t, y)
         sol = solve_square(s.K, s.rhs, "the augmented matrix [[M, C^T], [C, 0]]")
         vdot = sol[:s.na]
         return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
 
-    def _position_constraints(self, y_pos):
+    def position_constraints(self, y_pos):
         Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]
         return Phi_a, Phi_a_p
+
+    def _no_dae(self):
+        return None
+
+    def gives(self, form):
+        if form == INDEX3 and not isinstance(self.stabilization, NoStabilization):
+            return (f"the augmented Lagrangian method enforces the constraints itself: got stabilization "
+                    f"{self.stabilization.name!r} but expected 'none'")
+        if form in (INDEX3, LIE_GROUP) and isinstance(self.stabilization, GGL):
+            return super().gives(form)
+        if form == INDEX3:
+            return None
+        if form == LIE_GROUP:
+            return None if self._bodies_cover_state() else (
+                f"Lie-group integration got system {self.system.name!r} whose coordinates and velocities are not all "
+                f"rigid-body blocks but expected a system built from body frames (systems.builders.body_frames)")
+        return super().gives(form)
+
+    def _bodies_cover_state(self):
+        bodies = self.system.bodies
+        covered_p = sorted(i for b in bodies for i in b.coordinates)
+        covered_v = sorted(i for b in bodies for i in b.velocities)
+        return bool(bodies) and covered_p == list(range(len(self.system.coordinates))) and \
+            covered_v == list(range(self.system.n))
 
     def project(self, t, y):
         stab = self.stabilization

@@ -12,7 +12,7 @@ import numpy as np
 
 from systems.state import normalize_blocks, q_from_state
 
-from .integrators import CapabilityError
+from .errors import CapabilityError
 from .linear import solve_square
 
 
@@ -64,3 +64,11 @@ class Geometry:
         if self.trivial:
             return np.array(p, float), np.array(v, float)
         return q_from_state(self.system, p, v)
+def unit_norm_constraints(x, blocks):
+    """(Psi (b,), Psi_x (b, len(x))): Psi = (|e|^2 - 1) / 2 for each index block e of x."""
+    Psi, Psi_x = np.zeros(len(blocks)), np.zeros((len(blocks), len(x)))
+    for i, block in enumerate(blocks):
+        idx = list(block)
+        Psi[i] = (x[idx] @ x[idx] - 1.0) / 2
+        Psi_x[i, idx] = x[idx]
+    return Psi, Psi_x

@@ -17,9 +17,10 @@ from scipy.linalg import qr
 from systems.errors import UnknownNameError
 
 from .base import Formulation, register
-from .equations import Equations, embedding_pieces, primitive_pieces
 from .charts import Atlas, make_geometry
-from .integrators import CapabilityError, StopRun
+from .equations import Equations, embedding_pieces, primitive_pieces
+from .errors import StopRun
+from .forms import POST_STEP
 from .linear import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
 
@@ -87,7 +88,16 @@ class Minimal(Formulation):
         """u = E w with E = S_w + S_v D."""
         return self.S_w @ w + self.S_v @ (D @ w)
 
-    def _prepare(self, p0, v0, stepper=None):
+    def needs(self):
+        if isinstance(self.geometry, Atlas):
+            return {POST_STEP: ("formulation 'minimal' on tangent-space charts", "re-charting changes the state")}
+        if self.rechoose_requested:
+            return {POST_STEP: ("minimal with rechoose=True", "re-choosing changes the state")}
+        return {}
+
+    def prepare(self, p0, v0, offers=frozenset()):
+        """Choose u at (p0, v0); the choice is watched after every step where the solver offers a
+        post-step hook."""
         on_charts = isinstance(self.geometry, Atlas)
         if on_charts and any(n in self.geometry.w_names for n in self.requested):
             raise ValueError(f"minimal formulation of {self.system.name!r} runs on charts, whose velocities change "
@@ -95,11 +105,7 @@ class Minimal(Formulation):
                              f"or let them be chosen by pivoting")
         if self.rechoose_requested is None:
             self.rechoose = not self.requested
-        self.monitor = stepper is not None and stepper.supports_post_step
-        if (on_charts or self.rechoose_requested) and not self.monitor:
-            why = "re-charting changes the state" if on_charts else "re-choosing changes the state"
-            raise CapabilityError(f"minimal formulation got method {getattr(stepper, 'method', '?')!r} but expected "
-                                  f"one of: RK23, RK45, DOP853, dopri5, rk4 ({why})")
+        self.monitor = POST_STEP in offers
         q0, _ = self.geometry.from_dependent(p0, v0)
         self._choose(q0, self.requested)
 
@@ -148,7 +154,7 @@ class Minimal(Formulation):
         p, D, _, _, _, K = self._partition(q)
         return p, D @ (self._D_bar(K) @ u)
 
-    def _evaluate(self, t, y, multipliers=True):
+    def accelerations(self, t, y, multipliers=True):
         sysm, m = self.system, self.system.m
         q, u = self._split(y)
         p, D, A_q, A, C, K = self._partition(q)

@@ -15,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Formulation, Saddle, register
-from .integrators import CapabilityError
-from .equations import Equations, embedding_pieces, primitive_pieces
 from .charts import Atlas, make_geometry
-from .dae import unit_norm_constraints
+from .equations import Equations, embedding_pieces, primitive_pieces
+from .errors import CapabilityError
+from .forms import POST_STEP
+from .geometry import unit_norm_constraints
 from .linear import resolved_reactions, saddle_system, solve_square
 from .stabilization import Projection
 
@@ -71,12 +72,24 @@ class Reduced(Formulation):
         p, D = self.geometry.at(q)[:2]
         return p, D @ w
 
-    def _saddle(self, t, y):
+    def _no_dae(self):
         if self.on_charts:
-            raise CapabilityError(f"formulation {self.name!r} on tangent-space charts cannot be solved as a DAE "
-                                  f"(method 'IDA'): its coordinates change with every new chart; expected a system "
-                                  f"with an embedding p = g(q) or without holonomic constraints")
+            return (f"formulation {self.name!r} on tangent-space charts cannot be solved as a DAE (method 'IDA'): its "
+                    f"coordinates change with every new chart; expected a system with an embedding p = g(q) or "
+                    f"without holonomic constraints")
+        return None
+
+    def saddle(self, t, y):
+        if self.on_charts:
+            raise CapabilityError(self._no_dae())
         return self._reduced_saddle(t, y)
+
+    def needs(self):
+        needs = super().needs()
+        if self.on_charts:
+            needs.setdefault(POST_STEP, (f"formulation {self.name!r} on tangent-space charts",
+                                         "a new chart changes the state"))
+        return needs
 
     def _reduced_saddle(self, t, y):
         m = self.system.m
@@ -93,10 +106,10 @@ class Reduced(Formulation):
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
         return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C))
 
-    def _position_constraints(self, y_pos):
+    def position_constraints(self, y_pos):
         return unit_norm_constraints(y_pos, self.geometry.unit_blocks)
 
-    def _evaluate(self, t, y, multipliers=True):
+    def accelerations(self, t, y, multipliers=True):
         s = self._reduced_saddle(t, y)
         sol = solve_square(s.K, s.rhs, "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
         a = sol[:s.na]
@@ -127,19 +140,3 @@ class Reduced(Formulation):
             "M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D",
             "[[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = [f_bar - d_bar; -xi_bar]",
             "holonomic reactions: C^T lambda = f - d - M v' (resolved)"), pieces)
-
-
-@register
-class Manifold(Reduced):
-    """The reduced formulation on Haug-Pavesic tangent-space charts, embedding or not (Haug & Pavesic,
-    *Mechanical system kinematics and dynamics on differentiable manifolds*): a Lagrange-multiplier-free
-    ODE for the holonomic constraints, with nonholonomic multipliers within each chart."""
-
-    name = "manifold"
-    numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
-
-    def _configure(self, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3):
-        if not self.system.m and not self.system.unit_norm_blocks:
-            raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
-                                  f"constraints but expected at least one (use 'reduced' or 'minimal')")
-        self.geometry = Atlas(self.system, utol=utol, Btol=Btol, w_limit=w_limit, cond_limit=cond_limit)

@@ -19,7 +19,7 @@ they differ in what their parameters mean (``gains``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -148,3 +148,23 @@ def as_strategy(value):
     if isinstance(value, tuple(STRATEGIES.values())):
         return value
     raise ValueError(f"stabilization got {value!r} but expected a strategy object or one of: {', '.join(STRATEGIES)}")
+
+
+def fastest_rate(rhs, t, y) -> float:
+    """max |eigenvalue| of d rhs / d y at (t, y) by central differences, in 1/s."""
+    J = np.empty((y.size, y.size))
+    for j in range(y.size):
+        h = 1e-6 * (1.0 + abs(y[j]))
+        e = np.zeros(y.size)
+        e[j] = h
+        J[:, j] = (rhs(t, y + e) - rhs(t, y - e)) / (2 * h)
+    return float(np.max(np.abs(np.linalg.eigvals(J)), initial=0.0))
+
+
+def with_frequency(requested: ConstraintDynamics, rhs, t_span, y0) -> ConstraintDynamics:
+    """Constraint dynamics without a frequency: omega twice the fastest rate of the motion at y0 (the
+    largest |eigenvalue| of the unstabilized right-hand side ``rhs``, central differences), and at
+    least ten cycles over t_span. Faster constraint dynamics makes explicit integrators take steps
+    for stability (benchmarks/enforcement_methods.py measures the trade)."""
+    omega = max(2.0 * fastest_rate(rhs, t_span[0], y0), 2 * np.pi * 10.0 / abs(t_span[1] - t_span[0]))
+    return replace(requested, frequency=omega / (2 * np.pi))

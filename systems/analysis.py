@@ -18,7 +18,6 @@ evaluation at a point proved a quantity non-zero) or "numeric" (observed at rand
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,52 +25,8 @@ import sympy as sp
 
 from ._bounded import bounded
 from .description import DegreesOfFreedom
-
-SYMBOLIC = "symbolic"
-NUMERIC = "numeric"
-WITNESS = "witness point: non-zero there"
-
-
-# --------------------------------------------------------------------------------------------
-# results
-@dataclass(frozen=True)
-class RowReport:
-    """Analysis of one Pfaffian row a(x) . dx = 0."""
-
-    name: str
-    coordinates: tuple          # x symbols
-    form: tuple                 # a_i(x)
-    exact: bool
-    exact_how: str
-    failing_pairs: tuple = ()   # ((x_i name, x_j name, da_i/dx_j - da_j/dx_i), ...)
-    witness: dict = field(default_factory=dict)  # a point where a failing pair is non-zero
-    potential: sp.Expr | None = None
-    integrable: bool = False
-    integrable_how: str = ""
-    integrating_factor: sp.Expr | None = None
-    integral: sp.Expr | None = None  # phi with mu a = grad phi
-
-    def text(self) -> str:
-        coords = ", ".join(s.name for s in self.coordinates)
-        form = " + ".join(f"({sp.sstr(a)}) d{x.name}" for a, x in zip(self.form, self.coordinates) if a != 0)
-        lines = [f"row {self.name!r}: {form or '0'} = 0   [x = ({coords})]"]
-        if self.exact:
-            lines.append(f"  exact ({self.exact_how}); potential phi = {sp.sstr(self.potential)}"
-                         if self.potential is not None else f"  exact ({self.exact_how})")
-        else:
-            pairs = ", ".join(f"({i}, {j})" for i, j, _ in self.failing_pairs[:6])
-            more = "" if len(self.failing_pairs) <= 6 else f" and {len(self.failing_pairs) - 6} more"
-            wit = ", ".join(f"{k}={v:.3g}" for k, v in self.witness.items())
-            lines.append(f"  not exact ({self.exact_how}): failing pairs {pairs}{more}; witness point {wit}")
-            if self.integrable:
-                extra = ""
-                if self.integrating_factor is not None:
-                    extra = f"; integrating factor {sp.sstr(self.integrating_factor)}, integral {sp.sstr(self.integral)}"
-                lines.append(f"  integrable with an integrating factor (a ^ da = 0, {self.integrable_how}){extra}")
-            else:
-                lines.append(f"  not integrable by itself (a ^ da != 0, {self.integrable_how})")
-        return "\n".join(lines)
-
+from .pfaffian_rows import NUMERIC, SYMBOLIC, RowReport, _is_zero, _random_points, analyze_row  # noqa: F401
+from .singular import find_singular_configurations, nearest_singular_configuration, rank_ratio  # noqa: F401
 
 @dataclass(frozen=True)
 class ConstraintAnalysis(DegreesOfFreedom):
@@ -147,115 +102,6 @@ class ConstraintAnalysis(DegreesOfFreedom):
 
     def _repr_markdown_(self):
         return self.to_markdown()
-
-
-# --------------------------------------------------------------------------------------------
-# helpers
-def _is_zero(expr, seconds):
-    """True if sympy proves expr == 0, False if it proves otherwise, None if undecided in time."""
-    if expr == 0:
-        return True
-    simplified = bounded(lambda: sp.simplify(expr), seconds)
-    if simplified is None:
-        return None
-    return True if simplified == 0 else None
-
-
-def _numeric_values(exprs, symbols, points, values=None):
-    exprs = [sp.sympify(e).subs(values or {}) for e in exprs]
-    fn = sp.lambdify([list(symbols)], exprs, modules="numpy")
-    out = []
-    for pt in points:
-        with np.errstate(all="ignore"):
-            out.append(np.array(fn(pt), dtype=float).ravel())
-    return np.array(out)
-
-
-def _random_points(symbols, rng, count=6):
-    return [rng.uniform(0.3, 1.2, len(symbols)) * rng.choice([-1, 1], len(symbols)) for _ in range(count)]
-
-
-def _potential(a, x, seconds):
-    """phi with grad phi = a, or None (a assumed exact)."""
-
-    def run():
-        phi = sp.integrate(a[0], x[0])
-        for j in range(1, len(x)):
-            rest = sp.simplify(a[j] - sp.diff(phi, x[j]))
-            if rest != 0:
-                phi = phi + sp.integrate(rest, x[j])
-        check = [sp.simplify(sp.diff(phi, xi) - ai) for xi, ai in zip(x, a)]
-        return sp.simplify(phi) if all(c == 0 for c in check) else None
-
-    return bounded(run, seconds)
-
-
-def _curl_pairs(a, x):
-    return [(i, j, sp.diff(a[i], x[j]) - sp.diff(a[j], x[i])) for i, j in itertools.combinations(range(len(x)), 2)]
-
-
-def _frobenius_terms(a, x):
-    terms = []
-    for i, j, k in itertools.combinations(range(len(x)), 3):
-        terms.append(a[i] * (sp.diff(a[k], x[j]) - sp.diff(a[j], x[k]))
-                     + a[j] * (sp.diff(a[i], x[k]) - sp.diff(a[k], x[i]))
-                     + a[k] * (sp.diff(a[j], x[i]) - sp.diff(a[i], x[j])))
-    return terms
-
-
-def _decide_all_zero(exprs, x, points, seconds, values=None):
-    """(all_zero, how, values): symbolic when sympy decides, else from the numeric values."""
-    if not exprs:
-        return True, SYMBOLIC, np.zeros((len(points), 0))
-    values = _numeric_values(exprs, x, points, values)
-    finite = np.where(np.isfinite(values), np.abs(values), 0.0)
-    if np.any(finite > 1e-8):
-        return False, WITNESS, values
-    decided = [_is_zero(e, seconds) for e in exprs]
-    if all(d is True for d in decided):
-        return True, SYMBOLIC, values
-    return True, NUMERIC + f" (zero at {len(points)} random points)", values
-
-
-def _integrating_factor(a, x, seconds):
-    cands = []
-    nonzero = [ai for ai in a if ai != 0]
-    cands.append(1 / sum(ai**2 for ai in nonzero))
-    cands += [1 / ai for ai in nonzero] + [1 / ai**2 for ai in nonzero]
-    for mu in cands:
-        scaled = [sp.simplify(mu * ai) for ai in a]
-        if all(_is_zero(e, seconds) for _, _, e in _curl_pairs(scaled, x)):
-            phi = _potential(scaled, x, seconds)
-            if phi is not None:
-                return sp.simplify(mu), phi
-    return None, None
-
-
-def analyze_row(name, a, x, rng, seconds=5.0, values=None) -> RowReport:
-    """Exactness, potential, Frobenius test and integrating factor of one form a . dx.
-
-    ``values`` substitutes parameter symbols for the numeric evaluations only.
-    """
-    a = [sp.sympify(ai) for ai in a]
-    points = _random_points(x, rng)
-    pairs = _curl_pairs(a, x)
-    exact, how, values_at = _decide_all_zero([e for _, _, e in pairs], x, points, seconds, values)
-    if exact:
-        potential = _potential(a, x, seconds)
-        return RowReport(name, tuple(x), tuple(a), True, how, potential=potential, integrable=True,
-                         integrable_how=how, integral=potential)
-    failing = []
-    for col, (i, j, e) in enumerate(pairs):
-        if np.any(np.abs(np.nan_to_num(values_at[:, col])) > 1e-8):
-            failing.append((x[i].name, x[j].name, sp.simplify(e) if sp.count_ops(e) < 200 else e))
-    best = int(np.argmax(np.max(np.abs(np.nan_to_num(values_at)), axis=1)))
-    witness = {s.name: float(val) for s, val in zip(x, points[best])}
-    integrable, ihow, _ = _decide_all_zero(_frobenius_terms(a, x), x, points, seconds, values)
-    mu = integral = None
-    if integrable:
-        mu, integral = _integrating_factor(a, x, seconds)
-    return RowReport(name, tuple(x), tuple(a), False, how, tuple(failing), witness, None, integrable, ihow, mu,
-                     integral)
 
 
 # --------------------------------------------------------------------------------------------
@@ -382,92 +228,6 @@ def _manifold_points(system, rng, count=6):
             guess = renormalize(system, p0 + rng.uniform(-0.3, 0.3, p0.shape))
             points.append(project_positions(system, guess)[0])
     return points
-
-
-def _bordered_residual(num, par, p_size):
-    """r(x) of the bordered system whose solutions are the singular configurations: x = (p, mu),
-    r = [Phi_a(p); Phi_p(p)^T mu; (|mu|^2 - 1) / 2]. A solution has Phi_a = 0 and a unit mu in the
-    left null space of Phi_p, so Phi_p has lost rank there (Phi_a holds Phi and the unit norms of
-    Euler parameters)."""
-    zeros = np.zeros(p_size)
-
-    def residual(x):
-        p, mu = x[:p_size], x[p_size:]
-        Phi_a = num.holonomic_chart(p, zeros, par)[0]
-        Phi_p = num.constraints(p, par)[1]
-        return np.concatenate([Phi_a, Phi_p.T @ mu, [(mu @ mu - 1.0) / 2]])
-
-    return residual
-
-
-def rank_ratio(system, p) -> float:
-    """sigma_min / sigma_max of Phi_p at p (0 where Phi_p vanishes)."""
-    s = np.linalg.svd(system.numeric.constraints(p, system.params)[1], compute_uv=False)
-    return float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
-
-
-def nearest_singular_configuration(system, p, *, tol=1e-9):
-    """A configuration p* near p with Phi(p*) = 0 where Phi_p loses rank (sigma_min / sigma_max <= 1e-7),
-    found by solving the bordered system from p (trust-region least squares); None where the
-    iteration ends elsewhere. ``tol`` bounds |Phi(p*)|."""
-    from scipy.optimize import least_squares
-
-    from .state import renormalize
-
-    num, par = system.numeric, system.params
-    p = np.asarray(p, float)
-    with np.errstate(all="ignore"):
-        Phi_p = num.constraints(p, par)[1]
-        if not (np.all(np.isfinite(p)) and np.all(np.isfinite(Phi_p))):
-            return None
-        mu0 = np.linalg.svd(Phi_p)[0][:, -1]
-        try:
-            res = least_squares(_bordered_residual(num, par, len(p)), np.concatenate([p, mu0]), method="trf",
-                                xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=200 * (len(p) + system.m))
-        except (ValueError, np.linalg.LinAlgError):
-            return None
-        found = renormalize(system, res.x[:len(p)])
-        ok = (np.all(np.isfinite(found)) and np.max(np.abs(num.Phi(found, par)), initial=0.0) <= tol
-              and rank_ratio(system, found) <= 1e-7)
-    return found if ok else None
-
-
-def find_singular_configurations(system, rng, starts=12, seconds=60.0):
-    """Configurations on Phi = 0 where Phi_p loses rank, found numerically.
-
-    From ``starts`` random consistent configurations (a fixed sequence of ``rng``), the bordered
-    system Phi_a(p) = 0, Phi_p(p)^T mu = 0, |mu| = 1 is solved by trust-region least squares
-    (:func:`nearest_singular_configuration`), started at mu = the left singular vector of the
-    smallest singular value of Phi_p. Its solution set is exactly the singular set, so a start that
-    converges lands on it; a point is kept when |Phi| <= 1e-9 and sigma_min / sigma_max <= 1e-7
-    there. The number of starts, not the clock, bounds the work; ``seconds`` is only a safety bound,
-    named in the summary when it cuts the search. Returns (points as {name: value}, summary text).
-    """
-    from .state import project_positions, renormalize
-
-    p0 = system.default_state()[0]
-    guesses = [renormalize(system, p0 + rng.normal(0.0, 0.7 if i % 2 == 0 else 2.0, p0.shape)) for i in range(starts)]
-    found, tried, cut = [], 0, False
-    deadline = time.monotonic() + seconds
-    for guess in guesses:
-        if time.monotonic() > deadline:
-            cut = True
-            break
-        tried += 1
-        with np.errstate(all="ignore"):
-            start = project_positions(system, guess, max_iter=30)[0]
-        p = nearest_singular_configuration(system, start if np.all(np.isfinite(start)) else guess)
-        if p is not None and all(np.linalg.norm(p - q) > 1e-6 for q in found):
-            found.append(p)
-    names = system.coordinate_names
-    points = tuple({n: float(x) for n, x in zip(names, p)} for p in found)
-    how = f"{tried} random starts (numeric search, bordered least squares{f'; cut at {seconds:g} s' if cut else ''})"
-    if not found:
-        return points, f"none found from {how}"
-    pinned = [f"|{n}| = {abs(found[0][i]):.4g}" for i, n in enumerate(names)
-              if len(found) > 1 and np.ptp(np.abs([p[i] for p in found])) < 1e-5 and abs(found[0][i]) > 1e-8]
-    where = ("; at every one " + ", ".join(pinned)) if pinned else ""
-    return points, f"{len(found)} found from {how}{where}"
 
 
 def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int = 1,

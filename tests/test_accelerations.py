@@ -40,7 +40,7 @@ def test_accelerations_match_kane(name, params, formulation, rng):
     system = systems.load(name, **params)
     model = kane(name + ("_hybrid" if params.get("velocity") == "hybrid" else ""))
     form = formulations.create(formulation, system)
-    form._prepare(*system.default_state())  # fixes the choice of u (pivoting where there is no default)
+    form.prepare(*system.default_state())  # fixes the choice of u (pivoting where there is no default)
     for p, v in random_states(system, rng):
         expected = model.accelerations(p, v, kane_params(system, model))
         got = form.evaluate(0.0, form.initial_state(p, v)).vdot

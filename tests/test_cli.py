@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from formulations.cli import main
+from formulations.workbench.cli import main
 
 import systems
 

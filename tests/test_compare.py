@@ -11,10 +11,10 @@ import pytest  # noqa: E402
 
 import formulations as F  # noqa: E402
 import systems  # noqa: E402
-from formulations.cli import main  # noqa: E402
-from formulations.reports import plots, views  # noqa: E402
-from formulations.reports.animation import animate  # noqa: E402
-from formulations.reports.report import write_report  # noqa: E402
+from formulations.workbench.cli import main  # noqa: E402
+from formulations.workbench import plots, views  # noqa: E402
+from formulations.workbench.animation import animate  # noqa: E402
+from formulations.workbench.report import write_report  # noqa: E402
 
 
 @pytest.fixture(scope="module")

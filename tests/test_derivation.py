@@ -5,7 +5,7 @@ import pytest
 
 import formulations as F
 import systems
-from formulations.reports.derivation import derive, minimal_accelerations
+from formulations.workbench.derivation import derive, minimal_accelerations
 
 
 @pytest.mark.parametrize("name, params", [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}),
@@ -17,7 +17,7 @@ def test_derived_minimal_equations_match_the_numeric_formulation(name, params, r
     derivation = derive(system, "minimal", seconds=5.0, analysis=False)
     chosen = derivation.pieces["independent"]
     form = F.create("minimal", system, independent=chosen)
-    form._prepare(*system.default_state())
+    form.prepare(*system.default_state())
     p0, v0 = system.default_state()
     for _ in range(3):
         p, v = system.consistent_state(p0 + 0.1 * rng.standard_normal(p0.shape), v0 + rng.standard_normal(v0.shape))

@@ -6,9 +6,9 @@ import pytest
 
 import formulations as F
 import systems
-from formulations.augmented_lagrangian import AugmentedLagrangian
-from formulations.dae import MissingDependencyError, require_ida
-from formulations.integrators import CapabilityError
+from formulations.solvers.augmented_lagrangian import AugmentedLagrangian
+from formulations.solvers.ida import MissingDependencyError, require_ida
+from formulations import CapabilityError
 from formulations.stabilization import ConstraintDynamics
 
 try:
@@ -151,7 +151,7 @@ def test_constraint_dynamics_coefficients_have_the_equivalent_mass():
     system = systems.load("slider_crank")
     p, v = system.default_state()
     form = F.create("dependent", system)
-    M, _, _, _, C = form._dynamics(0.0, p, v)[1][:5]
+    M, _, _, _, C = form.dynamics(0.0, p, v)[1][:5]
     stab = ConstraintDynamics(frequency=2.0, damping=0.5)
     m_bar, c_bar, k_bar = stab.coefficients(M, C)
     # a row that moves one body's coordinate alone has that body's mass as its equivalent mass

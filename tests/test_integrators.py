@@ -4,7 +4,7 @@ import pytest
 
 import formulations as F
 import systems
-from formulations.integrators import ORDER
+from formulations.solvers import order
 
 FORMULATIONS = ("dependent", "reduced", "minimal")
 
@@ -29,7 +29,7 @@ def test_rk4_converges_at_order_four(formulation):
     runs = [F.create(formulation, system).simulate((0, 0.6), method="rk4", step=h) for h in steps]
     assert all(tr.stats.rechoices == 0 for tr in runs)
     err = [np.max(np.abs(tr.p[-1] - p_ref)) for tr in runs]
-    assert abs(slope(steps, err) - ORDER["rk4"]) < 0.2
+    assert abs(slope(steps, err) - order("rk4")) < 0.2
 
 
 def test_rk4_converges_through_rechoices(knife_reference):
@@ -51,7 +51,7 @@ def test_adaptive_methods_reach_at_least_their_order(method, knife_reference):
         errs.append(np.max(np.abs(tr.p[-1] - p_ref)))
         work.append(tr.stats.rhs_evaluations)
         assert errs[-1] < 100 * tol
-    assert slope(work, errs) < -(ORDER[method] - 0.5)
+    assert slope(work, errs) < -(order(method) - 0.5)
 
 
 def test_our_dormand_prince_is_scipys_method(knife_reference):

@@ -30,8 +30,10 @@ import numpy as np
 
 from systems.state import project_velocities, renormalize
 
-from .integrators import CapabilityError, RunRecord, StopRun
-from .stabilization import ConstraintDynamics
+from ..errors import StopRun
+from ..forms import INDEX3
+from ..stabilization import ConstraintDynamics
+from .base import Problem, RunRecord, Solver, register
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,6 @@ class AugmentedLagrangian:
             raise ValueError(f"AugmentedLagrangian got tol={self.tol} but expected a positive number")
 
 
-def as_method(method):
-    """The AugmentedLagrangian settings for ``method`` ("augmented_lagrangian" or an instance), else None."""
-    if isinstance(method, AugmentedLagrangian):
-        return method
-    if method == AugmentedLagrangian.name:
-        return AugmentedLagrangian()
-    return None
-
-
 def _positions(system, A_of, p0, pdot0, v1, h, iterations=50):
     """p1 of p1 = p0 + h/2 (pdot0 + A(p1) v1) by fixed-point iteration (exact in one pass for constant A)."""
     p1 = renormalize(system, p0 + h * pdot0)
@@ -74,17 +67,30 @@ def _positions(system, A_of, p0, pdot0, v1, h, iterations=50):
     return p1
 
 
-def run_augmented_lagrangian(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval=None,
-                             record, monitor=None) -> tuple:
-    """Integrate the dependent formulation over t_span with fixed step ``step``; returns (RunRecord,
-    evaluations of the dynamics). Output at every step, or on the grid t_eval: between output points
-    the steps are equal and at most ``step``, so that every output point is a step point."""
-    if formulation.name != "dependent":
-        raise CapabilityError(f"method 'augmented_lagrangian' got formulation {formulation.name!r} but expected "
-                              f"'dependent'")
-    if step is None or not step > 0:
-        raise CapabilityError(f"method 'augmented_lagrangian' got step={step!r} but expected a fixed step size "
-                              f"in s (simulate(..., step=1e-3))")
+@register("augmented_lagrangian")
+class AugmentedLagrangianSolver(Solver):
+    """Fixed-step index-3 integration of the dependent formulation; ``settings`` an AugmentedLagrangian.
+
+    Output at every step, or on the grid t_eval: between output points the steps are equal and at
+    most ``step``, so that every output point is a step point. No events, no post-step hook (the
+    method enforces the constraints itself)."""
+
+    forms = (INDEX3,)
+    offers = frozenset()
+    order = 2
+    fixed_step = True
+
+    def __init__(self, method="augmented_lagrangian", step=None, settings=None):
+        super().__init__(method, step)
+        self.settings = settings if settings is not None else AugmentedLagrangian()
+
+    def integrate(self, problem: Problem) -> RunRecord:
+        return _run(problem.formulation, problem.t_span, problem.y0, step=self.step, settings=self.settings,
+                    t_eval=problem.t_eval, record=problem.record, monitor=problem.monitor)
+
+
+def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval, record, monitor) -> RunRecord:
+    """Integrate the index-3 form over t_span with fixed step ``step``."""
     system, num, par = formulation.system, formulation.num, formulation.par
     m = system.m
     t0, t1 = float(t_span[0]), float(t_span[1])
@@ -94,12 +100,12 @@ def run_augmented_lagrangian(formulation, t_span, y0, *, step, settings: Augment
 
     def dynamics(t, p, v):
         evaluations[0] += 1
-        return formulation._dynamics(t, p, v)[1]
+        return formulation.dynamics(t, p, v)[1]
 
     def A_of(p):
         return num.A(p, par)
 
-    _, a, lam = formulation._evaluate(t0, np.concatenate([p, v]))
+    _, a, lam = formulation.accelerations(t0, np.concatenate([p, v]))
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
@@ -112,7 +118,7 @@ def run_augmented_lagrangian(formulation, t_span, y0, *, step, settings: Augment
                 steps += 1
                 t = float(t_next)
                 y = np.concatenate([p, v])
-                _, a, lam = formulation._evaluate(t, y)  # the M-orthogonal projection of the accelerations
+                _, a, lam = formulation.accelerations(t, y)  # the M-orthogonal projection of the accelerations
                 if grid is None or t == target:
                     ts.append(t)
                     ys.append(record(t, y, False))
@@ -123,7 +129,7 @@ def run_augmented_lagrangian(formulation, t_span, y0, *, step, settings: Augment
     if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
-    return RunRecord(ts, ys, status, message, steps, []), evaluations[0]
+    return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0])
 
 
 def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings):

@@ -126,7 +126,7 @@ class Progress:
 
 def cmd_compare(args):
     import formulations
-    from formulations.reports.report import write_report
+    from formulations.workbench.report import write_report
 
     system = _load(args.system, args.set)
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
@@ -153,7 +153,7 @@ def cmd_compare(args):
     if args.out:
         report = write_report(comparison, system, args.out, systems.analyze_constraints(system))
         if args.animate and system.name in ("rolling_disc", "sphere_in_cylinder"):
-            from formulations.reports.animation import animate
+            from formulations.workbench.animation import animate
 
             animate(comparison.reference, system, report.parent / f"{system.name}.gif")
         print(f"\nreport written to {report}", file=sys.stderr if args.json else sys.stdout)
@@ -161,7 +161,7 @@ def cmd_compare(args):
 
 
 def cmd_derive(args):
-    from formulations.reports.derivation import derive
+    from formulations.workbench.derivation import derive
 
     system = _load(args.system, args.set)
     try:

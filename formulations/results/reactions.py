@@ -11,7 +11,7 @@ import numpy as np
 
 from systems.state import renormalize
 
-from .linear import null_space, resolved_reactions, solve_accelerations
+from ..linear import null_space, resolved_reactions, solve_accelerations
 
 
 def reactions(system, t, p, v, *, as_dict=True):

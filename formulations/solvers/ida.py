@@ -2,8 +2,9 @@
 
 IDA (variable-order BDF with Newton iteration on F(t, Y, Y') = 0; Hindmarsh et al., ACM TOMS 31,
 2005) is reached through scikit-sundae, the optional extra ``dae``: pip install "pfaff[dae]".
-Two forms, for any formulation that offers its saddle-point system (``Formulation._saddle``: the
-dependent and the reduced formulations), with y = (y_pos, y_vel) the formulation's own state:
+Two forms (formulations.forms INDEX1_DAE and GGL_DAE), for any formulation that gives its
+saddle-point system (``Formulation.saddle``: the dependent and the reduced formulations), with
+y = (y_pos, y_vel) the formulation's own state:
 
 index 1 (stabilization none, Baumgarte or constraint dynamics), unknowns Y = (y, lambda):
     y_pos' - kinematics(y) = 0,     K(y) [y_vel'; lambda] - rhs(y) = 0
@@ -32,8 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .integrators import CapabilityError, RunRecord, StopRun
-from .linear import solve_square
+from ..errors import CapabilityError, StopRun
+from ..forms import ADAPTIVE, DENSE_OUTPUT, GGL_DAE, INDEX1_DAE
+from ..linear import solve_square
+from .base import Problem, RunRecord, Solver, register
 
 EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test
 
@@ -53,30 +56,20 @@ def require_ida():
     return IDA
 
 
-def unit_norm_constraints(x, blocks):
-    """(Psi (b,), Psi_x (b, len(x))): Psi = (|e|^2 - 1) / 2 for each index block e of x."""
-    Psi, Psi_x = np.zeros(len(blocks)), np.zeros((len(blocks), len(x)))
-    for i, block in enumerate(blocks):
-        idx = list(block)
-        Psi[i] = (x[idx] @ x[idx] - 1.0) / 2
-        Psi_x[i, idx] = x[idx]
-    return Psi, Psi_x
-
-
-class Problem:
+class Residual:
     """F(t, Y, Y') = 0 of one formulation in one form, with consistent Y0, Y0' and the error weights."""
 
     def __init__(self, formulation, t0, y0, form, atol):
         self.formulation, self.form = formulation, form
         self.n_y = y0.size
-        s = formulation._saddle(t0, y0)
+        s = formulation.saddle(t0, y0)
         self.n_pos, self.na = s.kinematics.size, s.na
         self.n_lam = s.K.shape[1] - s.na
         self.rows = s.rows
         sol = solve_square(s.K, s.rhs, f"the saddle-point matrix of {formulation.name!r} at the start")
         yp0 = np.concatenate([s.kinematics, sol[: s.na]])
         lam0 = sol[s.na:]
-        self.n_mu = formulation._position_constraints(y0[: self.n_pos])[0].size if form == "ggl" else 0
+        self.n_mu = formulation.position_constraints(y0[: self.n_pos])[0].size if form == GGL_DAE else 0
         self.Y0 = np.concatenate([y0, lam0, np.zeros(self.n_mu)])
         self.YP0 = np.concatenate([yp0, np.zeros(self.n_lam + self.n_mu)])
         self.algebraic = list(range(self.n_y, self.Y0.size))
@@ -87,38 +80,56 @@ class Problem:
         self.evaluations += 1
         n_pos, n_y, na = self.n_pos, self.n_y, self.na
         y = Y[:n_y]
-        s = self.formulation._saddle(t, y)
+        s = self.formulation.saddle(t, y)
         unknowns = np.concatenate([YP[n_pos:n_y], Y[n_y:n_y + self.n_lam]])
         res[:n_pos] = YP[:n_pos] - s.kinematics
-        if self.form != "ggl":
+        if self.form != GGL_DAE:
             res[n_pos:] = s.K @ unknowns - s.rhs
             return
         dyn = s.K.shape[0] - s.rows
         mu = Y[n_y + self.n_lam:]
-        Psi, Psi_y = self.formulation._position_constraints(y[:n_pos])
+        Psi, Psi_y = self.formulation.position_constraints(y[:n_pos])
         res[:n_pos] += Psi_y.T @ mu
         res[n_pos:n_pos + dyn] = s.K[:dyn] @ unknowns - s.rhs[:dyn]
         res[n_pos + dyn:n_pos + dyn + s.rows] = s.K[dyn:, :na] @ s.velocity
         res[n_pos + dyn + s.rows:] = Psi
 
 
-def run_ida(formulation, t_span, y0, *, form, rtol, atol, max_step=np.inf, first_step=None, t_eval=None,
-            record, monitor=None) -> tuple:
-    """Integrate with IDA; returns (the driver's RunRecord, residual evaluations); own states y are
-    recorded through ``record``.
+@register("IDA")
+class IDASolver(Solver):
+    """SUNDIALS IDA through scikit-sundae: variable-order BDF on the index-1 or GGL residual.
 
     Every internal step is an output point unless t_eval is given (then IDA's interpolant gives
-    the grid). A failed step ends the run with status -1 and IDA's message; the points so far are kept.
+    the grid). A failed step ends the run with status -1 and IDA's message; the points so far are
+    kept. Events and post-step hooks are not offered (IDA keeps a history that a projection would
+    break).
     """
-    IDA = require_ida()
-    t0, t1 = float(t_span[0]), float(t_span[1])
+
+    forms = (INDEX1_DAE, GGL_DAE)
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT})
+    order = 5
+
+    def __init__(self, method="IDA", step=None):
+        super().__init__(method, step)
+        if step is not None:
+            raise CapabilityError(f"method 'IDA' chooses its own steps: got step={step!r} but expected none")
+        self.IDA = require_ida()
+
+    def integrate(self, problem: Problem) -> RunRecord:
+        return _run(self.IDA, problem)
+
+
+def _run(IDA, run: Problem) -> RunRecord:
+    """Integrate ``run`` with IDA; own states y are recorded through run.record."""
+    record, monitor, t_eval = run.record, run.monitor, run.t_eval
+    t0, t1 = float(run.t_span[0]), float(run.t_span[1])
     if t1 <= t0:
-        raise CapabilityError(f"method 'IDA' got t_span={t_span!r} but expected t1 > t0")
-    problem = Problem(formulation, t0, np.asarray(y0, float), form, atol)
-    options = dict(algebraic_idx=problem.algebraic, rtol=rtol, atol=problem.atol, max_num_steps=100000,
-                   max_step=0.0 if not np.isfinite(max_step) else float(max_step))
-    if first_step:
-        options["first_step"] = float(first_step)
+        raise CapabilityError(f"method 'IDA' got t_span={run.t_span!r} but expected t1 > t0")
+    problem = Residual(run.formulation, t0, np.asarray(run.y0, float), run.form, run.atol)
+    options = dict(algebraic_idx=problem.algebraic, rtol=run.rtol, atol=problem.atol, max_num_steps=100000,
+                   max_step=0.0 if not np.isfinite(run.max_step) else float(run.max_step))
+    if run.first_step:
+        options["first_step"] = float(run.first_step)
     solver = IDA(problem.residual, **options)
     n_y = problem.n_y
     ts, ys = [], []
@@ -153,4 +164,4 @@ def run_ida(formulation, t_span, y0, *, form, rtol, atol, max_step=np.inf, first
                 monitor(t_now, np.array(out.y[:n_y]))
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t_now:.6g}: {exc}"
-    return RunRecord(ts, ys, status, message, steps, []), problem.evaluations
+    return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations)

@@ -20,10 +20,10 @@ import numpy as np
 
 import warnings
 
-from .base import create
-from .integrators import ORDER
-from .stabilization import as_strategy
-from .trajectory import Trajectory
+from ..base import create
+from ..results.trajectory import Trajectory
+from ..solvers import order
+from ..stabilization import as_strategy
 
 DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
                           "reduced+projection", "minimal")
@@ -102,7 +102,7 @@ class Configuration:
         """The fixed step at tolerance ``tol`` of a sweep whose base tolerance is ``rtol`` (None if adaptive)."""
         if self.step is None:
             return None
-        return self.step * (tol / rtol) ** (1.0 / ORDER.get(self.method, 2))
+        return self.step * (tol / rtol) ** (1.0 / order(self.method))
 
     def build(self, system):
         return create(self.formulation, system, stabilization=self.stabilization, **self.options)

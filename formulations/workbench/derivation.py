@@ -192,7 +192,7 @@ def _independent_choice(system, names):
     import formulations
 
     form = formulations.create("minimal", system, independent=names or None)
-    form._prepare(*system.default_state())
+    form.prepare(*system.default_state())
     if any(n not in emb.velocity_names for n in form.choice):
         raise ValueError(f"derive: independent velocities {form.choice} must be reduced velocities "
                          f"{emb.velocity_names} for a symbolic derivation")

@@ -26,9 +26,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import CapabilityError
+from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP
+from .base import StepFailure, register
+from .driver import SteppingSolver
+from .explicit_rk import A as _A, B as _B, C as _C, E as _E, hermite, rms
 from .groups import quaternion_from_rotation, rotation_from_quaternion, se3_dexpinv, se3_exp, so3_dexpinv, so3_exp
-from .integrators import LIE_METHODS as METHODS
-from .integrators import CapabilityError, StepFailure, _C, _A, _B, _E, _hermite, _rms
+
+METHODS = ("RKMK4-SE3", "RKMK4-SO3xR3", "RKMK45-SE3", "RKMK45-SO3xR3")
 
 GROUPS = ("SE3", "SO3xR3")
 _RK4 = (np.array([0.0, 0.5, 0.5, 1.0]), [np.array([]), np.array([0.5]), np.array([0.0, 0.5]),
@@ -125,7 +130,7 @@ class BodyStates:
 
 
 class LieStepper:
-    """RKMK on the bodies' group, behind the stepping interface of formulations.integrators.
+    """RKMK on the bodies' group, behind the stepping interface of formulations.solvers.driver.
 
     ``stops``: times the steps must land on (the output grid), so that output points are step
     points and never interpolated; between stops a fixed-step method takes equal steps of at most
@@ -208,11 +213,11 @@ class LieStepper:
         size_r = np.maximum(np.max(np.abs(self.r), axis=1), np.max(np.abs(r_new), axis=1))[:, None]
         scale_x = np.hstack([np.full((len(K[0]), 3), self.atol + self.rtol), self.atol + self.rtol * np.repeat(size_r, 3, 1)])
         scale_w = self.atol + self.rtol * np.maximum(np.abs(self.w), np.abs(w_new))
-        return _rms(np.concatenate([(err_x / scale_x).ravel(), (err_w / scale_w).ravel()]))
+        return rms(np.concatenate([(err_x / scale_x).ravel(), (err_w / scale_w).ravel()]))
 
     def _initial_step(self):
         scale = self.atol + self.rtol * np.abs(self.w)
-        d0, d1 = _rms(self.w / scale), _rms(self.wd / scale)
+        d0, d1 = rms(self.w / scale), rms(self.wd / scale)
         h = 0.01 * d0 / d1 if d0 > 1e-5 and d1 > 1e-5 else 1e-6
         return min(h, self.max_step, 0.1 * (self.t_bound - self.t))
 
@@ -268,7 +273,7 @@ class LieStepper:
             if t == t0:
                 return y0
             if "h" not in cache:
-                cache["h"] = _hermite(t0, y0, self.fun(t0, y0), t1, y1, self.fun(t1, y1))
+                cache["h"] = hermite(t0, y0, self.fun(t0, y0), t1, y1, self.fun(t1, y1))
             return cache["h"](t)
 
         return interp
@@ -281,3 +286,29 @@ class LieStepper:
     @property
     def step_size(self):
         return self.step_max if not self.adaptive else self.h
+
+
+class _Lie(SteppingSolver):
+    forms = (LIE_GROUP,)
+
+    def stepper(self, problem):
+        stepper = LieStepper(problem.formulation.system, self.method, self.step)
+        stepper.stops = problem.t_eval
+        return stepper
+
+
+@register("RKMK4-SE3", "RKMK4-SO3xR3")
+class RKMK4(_Lie):
+    """Munthe-Kaas RK4 on SE(3) or SO(3) x R^3, fixed step; output points are step points."""
+
+    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP})
+    order = 4
+    fixed_step = True
+
+
+@register("RKMK45-SE3", "RKMK45-SO3xR3")
+class RKMK45(_Lie):
+    """Munthe-Kaas Dormand-Prince 5(4) on SE(3) or SO(3) x R^3, adaptive, landing on the output grid."""
+
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
+    order = 5

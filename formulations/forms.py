@@ -1,0 +1,34 @@
+"""The vocabulary shared by formulations and solvers: the forms of the equations a formulation can
+give, and the capabilities a solver can offer.
+
+A formulation says which forms it gives (``Formulation.gives``) and which capabilities it needs
+from a solver (``Formulation.needs``); a solver says which forms it integrates and which
+capabilities it offers (formulations.solvers.base.Solver). ``formulations.solvers.simulate``
+matches the two.
+
+Forms, with the formulation methods that serve them (y the formulation's own state):
+
+    EXPLICIT_ODE  y' = F(t, y)                        rhs, accelerations, post_step, project
+    INDEX1_DAE    p' = kinematics(y), K(y) [a; lambda] = rhs(y)        saddle
+    GGL_DAE       the index-1 rows plus Psi(y_pos) = 0 and G y_vel = 0 (Gear, Gupta & Leimkuhler)
+                                                                       saddle, position_constraints
+    INDEX3        M v' + d = f - C^T lambda with Phi(p) = 0, C_nh v = 0 on the dependent (p, v)
+                                                                       dynamics, accelerations
+    LIE_GROUP     (p, v) made of rigid-body blocks, a configuration in SE(3) or SO(3) x R^3 per body
+                                                                       rhs (system.bodies)
+"""
+from __future__ import annotations
+
+EXPLICIT_ODE = "explicit ODE"
+INDEX1_DAE = "index-1 DAE"
+GGL_DAE = "GGL index-2 DAE"
+INDEX3 = "index-3 equations"
+LIE_GROUP = "Lie-group structure"
+FORMS = (EXPLICIT_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP)
+
+# capabilities of a solver
+ADAPTIVE = "adaptive steps"
+DENSE_OUTPUT = "dense output"
+EVENTS = "event location"
+POST_STEP = "post-step hook"
+CAPABILITIES = (ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP)

@@ -1,0 +1,25 @@
+"""Formulation 4, manifold: the reduced formulation on the tangent-space charts of Haug & Pavesic,
+*Mechanical system kinematics and dynamics on differentiable manifolds* — a Lagrange-multiplier-free
+ODE for the holonomic constraints, embedding or not, with nonholonomic multipliers within each chart
+(formulations.charts). Reports how many charts a run used and the share of time spent re-charting.
+"""
+from __future__ import annotations
+
+from .base import register
+from .charts import Atlas
+from .errors import CapabilityError
+from .reduced import Reduced
+
+
+@register
+class Manifold(Reduced):
+    """The reduced formulation on tangent-space charts, whether or not the system has an embedding."""
+
+    name = "manifold"
+    numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
+
+    def _configure(self, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3):
+        if not self.system.m and not self.system.unit_norm_blocks:
+            raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
+                                  f"constraints but expected at least one (use 'reduced' or 'minimal')")
+        self.geometry = Atlas(self.system, utol=utol, Btol=Btol, w_limit=w_limit, cond_limit=cond_limit)

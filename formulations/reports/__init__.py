@@ -1,1 +1,0 @@
-"""Reports on results: plots, system views, animations, report folders and classroom derivations."""

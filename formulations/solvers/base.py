@@ -1,0 +1,155 @@
+"""The solver interface and the solver registry.
+
+A solver integrates one form of the equations (formulations.forms) and declares what it offers:
+
+    class Solver:
+        name        the method name users pass (simulate(..., method=name))
+        forms       the forms it integrates, in order of preference
+        offers      capabilities: ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP
+        order       the order of accuracy (for step scaling in sweeps and convergence tests)
+        integrate(problem) -> RunRecord
+
+Configuration lives in the instance (a fixed step, a penalty), the evolving state in the run; an
+instance can be reused. Adding a solver is one module: subclass Solver (or SteppingSolver for a
+method that takes one step at a time and lets the shared driver handle output, events, post-step
+hooks and monitors) and decorate it with ``@register("name", ...)``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from ..errors import CapabilityError
+
+_REGISTRY: dict = {}
+
+
+class StepFailure(RuntimeError):
+    """The integrator could not take a step (step size underflow, non-finite values)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A function g(t, p, v) whose zero crossing is reported (and stops the run if terminal).
+
+    direction: +1 only upward crossings, -1 only downward, 0 both.
+    """
+
+    function: object
+    terminal: bool = True
+    direction: int = 0
+    name: str = ""
+
+
+@dataclass
+class RunRecord:
+    """What a solver produced: output times, the recorded rows (whatever ``Problem.record`` returns),
+    status (0 finished, 1 terminal event, -1 failed), message, accepted steps, event times, rejected
+    steps (None where the method does not report them) and evaluations of the formulation (None:
+    counted by ``Problem.fun``)."""
+
+    t: list
+    y: list
+    status: int
+    message: str
+    steps: int
+    t_events: list
+    rejected: int | None = None
+    evaluations: int | None = None
+
+
+@dataclass
+class Problem:
+    """One run handed to a solver.
+
+    formulation: the formulation object (its methods serve the form the solver integrates); form:
+    the form chosen; fun(t, y) -> y' the counted right-hand side of the explicit ODE; y0 the
+    formulation's initial state; record(t, y, interpolated) -> a row for the output; events,
+    event_values(t, y) -> g values; monitor(t, y) after every accepted step (may raise StopRun);
+    post_step(t, y) -> y or None (None: the formulation needs no hook).
+    """
+
+    formulation: object
+    form: str
+    fun: Callable
+    t_span: tuple
+    y0: np.ndarray
+    rtol: float
+    atol: float
+    record: Callable
+    max_step: float = np.inf
+    first_step: float | None = None
+    t_eval: np.ndarray | None = None
+    events: tuple = ()
+    event_values: Callable | None = None
+    monitor: Callable | None = None
+    post_step: Callable | None = None
+    evaluations: list = field(default_factory=lambda: [0])
+
+
+class Solver(ABC):
+    """An integration method; see the module docstring."""
+
+    name: ClassVar[str] = ""
+    forms: ClassVar[tuple] = ()
+    offers: ClassVar[frozenset] = frozenset()
+    order: ClassVar[int] = 0
+    fixed_step: ClassVar[bool] = False   # True: needs ``step``; False: refuses one
+
+    def __init__(self, method: str, step: float | None = None):
+        self.method = method
+        if self.fixed_step and (step is None or not step > 0):
+            raise CapabilityError(f"method {method!r} needs a fixed step: got step={step!r} but expected a fixed step "
+                                  f"size > 0 in s (simulate(..., step=1e-3))")
+        if not self.fixed_step and step is not None:
+            raise CapabilityError(f"method {method!r} chooses its own steps: got step={step!r} but expected none "
+                                  f"(fixed-step methods: {', '.join(n for n, c in _REGISTRY.items() if c.fixed_step)})")
+        self.step = None if step is None else float(step)
+
+    @abstractmethod
+    def integrate(self, problem: Problem) -> RunRecord:
+        """Integrate ``problem`` over its t_span."""
+
+    @classmethod
+    def order_of(cls, method: str) -> int:
+        """The order of accuracy of ``method`` (one of the names the class is registered under)."""
+        return cls.order
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.method!r}{'' if self.step is None else f', step={self.step:g}'})"
+
+
+def register(*names):
+    """Class decorator: make a solver available under ``names`` (its method names)."""
+    def decorate(cls):
+        for name in names or (cls.name,):
+            _REGISTRY[name] = cls
+        return cls
+    return decorate
+
+
+def names() -> tuple:
+    """Method names of the registered solvers."""
+    return tuple(_REGISTRY)
+
+
+def solver_class(method):
+    """The class registered under ``method``, or CapabilityError listing the methods."""
+    if not isinstance(method, str) or method not in _REGISTRY:
+        raise CapabilityError(f"integrator got method={method!r} but expected one of: {', '.join(_REGISTRY)}")
+    return _REGISTRY[method]
+
+
+def create(method, step=None) -> Solver:
+    """A solver for ``method``: a name, a Solver instance (returned as it is), or a settings object
+    whose ``name`` is a registered method (e.g. AugmentedLagrangian(penalty=1e6)), with the fixed
+    step ``step`` where the method takes one."""
+    if isinstance(method, Solver):
+        return method
+    name = getattr(method, "name", None)
+    if not isinstance(method, str) and isinstance(name, str) and name in _REGISTRY:
+        return _REGISTRY[name](name, step, settings=method)
+    return solver_class(method)(method, step)

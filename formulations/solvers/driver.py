@@ -1,0 +1,183 @@
+"""The driver shared by the solvers that take one step at a time (SteppingSolver).
+
+A stepper has start(fun, t0, y0, t_bound, rtol, atol, max_step, first_step), step() -> (t, y),
+interpolant() -> a function of t on the last step, replace_state(y), and the attributes t,
+rejected, supports_post_step. The driver produces the output (every step, or the t_eval grid from
+the interpolant), locates events by Brent's method on the interpolant, runs the monitor and the
+post-step hook after every accepted step, and ends with a status and message, keeping what was
+computed, when a step fails.
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..errors import CapabilityError, StopRun
+from ..forms import EXPLICIT_ODE
+from .base import Problem, RunRecord, Solver, StepFailure
+
+
+class SteppingSolver(Solver):
+    """A solver whose ``stepper(problem)`` takes one step at a time; the driver does the rest."""
+
+    forms = (EXPLICIT_ODE,)
+
+    @abstractmethod
+    def stepper(self, problem: Problem):
+        """A fresh stepper for ``problem``."""
+
+    def integrate(self, problem: Problem) -> RunRecord:
+        return run(self.stepper(problem), problem)
+
+
+def run(stepper, problem: Problem) -> RunRecord:
+    """Integrate y' = problem.fun(t, y) over problem.t_span with ``stepper``.
+
+    The output row of a point is problem.record(t, y, interpolated), made when the point is
+    produced, before the post-step hook of that step. Exceptions StepFailure and StopRun (and
+    numpy's LinAlgError) end the run with status -1; a StopRun from the monitor that carries
+    ``locate`` ends it where that function crosses zero within the step.
+    """
+    record, events, event_values = problem.record, problem.events, problem.event_values
+    post_step, monitor = problem.post_step, problem.monitor
+    t0, t1 = float(problem.t_span[0]), float(problem.t_span[1])
+    y0 = problem.y0
+    direction = 1.0 if t1 >= t0 else -1.0
+    if post_step is not None and not stepper.supports_post_step:
+        raise CapabilityError(f"a post-step hook got method={getattr(stepper, 'method', '?')!r} but "
+                              f"expected a method that accepts a changed state")
+    ts, ys = [], []
+    t_eval = problem.t_eval
+    next_eval = 0
+    if t_eval is None or (t_eval.size and t_eval[0] == t0):
+        ts.append(t0)
+        ys.append(record(t0, np.array(y0, float), False))
+        next_eval = 1 if t_eval is not None else 0
+    steps, t_events = 0, []
+    g_old = event_values(t0, y0) if events else None
+    status, message = 0, "the integration reached the end of the interval"
+    try:
+        stepper.start(problem.fun, t0, y0, t1, problem.rtol, problem.atol, problem.max_step, problem.first_step)
+        while direction * (stepper.t - t1) < 0:
+            t_prev = stepper.t
+            t_new, y_new = stepper.step()
+            steps += 1
+            interp = stepper.interpolant() if (events or t_eval is not None) else None
+            stop_at = None
+            if events:
+                g_new = event_values(t_new, y_new)
+                for i, ev in enumerate(events):
+                    a, b = g_old[i], g_new[i]
+                    crossed = np.sign(a) != np.sign(b) and a != 0
+                    if crossed and (ev.direction == 0 or np.sign(b - a) == ev.direction):
+                        tc = brentq(lambda s: event_values(s, interp(s))[i], t_prev, t_new, xtol=1e-14)
+                        t_events.append(tc)
+                        if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
+                            stop_at = tc
+                g_old = g_new
+            limit = t_new if stop_at is None else stop_at
+            if t_eval is None:
+                if stop_at is None:
+                    ts.append(t_new)
+                    ys.append(record(t_new, np.array(y_new), False))
+                else:
+                    ts.append(stop_at)
+                    ys.append(record(stop_at, np.array(interp(stop_at)), True))
+            else:
+                while next_eval < t_eval.size and direction * (t_eval[next_eval] - limit) <= 0:
+                    ts.append(t_eval[next_eval])
+                    ys.append(record(t_eval[next_eval], np.array(interp(t_eval[next_eval])), True))
+                    next_eval += 1
+            if stop_at is not None:
+                if t_eval is not None and (not ts or ts[-1] != stop_at):
+                    ts.append(stop_at)
+                    ys.append(record(stop_at, np.array(interp(stop_at)), True))
+                status, message = 1, f"a terminal event occurred at t = {stop_at:.6g}"
+                break
+            if monitor is not None:
+                try:
+                    monitor(t_new, y_new)
+                except StopRun as stop:
+                    located = _locate(stop, stepper, t_prev, t_new, record)
+                    if located is None:
+                        raise
+                    tc, row = located
+                    while ts and direction * (ts[-1] - tc) > 0:
+                        ts.pop()
+                        ys.pop()
+                    ts.append(tc)
+                    ys.append(row)
+                    raise StopRun(f"{stop} (located at t = {tc:.10g})", stop.quantity, at=tc) from None
+            if post_step is not None:
+                changed = post_step(t_new, y_new)
+                if changed is not None:
+                    stepper.replace_state(changed)
+                    if t_eval is None:
+                        ys[-1] = record(t_new, np.array(changed), False)
+    except (StepFailure, StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
+        status = -1
+        at = getattr(exc, "at", None)
+        message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {exc}"
+    return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None))
+
+
+def stepper_time(stepper, default):
+    try:
+        return float(stepper.t)
+    except AttributeError:
+        return default
+def _locate(stop, stepper, t_prev, t_new, record):
+    """(t, record(t, y)) where stop.locate crosses zero within the last step, or None where it cannot
+    be located.
+
+    Brent's method on the step's interpolant; where g cannot be evaluated inside the step (a chart
+    cannot reach a singular configuration), bisection instead, counting such points as past the
+    crossing, so the stop falls at the last point that can still be evaluated.
+    """
+    if stop.locate is None or t_new == t_prev:
+        return None
+    interp = stepper.interpolant()
+    xtol = 1e-12 * max(abs(t_new - t_prev), 1e-300)
+
+    def g(s):
+        try:
+            with np.errstate(all="ignore"):
+                value = float(stop.locate(s, np.array(interp(s))))
+        except (StopRun, np.linalg.LinAlgError, FloatingPointError, ValueError):
+            return None
+        return value if np.isfinite(value) else None
+
+    g_prev = g(t_prev)
+    if g_prev is None or not g_prev > 0:
+        return None
+    g_new = g(t_new)
+    if g_new is not None and g_new <= 0:
+        try:
+            tc = brentq(lambda s: _raise_on_none(g(s)), t_prev, t_new, xtol=xtol, rtol=4 * np.finfo(float).eps)
+            return tc, record(tc, np.array(interp(tc)), True)
+        except (_Unevaluable, StopRun, np.linalg.LinAlgError):
+            pass
+    good, bad = t_prev, t_new
+    while abs(bad - good) > xtol:
+        mid = (good + bad) / 2
+        value = g(mid)
+        if value is not None and value > 0:
+            good = mid
+        else:
+            bad = mid
+    try:
+        return good, record(good, np.array(interp(good)), True)
+    except (StopRun, np.linalg.LinAlgError):
+        return None
+
+
+class _Unevaluable(Exception):
+    pass
+
+
+def _raise_on_none(value):
+    if value is None:
+        raise _Unevaluable()
+    return value

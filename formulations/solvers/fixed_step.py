@@ -1,0 +1,61 @@
+"""The classical fourth-order Runge-Kutta method with a fixed step h, for teaching and for
+convergence studies (``rk4``, ``step=`` sets h; the last step is shortened to land on t_end)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..forms import DENSE_OUTPUT, EVENTS, POST_STEP
+from .base import register
+from .driver import SteppingSolver
+from .explicit_rk import hermite
+
+
+class RungeKutta4:
+    """The classical Runge-Kutta method with a fixed step h."""
+
+    method = "rk4"
+    supports_post_step = True
+
+    def __init__(self, step):
+        self.h = float(step)
+        self.rejected = 0
+
+    def start(self, fun, t0, y0, t_bound, rtol, atol, max_step, first_step):
+        self.fun, self.t, self.y, self.t_bound = fun, float(t0), np.array(y0, float), t_bound
+        self.direction = np.sign(t_bound - t0) or 1.0
+        self.f = fun(self.t, self.y)
+
+    def step(self):
+        t, y = self.t, self.y
+        h = self.direction * min(self.h, abs(self.t_bound - t))
+        k1 = self.f
+        k2 = self.fun(t + h / 2, y + h / 2 * k1)
+        k3 = self.fun(t + h / 2, y + h / 2 * k2)
+        k4 = self.fun(t + h, y + h * k3)
+        y_new = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        f_new = self.fun(t + h, y_new)
+        self._last = (t, y, k1, t + h, y_new, f_new)
+        self.t, self.y, self.f = t + h, y_new, f_new
+        return self.t, self.y
+
+    def interpolant(self):
+        return hermite(*self._last)
+
+    def replace_state(self, y):
+        self.y = np.array(y, float)
+        self.f = self.fun(self.t, self.y)
+
+    step_size = property(lambda self: self.h)
+
+
+
+@register("rk4")
+class FixedStepRK4(SteppingSolver):
+    """``rk4``: classical Runge-Kutta, fixed step."""
+
+    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP})
+    order = 4
+    fixed_step = True
+
+    def stepper(self, problem):
+        return RungeKutta4(self.step)

@@ -1,0 +1,64 @@
+"""The check after every accepted step that the holonomic constraints keep full rank."""
+from __future__ import annotations
+
+import numpy as np
+
+from systems.analysis import nearest_singular_configuration
+
+from ..errors import StopRun
+
+
+def rank_monitor(formulation, p0):
+    """monitor(t, y) raising StopRun where Phi_p of ``formulation``'s system loses rank, or None for a
+    system without holonomic constraints.
+
+    Rank loss shows as sigma_min / sigma_max of Phi_p falling below formulation.singular_ratio times
+    its value at p0, or — when a step goes right through it, as steps usually do — as a sign change
+    of det(Phi_p(p_k) Phi_p(p_k-1)^T). The StopRun carries a function that locates either within the
+    step, and names the singular configuration nearest to the step's end (solved for, see
+    systems.analysis.nearest_singular_configuration).
+    """
+    system, num, par = formulation.system, formulation.num, formulation.par
+    if not system.m:
+        return None
+
+    def jacobian(p):
+        Phi_p = num.constraints(p, par)[1]
+        s = np.linalg.svd(Phi_p, compute_uv=False)
+        return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
+
+    def position(y):
+        return formulation.dependent_state(y)[0]
+
+    previous, start = jacobian(p0)
+    threshold = formulation.singular_ratio * start
+    previous = [previous]
+
+    def monitor(t, y):
+        p = position(y)
+        Phi_p, ratio = jacobian(p)
+        before = previous[0]
+        crossed = np.linalg.det(Phi_p @ before.T) <= 0
+        previous[0] = Phi_p
+        if not (crossed or ratio < threshold):
+            return
+        if crossed:  # det(Phi_p(p(s)) Phi_p(p_k-1)^T) > 0 at the step's start, <= 0 at its end
+            def locate(s, y_s):
+                return np.linalg.det(num.constraints(position(y_s), par)[1] @ before.T)
+        else:
+            def locate(s, y_s):
+                return jacobian(position(y_s))[1] - threshold
+        raise StopRun(_message(system, p, crossed, ratio), quantity="Phi_p", locate=locate)
+
+    return monitor
+
+
+def _message(system, p, crossed, ratio):
+    """Names the step's configuration and the singular configuration nearest to it."""
+    def where(x):
+        return ", ".join(f"{n}={val:.6g}" for n, val in zip(system.coordinate_names, x))
+
+    how = "passed through a rank loss" if crossed else f"is losing rank (sigma_min / sigma_max = {ratio:.2e})"
+    singular = nearest_singular_configuration(system, p)
+    near = "" if singular is None else f"; Phi_p loses rank at p* = ({where(singular)})"
+    return f"singular configuration: Phi_p {how} in the step to p = ({where(p)}){near}"

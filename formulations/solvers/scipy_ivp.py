@@ -1,0 +1,93 @@
+"""scipy's solve_ivp methods, stepped one step at a time by the driver: ``RK23``, ``RK45``,
+``DOP853`` (explicit Runge-Kutta; they accept a post-step change of the state, their stored
+derivative being recomputed), ``Radau``, ``BDF``, ``LSODA`` (implicit or multistep: they keep a
+history that a post-step change would break). Their dense output serves t_eval and events.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.integrate as si
+
+from ..errors import CapabilityError
+from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP
+from .base import StepFailure, register
+from .driver import SteppingSolver
+
+_EXPLICIT_RK = {"RK23": 3, "RK45": 6, "DOP853": 12}  # stages per attempted step (FSAL)
+_ORDER = {"RK23": 3, "RK45": 5, "DOP853": 8, "Radau": 5, "BDF": 5, "LSODA": 12}
+
+
+class ScipyStepper:
+    """One of scipy's OdeSolver classes, stepped by the driver."""
+
+    def __init__(self, method):
+        self.method = method
+        self.supports_post_step = method in _EXPLICIT_RK
+        self.rejected = 0 if self.supports_post_step else None
+
+    def start(self, fun, t0, y0, t_bound, rtol, atol, max_step, first_step):
+        self.fun = fun
+        self.count = [0]
+
+        def counted(t, y):
+            self.count[0] += 1
+            return fun(t, y)
+
+        kwargs = dict(rtol=rtol, atol=atol, max_step=max_step)
+        if first_step is not None:
+            kwargs["first_step"] = first_step
+        self.solver = getattr(si, self.method)(counted, t0, np.array(y0, float), t_bound, **kwargs)
+        self._counted = counted
+
+    @property
+    def t(self):
+        return self.solver.t
+
+    @property
+    def y(self):
+        return self.solver.y
+
+    def step(self):
+        before = self.count[0]
+        message = self.solver.step()
+        if self.solver.status == "failed":
+            raise StepFailure(message or "step failed")
+        if self.rejected is not None:
+            attempts = (self.count[0] - before) // _EXPLICIT_RK[self.method]
+            self.rejected += max(0, attempts - 1)
+        return self.solver.t, self.solver.y
+
+    def interpolant(self):
+        return self.solver.dense_output()
+
+    def replace_state(self, y):
+        if not self.supports_post_step:
+            raise CapabilityError(f"method {self.method!r} cannot change its state after a step")
+        self.solver.y = np.array(y, float)
+        self.solver.f = self._counted(self.solver.t, self.solver.y)
+
+    @property
+    def step_size(self):
+        return getattr(self.solver, "h_abs", None)
+
+
+
+@register("RK23", "RK45", "DOP853")
+class ScipyExplicitRK(SteppingSolver):
+    """scipy's explicit Runge-Kutta pairs: adaptive, dense output, events, post-step hook."""
+
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
+
+    @classmethod
+    def order_of(cls, method):
+        return _ORDER[method]
+
+    def stepper(self, problem):
+        return ScipyStepper(self.method)
+
+
+@register("Radau", "BDF", "LSODA")
+class ScipyImplicit(ScipyExplicitRK):
+    """scipy's implicit and multistep methods: no post-step hook (they keep a history)."""
+
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS})
