@@ -31,11 +31,13 @@ def test_manifold_agrees_with_the_other_formulations(name, options):
 
 
 def test_chart_tolerances_control_the_constraint_errors():
-    """Haug & Pavesic, Table 2 in shape: the errors fall with Tol = utol = Btol."""
+    """Haug & Pavesic, Table 2 in shape: the errors fall with Tol = utol = Btol, Tol also the
+    integrator's tolerance as in the paper (a chart map accurate to 1e-6 under an integrator asked
+    for 1e-10 only makes the steps small: 8676 against 35)."""
     system = systems.load("triple_slider_crank")
     errors = []
     for tol in (1e-6, 1e-9, 1e-12):
-        tr = F.create("manifold", system, utol=tol, Btol=tol).simulate((0, 2), rtol=1e-10, atol=1e-10)
+        tr = F.create("manifold", system, utol=tol, Btol=tol).simulate((0, 2), rtol=tol, atol=tol)
         assert tr.status == 0
         errors.append(tr.constraint_errors.max())
     for level in ("position", "velocity"):
