@@ -216,7 +216,7 @@ class Formulation(ABC):
         if form == INDEX1_DAE:
             return self._no_dae()
         if form == GGL_DAE:
-            return "the GGL form is given with stabilization='ggl'"
+            return self._no_dae() or "the GGL form is given with stabilization='ggl'"
         if form == INDEX3:
             return (f"the index-3 equations are those of the dependent variables: got formulation {self.name!r} "
                     f"but expected 'dependent'")

@@ -30,5 +30,5 @@ FORMS = (EXPLICIT_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP)
 ADAPTIVE = "adaptive steps"
 DENSE_OUTPUT = "dense output"
 EVENTS = "event location"
-POST_STEP = "post-step hook"
+POST_STEP = "a post-step hook"
 CAPABILITIES = (ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP)

@@ -10,7 +10,8 @@
 ``simulate(formulation, t_span, ...)`` matches a formulation with a solver and records the run.
 """
 from .. import base as _formulation_base
-from . import augmented_lagrangian, explicit_rk, fixed_step, ida, lie, scipy_ivp  # noqa: F401  (registration)
+# registration, in the order methods are listed: scipy's, ours, Lie-group, DAE, index 3
+from . import scipy_ivp, explicit_rk, fixed_step, lie, ida, augmented_lagrangian  # noqa: F401, I001
 from .base import Event, Problem, RunRecord, Solver, StepFailure, create, names, register, solver_class
 from .driver import SteppingSolver
 from .ida import MissingDependencyError

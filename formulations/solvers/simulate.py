@@ -31,8 +31,8 @@ def match(formulation, solver, events=()) -> str:
         needs[EVENTS] = ("events", "their zero crossings are located between steps")
     for capability, (subject, why) in needs.items():
         if capability not in solver.offers:
-            raise CapabilityError(f"method {solver.method!r} got {subject}, which needs a {capability} ({why}), but the "
-                                  f"method does not offer one{_alternatives(formulation, events)}")
+            raise CapabilityError(f"method {solver.method!r} got {subject} ({why}): that takes a solver that offers "
+                                  f"{capability}, which the method does not{_alternatives(formulation, events)}")
     return form
 
 
