@@ -19,9 +19,13 @@ from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
 
-METHODS = solvers.names()
-
 _install_moved()
+
+
+def __getattr__(name):
+    if name == "METHODS":  # the registered methods, read when asked (solvers may be registered later)
+        return solvers.names()
+    raise AttributeError(f"module 'formulations' has no attribute {name!r}")
 
 __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
            "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",

@@ -33,6 +33,7 @@ from typing import ClassVar
 import numpy as np
 
 from systems.errors import InconsistentStateError, UnknownNameError
+from systems.numeric import compile_system
 from systems.state import renormalize
 
 from .charts import Atlas
@@ -108,7 +109,9 @@ class Formulation(ABC):
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
-    def __init__(self, system, *, stabilization=None, **options):
+    def __init__(self, system, *, stabilization=None, backend="numpy", **options):
+        """backend: "numpy" (lambdified primitives, no compile step) or "compiled" (the primitives as
+        numba kernels cached on disk, systems.codegen; needs the optional extra ``compiled``)."""
         self.system = system
         self.stabilization = as_strategy(stabilization)
         self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
@@ -120,12 +123,15 @@ class Formulation(ABC):
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
                             f"expected some of {list(self.options) or 'none'}")
-        self.num = system.numeric
+        self.backend = backend
+        self.num = system.numeric if backend == "numpy" else compile_system(system, backend)
         self.par = system.params
         self.nonideal = system.is_nonideal
         self.projections = 0
         self.rechoices = 0
         self._configure(**options)
+        if self.geometry is not None:
+            self.geometry.num = self.num
 
     def _configure(self, **options):
         """Subclass hook for its options."""
@@ -226,7 +232,9 @@ class Formulation(ABC):
         return f"unknown form {form!r}"
 
     def _no_dae(self) -> str | None:
-        """None where ``saddle`` is served; otherwise why not."""
+        """None where ``saddle`` is served (the subclass overrides it); otherwise why not."""
+        if type(self).saddle is not Formulation.saddle:
+            return None
         return (f"formulation {self.name!r} cannot be solved as a DAE (method 'IDA'); expected formulation "
                 f"'dependent' or 'reduced'")
 

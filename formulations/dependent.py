@@ -57,9 +57,6 @@ class Dependent(Formulation):
         Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]
         return Phi_a, Phi_a_p
 
-    def _no_dae(self):
-        return None
-
     def gives(self, form):
         if form == INDEX3 and not isinstance(self.stabilization, NoStabilization):
             return (f"the augmented Lagrangian method enforces the constraints itself: got stabilization "
@@ -69,17 +66,10 @@ class Dependent(Formulation):
         if form == INDEX3:
             return None
         if form == LIE_GROUP:
-            return None if self._bodies_cover_state() else (
+            return None if self.system.made_of_bodies else (
                 f"Lie-group integration got system {self.system.name!r} whose coordinates and velocities are not all "
                 f"rigid-body blocks but expected a system built from body frames (systems.builders.body_frames)")
         return super().gives(form)
-
-    def _bodies_cover_state(self):
-        bodies = self.system.bodies
-        covered_p = sorted(i for b in bodies for i in b.coordinates)
-        covered_v = sorted(i for b in bodies for i in b.velocities)
-        return bool(bodies) and covered_p == list(range(len(self.system.coordinates))) and \
-            covered_v == list(range(self.system.n))
 
     def project(self, t, y):
         stab = self.stabilization

@@ -277,6 +277,14 @@ class System(DegreesOfFreedom):
         """True when f depends on the multipliers (and so needs the coupled solve)."""
         return bool(self.f.free_symbols & set(self.multipliers))
 
+    @property
+    def made_of_bodies(self) -> bool:
+        """True where rigid-body blocks cover every coordinate and velocity (Lie-group integration applies)."""
+        covered_p = sorted(i for b in self.bodies for i in b.coordinates)
+        covered_v = sorted(i for b in self.bodies for i in b.velocities)
+        return bool(self.bodies) and covered_p == list(range(len(self.coordinates))) and \
+            covered_v == list(range(self.n))
+
     # -- numeric model -------------------------------------------------------------------------
     @property
     def numeric(self):

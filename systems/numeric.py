@@ -6,7 +6,9 @@ and turned into numpy functions by ``sympy.lambdify(..., cse=True)``. Products s
 every solve are numeric at run time (no symbolic inversion on the simulation path).
 
 All generated functions take packed float arrays: ``(t, p, v, params)`` or a subset, and return
-numpy arrays of fixed shape.
+numpy arrays of fixed shape. Two backends make them: ``numpy`` (lambdify, no compile step) and
+``compiled`` (CSE'd source compiled by numba and cached on disk, systems.codegen); both give the
+same numbers to round-off.
 """
 from __future__ import annotations
 
@@ -126,20 +128,37 @@ def _structure_key(system):
             system.multipliers, emb_key)
 
 
-def compile_system(system) -> NumericModel:
-    """The NumericModel of ``system``, generated once per symbolic structure and cached."""
-    key = _structure_key(system)
+BACKENDS = ("numpy", "compiled")
+
+
+def compile_system(system, backend: str = "numpy") -> NumericModel:
+    """The NumericModel of ``system`` for ``backend`` ("numpy" or "compiled"), generated once per
+    symbolic structure and cached."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend got {backend!r} but expected one of: {', '.join(BACKENDS)}")
+    key = (backend, _structure_key(system))
     with _LOCK:
         model = _CACHE.get(key)
         if model is None:
             started = time.perf_counter()
-            model = _build(system)
+            model = _build(system, backend)
             object.__setattr__(model, "compile_seconds", time.perf_counter() - started)
             _CACHE[key] = model
     return model
 
 
-def _build(system) -> NumericModel:
+def _maker(backend):
+    """flat(name, groups, exprs, shapes): the backend's generator of one function (see _flat)."""
+    if backend == "numpy":
+        return lambda name, groups, exprs, shapes: _flat([s for _, s in groups], exprs, shapes)
+    from .codegen import flat_kernel, require_numba
+
+    require_numba()
+    return flat_kernel
+
+
+def _build(system, backend="numpy") -> NumericModel:
+    make = _maker(backend)
     p = list(system.coordinates)
     v = list(system.velocities)
     params = [par.symbol for par in system.parameters]
@@ -158,14 +177,15 @@ def _build(system) -> NumericModel:
     xi = (C * vcol).jacobian(p) * pdot if c else sp.zeros(0, 1)
     pdd2 = pdot.jacobian(p) * pdot
 
-    dynamics = _flat([t, p, v, params], [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, A, pdd2],
-                     [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p, n_v), (n_p,)])
+    dynamics = make("dynamics", [("t", t), ("p", p), ("v", v), ("params", params)],
+                    [sp.Matrix(system.M), sp.Matrix(system.d), f0, F_lam, C, xi, A, pdd2],
+                    [(n_v, n_v), (n_v,), (n_v,), (n_v, c), (c, n_v), (c,), (n_p, n_v), (n_p,)])
 
     Phi = sp.Matrix(system.Phi)
     Phi_p = sp.Matrix(system.Phi_p)
-    constraints = _flat([p, params], [Phi, Phi_p, C], [(m,), (m, n_p), (c, n_v)])
-    kinematics = _flat([p, params], [A], [(n_p, n_v)])
-    energy = _flat([p, v, params], [sp.Matrix([system.energy_expression])], [(1,)])
+    constraints = make("constraints", [("p", p), ("params", params)], [Phi, Phi_p, C], [(m,), (m, n_p), (c, n_v)])
+    kinematics = make("kinematics", [("p", p), ("params", params)], [A], [(n_p, n_v)])
+    energy = make("energy", [("p", p), ("v", v), ("params", params)], [sp.Matrix([system.energy_expression])], [(1,)])
 
     emb = system.embedding
     embedding = embedding_acc = inverse = chart = None
@@ -176,13 +196,15 @@ def _build(system) -> NumericModel:
         g = sp.Matrix(emb.g)
         g_q = g.jacobian(q)
         A_q = sp.Matrix(emb.A_q)
-        embedding = _flat([q, params], [g, g_q, A_q], [(n_p,), (n_p, k_q), (k_q, k)])
+        embedding = make("embedding", [("q", q), ("params", params)], [g, g_q, A_q], [(n_p,), (n_p, k_q), (k_q, k)])
         on_g = dict(zip(p, g))
-        chart = _lazy(lambda: _flat([q, params], [g, g_q * A_q, A_q, A.subs(on_g), C.subs(on_g)],
-                                    [(n_p,), (n_p, k), (k_q, k), (n_p, n_v), (c, n_v)]))
+        chart = _lazy(lambda: make("chart", [("q", q), ("params", params)],
+                                   [g, g_q * A_q, A_q, A.subs(on_g), C.subs(on_g)],
+                                   [(n_p,), (n_p, k), (k_q, k), (n_p, n_v), (c, n_v)]))
         qdot = A_q * sp.Matrix(w)
-        embedding_acc = _lazy(lambda: _flat([q, w, params], [(g_q * qdot).jacobian(q) * qdot], [(n_p,)]))
-        inverse = _flat([p, params], [sp.Matrix(emb.inverse)], [(k_q,)])
+        embedding_acc = _lazy(lambda: make("embedding_acc", [("q", q), ("w", w), ("params", params)],
+                                           [(g_q * qdot).jacobian(q) * qdot], [(n_p,)]))
+        inverse = make("inverse", [("p", p), ("params", params)], [sp.Matrix(emb.inverse)], [(k_q,)])
 
     # the holonomic set of the tangent-space charts: Phi and the unit norm of every Euler-parameter block
     norms = [(sum(p[i] ** 2 for i in block) - 1) / 2 for block in system.unit_norm_blocks]
@@ -190,8 +212,8 @@ def _build(system) -> NumericModel:
     m_a = Phi_a.shape[0]
     pdot_syms = sp.symbols(f"pdot_0:{n_p}", real=True)
     Phi_a_p = Phi_a.jacobian(p) if m_a else sp.zeros(0, n_p)
-    holonomic_chart = _lazy(lambda: _flat(
-        [p, list(pdot_syms), params],
+    holonomic_chart = _lazy(lambda: make(
+        "holonomic_chart", [("p", p), ("pdot", list(pdot_syms)), ("params", params)],
         [Phi_a, Phi_a_p, (Phi_a_p * sp.Matrix(pdot_syms)).jacobian(p) * sp.Matrix(pdot_syms) if m_a else Phi_a],
         [(m_a,), (m_a, n_p), (m_a,)]))
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,

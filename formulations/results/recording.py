@@ -10,7 +10,7 @@ from .trajectory import ConstraintErrors, Trajectory, frozen
 def trajectory(formulation, run, stats, message, settings) -> Trajectory:
     """The Trajectory of ``run`` (a RunRecord whose rows are (y, p, v, v' or None, lambda or None))."""
     system = formulation.system
-    num, par = system.numeric, system.params
+    num, par = formulation.num, system.params
     N, n, c = len(run.t), system.n, system.m + system.l
     ys = np.array([r[0] for r in run.y]) if N else np.zeros((0, len(formulation.state_names())))
     ps = np.array([r[1] for r in run.y]) if N else np.zeros((0, len(system.coordinates)))

@@ -43,6 +43,7 @@ class Stats:
     setup_time: float = 0.0
     charts: int = 0                # tangent-space charts used (manifold runs)
     chart_time_share: float = 0.0  # share of wall time spent re-charting
+    backend: str = "numpy"         # numeric backend of the primitives: "numpy" or "compiled"
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

@@ -98,15 +98,17 @@ class Solver(ABC):
     offers: ClassVar[frozenset] = frozenset()
     order: ClassVar[int] = 0
     fixed_step: ClassVar[bool] = False   # True: needs ``step``; False: refuses one
+    step_hint: ClassVar[str] = ""        # added to the message about a missing or unwanted step
 
     def __init__(self, method: str, step: float | None = None):
         self.method = method
         if self.fixed_step and (step is None or not step > 0):
             raise CapabilityError(f"method {method!r} needs a fixed step: got step={step!r} but expected a fixed step "
-                                  f"size > 0 in s (simulate(..., step=1e-3))")
+                                  f"size > 0 in s (simulate(..., step=1e-3){' ' + self.step_hint if self.step_hint else ''})")
         if not self.fixed_step and step is not None:
+            fixed = ", ".join(n for n, c in _REGISTRY.items() if c.fixed_step)
             raise CapabilityError(f"method {method!r} chooses its own steps: got step={step!r} but expected none "
-                                  f"(fixed-step methods: {', '.join(n for n, c in _REGISTRY.items() if c.fixed_step)})")
+                                  f"({self.step_hint or 'fixed-step methods: ' + fixed})")
         self.step = None if step is None else float(step)
 
     @abstractmethod
@@ -148,6 +150,9 @@ def create(method, step=None) -> Solver:
     whose ``name`` is a registered method (e.g. AugmentedLagrangian(penalty=1e6)), with the fixed
     step ``step`` where the method takes one."""
     if isinstance(method, Solver):
+        if step is not None and step != method.step:
+            raise CapabilityError(f"got the solver {method!r} and step={step!r}: expected the step in one place "
+                                  f"(the solver's own, or a method name with step=)")
         return method
     name = getattr(method, "name", None)
     if not isinstance(method, str) and isinstance(name, str) and name in _REGISTRY:

@@ -111,8 +111,6 @@ class IDASolver(Solver):
 
     def __init__(self, method="IDA", step=None):
         super().__init__(method, step)
-        if step is not None:
-            raise CapabilityError(f"method 'IDA' chooses its own steps: got step={step!r} but expected none")
         self.IDA = require_ida()
 
     def integrate(self, problem: Problem) -> RunRecord:

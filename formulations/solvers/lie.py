@@ -40,6 +40,11 @@ _RK4 = (np.array([0.0, 0.5, 0.5, 1.0]), [np.array([]), np.array([0.5]), np.array
                                          np.array([0.0, 0.0, 1.0])], np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6]))
 
 
+def not_bodies_message(system) -> str:
+    return (f"Lie integration got system {system.name!r} whose coordinates and velocities are not all rigid-body "
+            f"blocks but expected a system built from body frames (systems.builders.body_frames)")
+
+
 def is_lie_method(method) -> bool:
     return isinstance(method, str) and method in METHODS
 
@@ -52,12 +57,8 @@ class BodyStates:
         if group not in GROUPS:
             raise CapabilityError(f"Lie integration got group {group!r} but expected one of {', '.join(GROUPS)}")
         bodies = system.bodies
-        covered_p = sorted(i for b in bodies for i in b.coordinates)
-        covered_v = sorted(i for b in bodies for i in b.velocities)
-        if not bodies or covered_p != list(range(len(system.coordinates))) or covered_v != list(range(system.n)):
-            raise CapabilityError(
-                f"Lie integration got system {system.name!r} whose coordinates and velocities are not all rigid-body "
-                f"blocks but expected a system built from body frames (systems.builders.body_frames)")
+        if not system.made_of_bodies:
+            raise CapabilityError(not_bodies_message(system))
         self.system, self.group, self.bodies = system, group, bodies
         self.n_p = len(system.coordinates)
         self.rot = np.array([b.rotation for b in bodies])
@@ -301,6 +302,8 @@ class _Lie(SteppingSolver):
 class RKMK4(_Lie):
     """Munthe-Kaas RK4 on SE(3) or SO(3) x R^3, fixed step; output points are step points."""
 
+    step_hint = "or the configuration '...@RKMK4-SE3:1e-3'"
+
     offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP})
     order = 4
     fixed_step = True
@@ -312,3 +315,4 @@ class RKMK45(_Lie):
 
     offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
     order = 5
+    step_hint = "for a fixed step use RKMK4-SE3 or RKMK4-SO3xR3"

@@ -96,9 +96,9 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     stats = Stats(wall_time=wall, rhs_evaluations=run.evaluations if run.evaluations is not None else
                   problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=formulation.projections,
                   rechoices=formulation.rechoices, setup_time=setup, charts=charts,
-                  chart_time_share=chart_seconds / wall if wall > 0 else 0.0)
+                  chart_time_share=chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
     settings = dict(method=solver.method, rtol=rtol, atol=atol, stabilization=formulation.stabilization.label(),
-                    formulation=formulation.name, step=step)
+                    formulation=formulation.name, step=solver.step)
     return trajectory(formulation, run, stats, message, settings)
 
 
