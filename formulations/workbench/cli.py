@@ -7,6 +7,7 @@
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--sweep]
                   [--out DIR] [--animate] [--set name=value ...] [--json]
     pfaff derive SYSTEM --formulation F [--latex | --markdown] [--set name=value ...]
+    pfaff cache info | clear
 
 Exit status 0 on success, 2 on bad input with one line on stderr (no traceback).
 """
@@ -80,11 +81,11 @@ def cmd_simulate(args):
 
     system = _load(args.system, args.set)
     try:
-        form = formulations.create(args.formulation, system, stabilization=args.stabilization)
+        form = formulations.create(args.formulation, system, stabilization=args.stabilization, backend=args.backend)
         traj = form.simulate((0.0, args.t_end), rtol=args.rtol, atol=args.atol, method=args.method,
                              step=args.step)
     except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
-            formulations.MissingDependencyError) as exc:
+            formulations.MissingDependencyError, ImportError) as exc:
         raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps(traj.summary()))
@@ -172,6 +173,17 @@ def cmd_derive(args):
     return 0
 
 
+def cmd_cache(args):
+    from systems import codegen
+
+    if args.action == "clear":
+        print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
+    else:
+        files, size = codegen.cache_size()
+        print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB (set PFAFF_CACHE_DIR to move it)")
+    return 0
+
+
 def _command(sub, name, help_text, run):
     """A subcommand taking SYSTEM and --set name=value."""
     parser = sub.add_parser(name, help=help_text)
@@ -196,6 +208,8 @@ def build_parser():
     simulate.add_argument("--step", type=_positive, default=None,
                           help="fixed step of --method rk4 and augmented_lagrangian")
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES))
+    simulate.add_argument("--backend", default="numpy", choices=["numpy", "compiled"],
+                          help="numeric backend of the primitives (compiled: numba, cached on disk; default numpy)")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
@@ -212,6 +226,9 @@ def build_parser():
     compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json here")
     compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out")
     compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
+    cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')")
+    cache.add_argument("action", choices=["info", "clear"], help="show its location and size, or empty it")
+    cache.set_defaults(run=cmd_cache)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal")
     style = derive.add_mutually_exclusive_group()
