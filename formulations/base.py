@@ -38,7 +38,7 @@ from systems.state import renormalize
 
 from .charts import Atlas
 from .errors import CapabilityError
-from .forms import EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP
+from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP
 from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy, with_frequency
 
 _REGISTRY: dict = {}
@@ -184,6 +184,11 @@ class Formulation(ABC):
         p = renormalize(self.system, p) if self.system.unit_norm_blocks else p
         return p, self.num.dynamics(t, p, v, self.par)
 
+    def compiled_rhs_source(self) -> str:
+        """Source of a numba module defining rhs(t, y, params, alpha, beta, out) -> bool (False where a
+        matrix is singular), for the COMPILED_ODE form; formulations that give it override this."""
+        raise CapabilityError(f"formulation {self.name!r} has no compiled right-hand side")
+
     def project(self, t, y):
         """The state moved back onto the constraints (stabilization Projection); default: unchanged."""
         return y
@@ -219,6 +224,11 @@ class Formulation(ABC):
             return self._no_dae()
         if form == EXPLICIT_ODE:
             return None
+        if form == COMPILED_ODE:
+            if self.backend != "compiled":
+                return "the compiled right-hand side needs backend='compiled'"
+            return None if type(self).compiled_rhs_source is not Formulation.compiled_rhs_source else (
+                f"formulation {self.name!r} has no compiled right-hand side yet")
         if form == INDEX1_DAE:
             return self._no_dae()
         if form == GGL_DAE:

@@ -53,6 +53,72 @@ class Dependent(Formulation):
         vdot = sol[:s.na]
         return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
 
+    def compiled_rhs_source(self):
+        """The whole evaluation — primitives, the augmented matrix, its solve — as one numba function
+        (backend "compiled"; stabilization none, Baumgarte or constraint dynamics)."""
+        sysm = self.system
+        n_p, n, c, m = len(sysm.coordinates), sysm.n, sysm.m + sysm.l, sysm.m
+        sizes = [n * n, n, n, n * c, c * n, c, n_p * n, n_p]
+        o = np.cumsum([0] + sizes).tolist()
+        dyn, con = self.num._dynamics.kernel, self.num._constraints.kernel
+        blocks = [list(b) for b in sysm.unit_norm_blocks]
+        return f"""import math
+
+import numba
+import numpy as np
+
+from {dyn.__module__} import {dyn.__name__} as _dynamics
+from {con.__module__} import {con.__name__} as _constraints
+
+N_P, N, C, M_H = {n_p}, {n}, {c}, {m}
+BLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]
+
+
+@numba.njit(cache=True)
+def rhs(t, y, params, alpha, beta, out):
+    \"\"\"y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
+    [f0 - d; -xi - 2 alpha C v - beta^2 [Phi; 0]]. False where the matrix is singular.\"\"\"
+    p = y[:N_P].copy()
+    for i in range(BLOCKS.shape[0]):
+        norm = 0.0
+        for j in range(4):
+            norm += p[BLOCKS[i, j]] ** 2
+        for j in range(4):
+            p[BLOCKS[i, j]] /= math.sqrt(norm)
+    v = y[N_P:]
+    buf = np.zeros({o[-1]})
+    _dynamics(t, p, v, params, buf)
+    M = buf[{o[0]}:{o[1]}].reshape((N, N))
+    d = buf[{o[1]}:{o[2]}]
+    f0 = buf[{o[2]}:{o[3]}]
+    F = buf[{o[3]}:{o[4]}].reshape((N, C))
+    Cm = buf[{o[4]}:{o[5]}].reshape((C, N))
+    xi = buf[{o[5]}:{o[6]}]
+    A = buf[{o[6]}:{o[7]}].reshape((N_P, N))
+    K = np.zeros((N + C, N + C))
+    b = np.empty(N + C)
+    K[:N, :N] = M
+    K[:N, N:] = Cm.T - F
+    K[N:, :N] = Cm
+    b[:N] = f0 - d
+    b[N:] = -xi - 2 * alpha * (Cm @ v)
+    if beta != 0.0 and M_H > 0:
+        cbuf = np.zeros(M_H + M_H * N_P + C * N)
+        _constraints(p, params, cbuf)
+        b[N:N + M_H] -= beta**2 * cbuf[:M_H]
+    if not np.all(np.isfinite(K)):
+        return False
+    try:
+        sol = np.linalg.solve(K, b)
+    except Exception:
+        return False
+    if not np.all(np.isfinite(sol)):
+        return False
+    out[:N_P] = A @ v
+    out[N_P:] = sol[:N]
+    return True
+"""
+
     def position_constraints(self, y_pos):
         Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]
         return Phi_a, Phi_a_p

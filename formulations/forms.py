@@ -9,6 +9,8 @@ matches the two.
 Forms, with the formulation methods that serve them (y the formulation's own state):
 
     EXPLICIT_ODE  y' = F(t, y)                        rhs, accelerations, post_step, project
+    COMPILED_ODE  y' = F(t, y) as generated source of a numba function (backend "compiled")
+                                                                       compiled_rhs_source
     INDEX1_DAE    p' = kinematics(y), K(y) [a; lambda] = rhs(y)        saddle
     GGL_DAE       the index-1 rows plus Psi(y_pos) = 0 and G y_vel = 0 (Gear, Gupta & Leimkuhler)
                                                                        saddle, position_constraints
@@ -20,11 +22,12 @@ Forms, with the formulation methods that serve them (y the formulation's own sta
 from __future__ import annotations
 
 EXPLICIT_ODE = "explicit ODE"
+COMPILED_ODE = "compiled explicit ODE"
 INDEX1_DAE = "index-1 DAE"
 GGL_DAE = "GGL index-2 DAE"
 INDEX3 = "index-3 equations"
 LIE_GROUP = "Lie-group structure"
-FORMS = (EXPLICIT_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP)
+FORMS = (EXPLICIT_ODE, COMPILED_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP)
 
 # capabilities of a solver
 ADAPTIVE = "adaptive steps"

@@ -111,28 +111,42 @@ def kernel_source(name: str, groups, entries) -> str:
 
 def compile_kernel(name: str, groups, entries):
     """The numba kernel of ``entries`` (see kernel_source), generated once and cached on disk."""
-    numba = require_numba()
+    require_numba()
     key_text = VERSION + name + repr([(a, sp.srepr(s) if isinstance(s, sp.Basic) else [sp.srepr(x) for x in s])
                                       for a, s in groups]) + repr([sp.srepr(sp.sympify(e)) for e in entries])
-    digest = hashlib.sha256(key_text.encode()).hexdigest()[:20]
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"k_{digest}.py"
-    if not path.exists():
-        source = "import math\n\nimport numba\n\n\n" + kernel_source(name, groups, entries)
-        handle, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(handle, "w") as f:
-            f.write(source)
-        os.replace(tmp, path)  # atomic: concurrent writers leave one whole file
+    return getattr(_module(key_text, lambda: "import math\n\nimport numba\n\n\n" +
+                           kernel_source(name, groups, entries)), name)
+
+
+def compile_module(source: str):
+    """A module of numba functions from ``source``, written once to the cache folder under the hash
+    of its text and imported from there (its functions' machine code is cached beside it)."""
+    require_numba()
+    return _module(source, lambda: source)
+
+
+def _module(key_text, make_source):
+    digest = hashlib.sha256((VERSION + key_text).encode()).hexdigest()[:20]
     module_name = f"pfaff_kernel_{digest}"
     module = sys.modules.get(module_name)
-    if module is None:  # registered before it runs: numba's cache finds the module by name when it loads
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    assert numba  # imported by the generated module too
-    return getattr(module, name)
+    if module is not None:
+        return module
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    if str(folder) not in sys.path:  # generated modules import each other by name
+        sys.path.append(str(folder))
+    path = folder / f"{module_name}.py"
+    if not path.exists():
+        handle, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(handle, "w") as f:
+            f.write(make_source())
+        os.replace(tmp, path)  # atomic: concurrent writers leave one whole file
+    # registered before it runs: numba's cache finds the module by name when it loads
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def flat_kernel(name, groups, exprs, shapes):

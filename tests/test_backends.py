@@ -82,3 +82,44 @@ def test_cache_can_be_cleared(tmp_path, monkeypatch):
     kernel(np.array([3.0]), out)
     assert out[0] == 9.0 and codegen.cache_size()[0] >= 1
     assert codegen.clear_cache() >= 1 and codegen.cache_size() == (0, 0)
+
+
+@pytest.mark.parametrize("name, stabilization", [("rolling_disc", "none"), ("spinning_top", "none"),
+                                                 ("slider_crank", "baumgarte"), ("sphere_in_cylinder", "none")])
+def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
+    """Same tableau, controller and initial step: the machine-code dopri5 on the fused dependent
+    right-hand side takes the Python dopri5's steps and lands on its state to round-off."""
+    system = systems.load(name)
+    runs = {b: F.create("dependent", system, stabilization=stabilization, backend=b).simulate(
+        (0.0, 1.0), rtol=1e-9, atol=1e-9, method="dopri5") for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert a.status == b.status == 0
+    assert a.stats.steps == b.stats.steps and a.stats.rhs_evaluations == b.stats.rhs_evaluations
+    assert np.max(np.abs(a.p - b.p)) < 1e-8 * (1 + np.max(np.abs(a.p)))  # round-off, grown over the run
+    assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-6 * (1 + np.max(np.abs(a.multipliers)))
+
+
+def test_compiled_loop_serves_an_output_grid_and_falls_back_for_projection():
+    system = systems.load("rolling_disc")
+    grid = np.linspace(0.0, 1.0, 11)
+    fast = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="dopri5", t_eval=grid)
+    slow = F.create("dependent", system).simulate((0.0, 1.0), method="dopri5", t_eval=grid)
+    assert np.array_equal(fast.t, grid) and np.max(np.abs(fast.p - slow.p)) < 1e-9
+    projected = F.create("dependent", system, stabilization="projection", backend="compiled").simulate(
+        (0.0, 1.0), method="dopri5")
+    assert projected.success and projected.stats.projections > 0  # the Python loop, which has the hook
+
+
+def test_compiled_loop_stops_where_the_python_loop_stops():
+    """The flat disc (lean angle pi/2): both loops stop at once with status -1 and the same reason,
+    keeping the initial point."""
+    system = systems.load("rolling_disc")
+    p, v = system.default_state()
+    p = p.copy()
+    p[system.coordinate_names.index("theta")] = np.pi / 2
+    flat = system.consistent_state(p, v, fix=("theta",))
+    runs = [F.create("dependent", system, backend=b).simulate((0.0, 1.0), flat, method="dopri5")
+            for b in ("numpy", "compiled")]
+    for run in runs:
+        assert run.status == -1 and "step size" in run.message and "rolling_disc" in run.message
+        assert run.t.size == 1

@@ -115,6 +115,10 @@ class Solver(ABC):
     def integrate(self, problem: Problem) -> RunRecord:
         """Integrate ``problem`` over its t_span."""
 
+    def offers_for(self, form: str) -> frozenset:
+        """The capabilities offered when integrating ``form`` (default: ``offers`` for every form)."""
+        return self.offers
+
     @classmethod
     def order_of(cls, method: str) -> int:
         """The order of accuracy of ``method`` (one of the names the class is registered under)."""

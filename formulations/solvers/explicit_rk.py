@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -111,10 +111,24 @@ class DormandPrince54:
 
 @register("dopri5")
 class DormandPrince(SteppingSolver):
-    """``dopri5``: adaptive Dormand-Prince 5(4), our own implementation."""
+    """``dopri5``: adaptive Dormand-Prince 5(4), our own implementation; in machine code where the
+    formulation gives a compiled right-hand side (backend "compiled", formulations.solvers.compiled_rk)
+    and the run needs no events or post-step hook."""
 
+    forms = (COMPILED_ODE, EXPLICIT_ODE)
     offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
     order = 5
+    max_steps = 10**7
+
+    def offers_for(self, form):
+        return frozenset({ADAPTIVE, DENSE_OUTPUT}) if form == COMPILED_ODE else self.offers
 
     def stepper(self, problem):
         return DormandPrince54()
+
+    def integrate(self, problem):
+        if problem.form != COMPILED_ODE:
+            return super().integrate(problem)
+        from .compiled_rk import run_compiled
+
+        return run_compiled(problem, self.max_steps)

@@ -17,11 +17,12 @@ from .monitor import rank_monitor
 
 
 def match(formulation, solver, events=()) -> str:
-    """The form in which ``solver`` integrates ``formulation``; CapabilityError naming both, what is
-    missing and the methods that would fit."""
+    """The form in which ``solver`` integrates ``formulation``: the first of the solver's forms that
+    the formulation gives and for which the solver offers what the formulation (and ``events``)
+    needs; otherwise CapabilityError naming both, what is missing and the methods that would fit."""
     reasons = {form: formulation.gives(form) for form in solver.forms}
-    form = next((f for f in solver.forms if reasons[f] is None), None)
-    if form is None:
+    given = [f for f in solver.forms if reasons[f] is None]
+    if not given:
         why = "; ".join(dict.fromkeys(r for r in reasons.values()))
         raise CapabilityError(f"method {solver.method!r} got formulation {formulation.label()!r}, which does not give "
                               f"the {' or '.join(solver.forms)} the method integrates: {why}"
@@ -29,11 +30,13 @@ def match(formulation, solver, events=()) -> str:
     needs = dict(formulation.needs())
     if events:
         needs[EVENTS] = ("events", "their zero crossings are located between steps")
-    for capability, (subject, why) in needs.items():
-        if capability not in solver.offers:
-            raise CapabilityError(f"method {solver.method!r} got {subject} ({why}): that takes a solver that offers "
-                                  f"{capability}, which the method does not{_alternatives(formulation, events)}")
-    return form
+    for form in given:
+        missing = [c for c in needs if c not in solver.offers_for(form)]
+        if not missing:
+            return form
+    subject, why = needs[missing[0]]
+    raise CapabilityError(f"method {solver.method!r} got {subject} ({why}): that takes a solver that offers "
+                          f"{missing[0]}, which the method does not{_alternatives(formulation, events)}")
 
 
 def _alternatives(formulation, events) -> str:

@@ -1,0 +1,182 @@
+"""The Dormand-Prince 5(4) loop in machine code, for formulations that give a compiled right-hand
+side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
+
+The loop's source is appended to the formulation's generated module, which defines
+``rhs(t, y, params, alpha, beta, out) -> bool`` (False: a singular matrix), and the module is
+compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
+initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
+accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
+per step; what is recorded per output point (accelerations, reactions, errors) is computed after
+the run. Status: 0 finished, -1 singular matrix, -2 step size underflow, -3 too many steps, -4
+non-finite values.
+"""
+from __future__ import annotations
+
+LOOP = '''
+
+_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
+_A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+               [1 / 5, 0.0, 0.0, 0.0, 0.0, 0.0],
+               [3 / 40, 9 / 40, 0.0, 0.0, 0.0, 0.0],
+               [44 / 45, -56 / 15, 32 / 9, 0.0, 0.0, 0.0],
+               [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0.0, 0.0],
+               [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0.0],
+               [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]])
+_E = np.array([71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40])
+
+
+@numba.njit(cache=True)
+def _rms(x):
+    return math.sqrt(np.mean(x * x)) if x.size else 0.0
+
+
+@numba.njit(cache=True)
+def _hermite(t0, y0, f0, t1, y1, f1, t):
+    h = t1 - t0
+    s = (t - t0) / h
+    return ((2 * s**3 - 3 * s**2 + 1) * y0 + (s**3 - 2 * s**2 + s) * h * f0 + (-2 * s**3 + 3 * s**2) * y1
+            + (s**3 - s**2) * h * f1)
+
+
+@numba.njit(cache=True)
+def integrate(t0, t1, y0, params, alpha, beta, rtol, atol, max_step, first_step, t_eval, max_steps):
+    """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step."""
+    n = y0.size
+    grid = t_eval.size > 0
+    cap = t_eval.size if grid else 256
+    ts = np.empty(cap)
+    ys = np.empty((cap, n))
+    count = 0
+    y = y0.copy()
+    t = t0
+    f = np.empty(n)
+    evaluations = 1
+    if not rhs(t, y, params, alpha, beta, f):
+        return ts[:0], ys[:0], -1, t, evaluations, 0, 0
+    next_eval = 0
+    if not grid or t_eval[0] == t0:
+        ts[0] = t0
+        ys[0] = y
+        count = 1
+        next_eval = 1 if grid else 0
+    scale = atol + rtol * np.abs(y)
+    if first_step > 0:
+        h = first_step
+    else:
+        d0, d1 = _rms(y / scale), _rms(f / scale)
+        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+        h0 = min(h0, abs(t1 - t))
+        f1 = np.empty(n)
+        evaluations += 1
+        if not rhs(t + h0, y + h0 * f, params, alpha, beta, f1):
+            return ts[:count], ys[:count], -1, t, evaluations, 0, 0
+        d2 = _rms((f1 - f) / scale) / h0
+        h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** 0.2
+        h = min(100 * h0, h1, max_step)
+    K = np.empty((7, n))
+    steps = 0
+    rejected = 0
+    while t < t1:
+        if steps >= max_steps:
+            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected
+        h = min(h, max_step, t1 - t)
+        while True:
+            if h < 10 * np.spacing(abs(t) + 1.0):
+                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected
+            K[0] = f
+            ok = True
+            for i in range(1, 7):
+                stage = y.copy()
+                for j in range(i):
+                    stage += h * _A[i, j] * K[j]
+                evaluations += 1
+                if i < 6:
+                    ok = rhs(t + _C[i] * h, stage, params, alpha, beta, K[i])
+                else:
+                    y_new = stage
+                    ok = rhs(t + h, y_new, params, alpha, beta, K[6])
+                if not ok:
+                    break
+            if not ok:
+                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
+            err_vec = np.zeros(n)
+            for j in range(7):
+                err_vec += h * _E[j] * K[j]
+            err = _rms(err_vec / (atol + rtol * np.maximum(np.abs(y), np.abs(y_new))))
+            if not np.isfinite(err):
+                if not np.all(np.isfinite(y_new)):
+                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected
+                rejected += 1
+                h *= 0.2
+                continue
+            if err <= 1.0:
+                factor = 10.0 if err == 0 else min(10.0, 0.9 * err ** -0.2)
+                break
+            rejected += 1
+            h *= max(0.2, 0.9 * err ** -0.2)
+        t_new = t + h
+        steps += 1
+        if grid:
+            while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
+                ts[count] = t_eval[next_eval]
+                ys[count] = _hermite(t, y, f, t_new, y_new, K[6], t_eval[next_eval])
+                count += 1
+                next_eval += 1
+        else:
+            if count == cap:
+                cap *= 2
+                ts2 = np.empty(cap)
+                ys2 = np.empty((cap, n))
+                ts2[:count] = ts[:count]
+                ys2[:count] = ys[:count]
+                ts, ys = ts2, ys2
+            ts[count] = t_new
+            ys[count] = y_new
+            count += 1
+        t, y, f = t_new, y_new, K[6].copy()
+        h = h * factor
+    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected
+'''
+
+MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of t",
+            -3: "more than {max_steps} steps", -4: "non-finite state values"}
+
+
+def run_compiled(problem, max_steps):
+    """Integrate problem (form COMPILED_ODE) with the compiled loop; the RunRecord's rows are
+    recorded after the run, and the monitor is applied to the output points in order (a run that
+    it stops ends at the last point before)."""
+    import numpy as np
+
+    from systems.codegen import compile_module
+
+    from ..errors import StopRun
+    from .base import RunRecord
+
+    formulation = problem.formulation
+    module = compile_module(formulation.compiled_rhs_source() + LOOP)
+    gains = formulation._gains() or (0.0, 0.0)
+    t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
+    first = float(problem.first_step) if problem.first_step else 0.0
+    t0, t1 = problem.t_span
+    ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
+        float(t0), float(t1), np.asarray(problem.y0, float), np.asarray(formulation.par, float), float(gains[0]),
+        float(gains[1]), float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval,
+        int(max_steps))
+    rows, times = [], []
+    message = "the integration reached the end of the interval"
+    if status < 0:
+        what = MESSAGES[status].format(matrix="the augmented matrix [[M, C^T], [C, 0]]", max_steps=max_steps)
+        message = f"stopped at t = {t_stop:.6g}: {what}"
+        status = -1
+    for t, y in zip(ts, ys):
+        if problem.monitor is not None and times:
+            try:
+                problem.monitor(t, y)
+            except StopRun as exc:
+                status, message = -1, f"stopped at t = {t:.6g}: {exc}"
+                break
+        times.append(float(t))
+        rows.append(problem.record(float(t), np.array(y), problem.t_eval is not None))
+    return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
+                     evaluations=int(evaluations))
