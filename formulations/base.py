@@ -186,7 +186,8 @@ class Formulation(ABC):
 
     def compiled_rhs_source(self) -> str:
         """Source of a numba module defining rhs(t, y, params, alpha, beta, out) -> bool (False where a
-        matrix is singular), for the COMPILED_ODE form; formulations that give it override this."""
+        matrix is singular) and evaluate_all(ts, ys, params, alpha, beta) -> (y' (N, n_y), lambda (N, c),
+        ok (N,)), for the COMPILED_ODE form; formulations that give it override this."""
         raise CapabilityError(f"formulation {self.name!r} has no compiled right-hand side")
 
     def project(self, t, y):

@@ -55,12 +55,13 @@ class Dependent(Formulation):
 
     def compiled_rhs_source(self):
         """The whole evaluation — primitives, the augmented matrix, its solve — as one numba function
-        (backend "compiled"; stabilization none, Baumgarte or constraint dynamics)."""
+        (backend "compiled"; stabilization none, Baumgarte or constraint dynamics): rhs, and
+        evaluate_all for the accelerations and multipliers of all recorded points in one pass."""
         sysm = self.system
         n_p, n, c, m = len(sysm.coordinates), sysm.n, sysm.m + sysm.l, sysm.m
         sizes = [n * n, n, n, n * c, c * n, c, n_p * n, n_p]
         o = np.cumsum([0] + sizes).tolist()
-        dyn, con = self.num._dynamics.kernel, self.num._constraints.kernel
+        dyn, con, energy = self.num._dynamics.kernel, self.num._constraints.kernel, self.num._energy.kernel
         blocks = [list(b) for b in sysm.unit_norm_blocks]
         return f"""import math
 
@@ -69,15 +70,16 @@ import numpy as np
 
 from {dyn.__module__} import {dyn.__name__} as _dynamics
 from {con.__module__} import {con.__name__} as _constraints
+from {energy.__module__} import {energy.__name__} as _energy
 
 N_P, N, C, M_H = {n_p}, {n}, {c}, {m}
 BLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]
 
 
 @numba.njit(cache=True)
-def rhs(t, y, params, alpha, beta, out):
+def evaluate(t, y, params, alpha, beta, out, lam):
     \"\"\"y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
-    [f0 - d; -xi - 2 alpha C v - beta^2 [Phi; 0]]. False where the matrix is singular.\"\"\"
+    [f0 - d; -xi - 2 alpha C v - beta^2 [Phi; 0]]; lambda into lam. False where the matrix is singular.\"\"\"
     p = y[:N_P].copy()
     for i in range(BLOCKS.shape[0]):
         norm = 0.0
@@ -116,7 +118,59 @@ def rhs(t, y, params, alpha, beta, out):
         return False
     out[:N_P] = A @ v
     out[N_P:] = sol[:N]
+    lam[:] = sol[N:]
     return True
+
+
+@numba.njit(cache=True)
+def rhs(t, y, params, alpha, beta, out):
+    \"\"\"y' only (the multipliers into scratch space).\"\"\"
+    return evaluate(t, y, params, alpha, beta, out, np.empty(C))
+
+
+@numba.njit(cache=True)
+def evaluate_all(ts, ys, params, alpha, beta):
+    \"\"\"(y' (N, n_y), lambda (N, c), ok (N,)) at the recorded points, in one compiled pass.\"\"\"
+    ydot = np.full(ys.shape, np.nan)
+    lam = np.full((ys.shape[0], C), np.nan)
+    ok = np.zeros(ys.shape[0], dtype=np.bool_)
+    for i in range(ys.shape[0]):
+        ok[i] = evaluate(ts[i], ys[i], params, alpha, beta, ydot[i], lam[i])
+    return ydot, lam, ok
+
+
+@numba.njit(cache=True)
+def check_all(ts, ps, vs, vdots, ok, params):
+    \"\"\"Per recorded point: max |Phi|, max |C v|, max |C v' + xi| (NaN where v' is missing), the
+    energy, sigma_min / sigma_max of Phi_p and det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0).\"\"\"
+    count = ts.size
+    out = np.full((count, 6), np.nan)
+    buf = np.zeros({o[-1]})
+    cbuf = np.zeros(M_H + M_H * N_P + C * N)
+    ebuf = np.zeros(1)
+    previous = np.zeros((M_H, N_P))
+    for i in range(count):
+        p, v = ps[i], vs[i]
+        _constraints(p, params, cbuf)
+        Phi = cbuf[:M_H]
+        Phi_p = cbuf[M_H:M_H + M_H * N_P].reshape((M_H, N_P))
+        Cm = cbuf[M_H + M_H * N_P:].reshape((C, N))
+        out[i, 0] = np.max(np.abs(Phi)) if M_H else 0.0
+        out[i, 1] = np.max(np.abs(Cm @ v)) if C else 0.0
+        if ok[i]:
+            buf[:] = 0.0
+            _dynamics(ts[i], p, v, params, buf)
+            xi = buf[{o[5]}:{o[6]}]
+            out[i, 2] = np.max(np.abs(Cm @ vdots[i] + xi)) if C else 0.0
+        ebuf[0] = 0.0
+        _energy(p, v, params, ebuf)
+        out[i, 3] = ebuf[0]
+        if M_H:
+            s = np.linalg.svd(Phi_p)[1]
+            out[i, 4] = s[-1] / s[0] if s[0] > 0 else 0.0
+            out[i, 5] = np.linalg.det(Phi_p @ np.ascontiguousarray(previous.T)) if i > 0 else 1.0
+            previous[:, :] = Phi_p
+    return out
 """
 
     def position_constraints(self, y_pos):

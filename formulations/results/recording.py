@@ -17,8 +17,14 @@ def trajectory(formulation, run, stats, message, settings) -> Trajectory:
     vs = np.array([r[2] for r in run.y]) if N else np.zeros((0, n))
     vdot, lam = np.full((N, n), np.nan), np.full((N, c), np.nan)
     err_p, err_v, err_a, energy = (np.full(N, np.nan) for _ in range(4))
+    checks = getattr(run, "checks", None)
     for i, (t, row) in enumerate(zip(run.t, run.y)):
         _, p, v, a, multipliers = row
+        if checks is not None:  # computed in one compiled pass
+            err_p[i], err_v[i], err_a[i], energy[i] = checks[i]
+            if a is not None:
+                vdot[i], lam[i] = a, multipliers
+            continue
         Phi, _, C = num.constraints(p, par)
         err_p[i] = np.max(np.abs(Phi), initial=0.0)
         err_v[i] = np.max(np.abs(C @ v), initial=0.0)

@@ -48,8 +48,8 @@ class Event:
 class RunRecord:
     """What a solver produced: output times, the recorded rows (whatever ``Problem.record`` returns),
     status (0 finished, 1 terminal event, -1 failed), message, accepted steps, event times, rejected
-    steps (None where the method does not report them) and evaluations of the formulation (None:
-    counted by ``Problem.fun``)."""
+    steps (None where the method does not report them), evaluations of the formulation (None:
+    counted by ``Problem.fun``) and, from a compiled run, the constraint errors and energy per row."""
 
     t: list
     y: list
@@ -59,6 +59,7 @@ class RunRecord:
     t_events: list
     rejected: int | None = None
     evaluations: int | None = None
+    checks: object = None  # (N, 4) max |Phi|, max |C v|, max |C v' + xi|, energy per row, where a compiled pass made them
 
 
 @dataclass

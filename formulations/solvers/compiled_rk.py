@@ -2,7 +2,8 @@
 side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
 
 The loop's source is appended to the formulation's generated module, which defines
-``rhs(t, y, params, alpha, beta, out) -> bool`` (False: a singular matrix), and the module is
+``rhs(t, y, params, alpha, beta, out) -> bool`` (False: a singular matrix) and
+``evaluate_all(ts, ys, params, alpha, beta) -> (y', lambda, ok)``, and the module is
 compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
@@ -143,15 +144,15 @@ MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of
 
 
 def run_compiled(problem, max_steps):
-    """Integrate problem (form COMPILED_ODE) with the compiled loop; the RunRecord's rows are
-    recorded after the run, and the monitor is applied to the output points in order (a run that
-    it stops ends at the last point before)."""
+    """Integrate problem (form COMPILED_ODE) with the compiled loop; the accelerations and
+    multipliers of the output points come from one compiled pass after the run, and the monitor is
+    applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
     from systems.codegen import compile_module
 
-    from ..errors import StopRun
     from .base import RunRecord
+    from .monitor import singular_message
 
     formulation = problem.formulation
     module = compile_module(formulation.compiled_rhs_source() + LOOP)
@@ -163,20 +164,30 @@ def run_compiled(problem, max_steps):
         float(t0), float(t1), np.asarray(problem.y0, float), np.asarray(formulation.par, float), float(gains[0]),
         float(gains[1]), float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval,
         int(max_steps))
-    rows, times = [], []
     message = "the integration reached the end of the interval"
     if status < 0:
         what = MESSAGES[status].format(matrix="the augmented matrix [[M, C^T], [C, 0]]", max_steps=max_steps)
         message = f"stopped at t = {t_stop:.6g}: {what}"
         status = -1
-    for t, y in zip(ts, ys):
-        if problem.monitor is not None and times:
-            try:
-                problem.monitor(t, y)
-            except StopRun as exc:
-                status, message = -1, f"stopped at t = {t:.6g}: {exc}"
-                break
-        times.append(float(t))
-        rows.append(problem.record(float(t), np.array(y), problem.t_eval is not None))
-    return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
-                     evaluations=int(evaluations))
+    params = np.asarray(formulation.par, float)
+    ydot, lam, ok = module.evaluate_all(ts, ys, params, float(gains[0]), float(gains[1]))
+    n_p = len(formulation.system.coordinates)
+    states = [formulation.dependent_state(y) for y in ys]
+    ps = np.array([p for p, _ in states]).reshape(len(states), n_p)
+    vs = np.array([v for _, v in states]).reshape(len(states), -1)
+    checks = module.check_all(ts, ps, vs, np.ascontiguousarray(ydot[:, n_p:]), ok, params)
+    end = len(ts)
+    if formulation.system.m and len(ts):  # the rank monitor of formulations.solvers.monitor, on the rows
+        threshold = formulation.singular_ratio * checks[0, 4]
+        bad = np.flatnonzero((checks[1:, 5] <= 0) | (checks[1:, 4] < threshold))
+        if bad.size:
+            k = int(bad[0]) + 1
+            crossed = bool(checks[k, 5] <= 0)
+            status, end = -1, k
+            message = f"stopped at t = {ts[k]:.6g}: {singular_message(formulation.system, ps[k], crossed, checks[k, 4])}"
+    times = [float(t) for t in ts[:end]]
+    rows = [(np.array(ys[i]), ps[i], vs[i], ydot[i, n_p:] if ok[i] else None, lam[i] if ok[i] else None)
+            for i in range(end)]
+    record = RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
+                       evaluations=int(evaluations), checks=checks[:end, :4])
+    return record

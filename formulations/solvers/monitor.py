@@ -48,12 +48,12 @@ def rank_monitor(formulation, p0):
         else:
             def locate(s, y_s):
                 return jacobian(position(y_s))[1] - threshold
-        raise StopRun(_message(system, p, crossed, ratio), quantity="Phi_p", locate=locate)
+        raise StopRun(singular_message(system, p, crossed, ratio), quantity="Phi_p", locate=locate)
 
     return monitor
 
 
-def _message(system, p, crossed, ratio):
+def singular_message(system, p, crossed, ratio):
     """Names the step's configuration and the singular configuration nearest to it."""
     def where(x):
         return ", ".join(f"{n}={val:.6g}" for n, val in zip(system.coordinate_names, x))
