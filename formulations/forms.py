@@ -35,3 +35,9 @@ DENSE_OUTPUT = "dense output"
 EVENTS = "event location"
 POST_STEP = "a post-step hook"
 CAPABILITIES = (ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP)
+
+
+def not_made_of_bodies(system) -> str:
+    """Why ``system`` has no Lie-group structure (its coordinates are not all rigid-body blocks)."""
+    return (f"Lie-group integration got system {system.name!r} whose coordinates and velocities are not all "
+            f"rigid-body blocks but expected a system built from body frames (systems.builders.body_frames)")

@@ -119,6 +119,14 @@ class NumericModel:
         """q = h(p), shape (k_q,)."""
         return self._inverse(p, params)[0]
 
+    def kernel(self, piece: str):
+        """The numba kernel behind ``piece`` ("dynamics", "constraints", "energy", ...) of a compiled
+        model: kernel(*args, out) writing the piece's flat entries (systems.codegen)."""
+        kernel = getattr(getattr(self, f"_{piece}", None), "kernel", None)
+        if kernel is None:
+            raise ValueError(f"piece {piece!r} has no compiled kernel: expected backend 'compiled'")
+        return kernel
+
 
 def _structure_key(system):
     emb = system.embedding

@@ -2,8 +2,8 @@
 
 A solver integrates one form of the equations (formulations.forms) and declares what it offers:
 
+    @register("name", ...)      the method names users pass (simulate(..., method=name))
     class Solver:
-        name        the method name users pass (simulate(..., method=name))
         forms       the forms it integrates, in order of preference
         offers      capabilities: ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP
         order       the order of accuracy (for step scaling in sweeps and convergence tests)
@@ -94,7 +94,6 @@ class Problem:
 class Solver(ABC):
     """An integration method; see the module docstring."""
 
-    name: ClassVar[str] = ""
     forms: ClassVar[tuple] = ()
     offers: ClassVar[frozenset] = frozenset()
     order: ClassVar[int] = 0
@@ -132,7 +131,7 @@ class Solver(ABC):
 def register(*names):
     """Class decorator: make a solver available under ``names`` (its method names)."""
     def decorate(cls):
-        for name in names or (cls.name,):
+        for name in names:
             _REGISTRY[name] = cls
         return cls
     return decorate

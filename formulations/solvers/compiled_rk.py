@@ -160,8 +160,9 @@ def run_compiled(problem, max_steps):
     t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
     first = float(problem.first_step) if problem.first_step else 0.0
     t0, t1 = problem.t_span
+    params = np.asarray(formulation.par, float)
     ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
-        float(t0), float(t1), np.asarray(problem.y0, float), np.asarray(formulation.par, float), float(gains[0]),
+        float(t0), float(t1), np.asarray(problem.y0, float), params, float(gains[0]),
         float(gains[1]), float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval,
         int(max_steps))
     message = "the integration reached the end of the interval"
@@ -169,7 +170,6 @@ def run_compiled(problem, max_steps):
         what = MESSAGES[status].format(matrix="the augmented matrix [[M, C^T], [C, 0]]", max_steps=max_steps)
         message = f"stopped at t = {t_stop:.6g}: {what}"
         status = -1
-    params = np.asarray(formulation.par, float)
     ydot, lam, ok = module.evaluate_all(ts, ys, params, float(gains[0]), float(gains[1]))
     n_p = len(formulation.system.coordinates)
     states = [formulation.dependent_state(y) for y in ys]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CapabilityError
-from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP
+from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP, not_made_of_bodies
 from .base import StepFailure, register
 from .driver import SteppingSolver
 from .explicit_rk import A as _A, B as _B, C as _C, E as _E, hermite, rms
@@ -38,11 +38,6 @@ METHODS = ("RKMK4-SE3", "RKMK4-SO3xR3", "RKMK45-SE3", "RKMK45-SO3xR3")
 GROUPS = ("SE3", "SO3xR3")
 _RK4 = (np.array([0.0, 0.5, 0.5, 1.0]), [np.array([]), np.array([0.5]), np.array([0.0, 0.5]),
                                          np.array([0.0, 0.0, 1.0])], np.array([1 / 6, 1 / 3, 1 / 3, 1 / 6]))
-
-
-def not_bodies_message(system) -> str:
-    return (f"Lie integration got system {system.name!r} whose coordinates and velocities are not all rigid-body "
-            f"blocks but expected a system built from body frames (systems.builders.body_frames)")
 
 
 def is_lie_method(method) -> bool:
@@ -58,7 +53,7 @@ class BodyStates:
             raise CapabilityError(f"Lie integration got group {group!r} but expected one of {', '.join(GROUPS)}")
         bodies = system.bodies
         if not system.made_of_bodies:
-            raise CapabilityError(not_bodies_message(system))
+            raise CapabilityError(not_made_of_bodies(system))
         self.system, self.group, self.bodies = system, group, bodies
         self.n_p = len(system.coordinates)
         self.rot = np.array([b.rotation for b in bodies])
