@@ -107,6 +107,7 @@ class Formulation(ABC):
     stabilizations: ClassVar[tuple] = ("none",)
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
+    system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
     def __init__(self, system, *, stabilization=None, backend="numpy", **options):
@@ -185,10 +186,19 @@ class Formulation(ABC):
         return p, self.num.dynamics(t, p, v, self.par)
 
     def compiled_rhs_source(self) -> str:
-        """Source of a numba module defining rhs(t, y, params, alpha, beta, out) -> bool (False where a
-        matrix is singular) and evaluate_all(ts, ys, params, alpha, beta) -> (y' (N, n_y), lambda (N, c),
-        ok (N,)), for the COMPILED_ODE form; formulations that give it override this."""
+        """Source of a numba module for the COMPILED_ODE form (formulations.kernels: evaluate, rhs,
+        evaluate_all, check_all); formulations that give it override this."""
         raise CapabilityError(f"formulation {self.name!r} has no compiled right-hand side")
+
+    def compiled_arguments(self) -> np.ndarray:
+        """The run-time constants of the compiled module (``extra``), fixed for a run."""
+        gains = self._gains() or (0.0, 0.0)
+        return np.array(gains, float)
+
+    def compiled_stop(self, module, ys, params, extra):
+        """(index of the first recorded point the run must not keep, message) or None: the
+        formulation's own watch over a compiled run, applied after it (see formulations.minimal)."""
+        return None
 
     def project(self, t, y):
         """The state moved back onto the constraints (stabilization Projection); default: unchanged."""

@@ -24,6 +24,7 @@ class Dependent(Formulation):
     name = "dependent"
     numeric_form = "explicit ODE in (p, v); v' and lambda from the augmented (saddle-point) system each evaluation"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
+    system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
@@ -50,12 +51,12 @@ class Dependent(Formulation):
 
     def accelerations(self, t, y, multipliers=True):
         s = self.saddle(t, y)
-        sol = solve_square(s.K, s.rhs, "the augmented matrix [[M, C^T], [C, 0]]")
+        sol = solve_square(s.K, s.rhs, self.system_matrix)
         vdot = sol[:s.na]
         return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
 
     def compiled_rhs_source(self):
-        """The whole evaluation as generated numba source (formulations.kernels.dependent_source)."""
+        """The whole evaluation as generated numba source; extra = (alpha, beta)."""
         return dependent_source(self)
 
     def position_constraints(self, y_pos):

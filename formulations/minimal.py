@@ -20,7 +20,8 @@ from .base import Formulation, register
 from .charts import Atlas, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
-from .forms import POST_STEP
+from .forms import COMPILED_ODE, POST_STEP
+from .kernels import minimal_source
 from .linear import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
 
@@ -29,6 +30,7 @@ class Minimal(Formulation):
     name = "minimal"
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit")
+    system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"
 
     def _configure(self, independent=None, rechoose=None, cond_limit=100.0):
         """independent: names of w or v components (default: the system's choice, else pivoting).
@@ -186,18 +188,46 @@ class Minimal(Formulation):
         if cond <= limit and sign == self._det_sign:
             return None
         if not self.rechoose:
-            where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))
-            crossed = "passed through a singular configuration" if sign != self._det_sign else \
-                f"is near-singular (cond = {cond:.3g} > {self.cond_limit:g})"
-            raise StopRun(f"the choice of independent velocities ({', '.join(self.choice)}) {crossed}: "
-                          f"[C_bar_nh; E] at q = ({where}); pass rechoose=True or choose other independent velocities",
-                          quantity="[C_bar_nh; E]")
+            raise StopRun(self._choice_message(q, sign != self._det_sign, cond) + "; pass rechoose=True or choose "
+                          "other independent velocities", quantity="[C_bar_nh; E]")
         # the step itself went through regular configurations only if the sign held; w from the
         # accepted state is exact either way up to the loss of accuracy the cond bounds
         w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0]
         self._choose(q)
         self.rechoices += 1
         return np.concatenate([q, self._u_of(w, D)])
+
+    # -- the compiled right-hand side ---------------------------------------------------------------
+    def gives(self, form):
+        if form == COMPILED_ODE and self.backend == "compiled" and isinstance(self.geometry, Atlas):
+            return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
+                    f"change along the run; expected a system with an embedding p = g(q) or without holonomic constraints")
+        return super().gives(form)
+
+    def compiled_rhs_source(self):
+        """The whole evaluation through the embedding as generated numba source; extra = the choice
+        of u as (S_w, S_v) row-major."""
+        return minimal_source(self)
+
+    def compiled_arguments(self):
+        return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])
+
+    def compiled_stop(self, module, ys, params, extra):
+        """The watch of post_step over the recorded states of a compiled run: the first state where
+        [C_bar_nh; E] passed cond_limit or its determinant changed sign."""
+        watch = module.choice_all(np.ascontiguousarray(ys), params, extra)
+        bad = np.flatnonzero((watch[:, 0] > self.cond_limit) | (np.sign(watch[:, 1]) != self._det_sign))
+        if not bad.size:
+            return None
+        k = int(bad[0])
+        message = self._choice_message(self._split(ys[k])[0], np.sign(watch[k, 1]) != self._det_sign, watch[k, 0])
+        return k, message + "; choose other independent velocities, or pass rechoose=True with backend 'numpy'"
+
+    def _choice_message(self, q, crossed, cond):
+        where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))
+        how = "passed through a singular configuration" if crossed else \
+            f"is near-singular (cond = {cond:.3g} > {self.cond_limit:g})"
+        return f"the choice of independent velocities ({', '.join(self.choice)}) {how}: [C_bar_nh; E] at q = ({where})"
 
     def equations(self, expanded=False):
         pieces = primitive_pieces(self.system)

@@ -18,8 +18,9 @@ from .base import Formulation, Saddle, register
 from .charts import Atlas, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
-from .forms import POST_STEP
+from .forms import COMPILED_ODE, POST_STEP
 from .geometry import unit_norm_constraints
+from .kernels import reduced_source
 from .linear import resolved_reactions, saddle_system, solve_square
 from .stabilization import Projection
 
@@ -31,6 +32,7 @@ class Reduced(Formulation):
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
     options = ("utol", "Btol", "w_limit", "cond_limit")
+    system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
     def _configure(self, **chart_options):
         """Chart options (utol, Btol, w_limit, cond_limit) apply where the system has no embedding."""
@@ -106,12 +108,22 @@ class Reduced(Formulation):
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
         return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C))
 
+    def gives(self, form):
+        if form == COMPILED_ODE and self.on_charts and self.backend == "compiled":
+            return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
+                    f"change along the run; expected a system with an embedding p = g(q) or without holonomic constraints")
+        return super().gives(form)
+
+    def compiled_rhs_source(self):
+        """The whole evaluation through the embedding as generated numba source; extra = (alpha,)."""
+        return reduced_source(self)
+
     def position_constraints(self, y_pos):
         return unit_norm_constraints(y_pos, self.geometry.unit_blocks)
 
     def accelerations(self, t, y, multipliers=True):
         s = self._reduced_saddle(t, y)
-        sol = solve_square(s.K, s.rhs, "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]")
+        sol = solve_square(s.K, s.rhs, self.system_matrix)
         a = sol[:s.na]
         vdot = s.T @ a + s.tau
         M, d, f0, F, C = s.extra

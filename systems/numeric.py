@@ -23,16 +23,24 @@ _CACHE: dict = {}
 _LOCK = threading.Lock()
 
 
-def _lazy(make):
+class _lazy:
     """A function generated on its first call (for pieces only some formulations use)."""
-    cell = []
 
-    def call(*a):
-        if not cell:
-            cell.append(make())
-        return cell[0](*a)
+    def __init__(self, make):
+        self._make, self._made = make, None
 
-    return call
+    def _function(self):
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def __call__(self, *a):
+        return self._function()(*a)
+
+    @property
+    def kernel(self):
+        """The compiled kernel behind the function (backend "compiled"), made now if need be."""
+        return getattr(self._function(), "kernel", None)
 
 
 def _flat(args, exprs, shapes):

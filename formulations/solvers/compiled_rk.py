@@ -2,8 +2,8 @@
 side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
 
 The loop's source is appended to the formulation's generated module, which defines
-``rhs(t, y, params, alpha, beta, out) -> bool`` (False: a singular matrix) and
-``evaluate_all(ts, ys, params, alpha, beta) -> (y', lambda, ok)``, and the module is
+``rhs(t, y, params, extra, out) -> bool`` (False: a singular matrix) and the passes over recorded
+points of formulations.kernels, and the module is
 compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
@@ -40,7 +40,7 @@ def _hermite(t0, y0, f0, t1, y1, f1, t):
 
 
 @numba.njit(cache=True)
-def integrate(t0, t1, y0, params, alpha, beta, rtol, atol, max_step, first_step, t_eval, max_steps):
+def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps):
     """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step."""
     n = y0.size
     grid = t_eval.size > 0
@@ -52,7 +52,7 @@ def integrate(t0, t1, y0, params, alpha, beta, rtol, atol, max_step, first_step,
     t = t0
     f = np.empty(n)
     evaluations = 1
-    if not rhs(t, y, params, alpha, beta, f):
+    if not rhs(t, y, params, extra, f):
         return ts[:0], ys[:0], -1, t, evaluations, 0, 0
     next_eval = 0
     if not grid or t_eval[0] == t0:
@@ -69,7 +69,7 @@ def integrate(t0, t1, y0, params, alpha, beta, rtol, atol, max_step, first_step,
         h0 = min(h0, abs(t1 - t))
         f1 = np.empty(n)
         evaluations += 1
-        if not rhs(t + h0, y + h0 * f, params, alpha, beta, f1):
+        if not rhs(t + h0, y + h0 * f, params, extra, f1):
             return ts[:count], ys[:count], -1, t, evaluations, 0, 0
         d2 = _rms((f1 - f) / scale) / h0
         h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** 0.2
@@ -92,10 +92,10 @@ def integrate(t0, t1, y0, params, alpha, beta, rtol, atol, max_step, first_step,
                     stage += h * _A[i, j] * K[j]
                 evaluations += 1
                 if i < 6:
-                    ok = rhs(t + _C[i] * h, stage, params, alpha, beta, K[i])
+                    ok = rhs(t + _C[i] * h, stage, params, extra, K[i])
                 else:
                     y_new = stage
-                    ok = rhs(t + h, y_new, params, alpha, beta, K[6])
+                    ok = rhs(t + h, y_new, params, extra, K[6])
                 if not ok:
                     break
             if not ok:
@@ -156,26 +156,21 @@ def run_compiled(problem, max_steps):
 
     formulation = problem.formulation
     module = compile_module(formulation.compiled_rhs_source() + LOOP)
-    gains = formulation._gains() or (0.0, 0.0)
+    extra = np.asarray(formulation.compiled_arguments(), float)
     t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
     first = float(problem.first_step) if problem.first_step else 0.0
     t0, t1 = problem.t_span
     params = np.asarray(formulation.par, float)
     ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
-        float(t0), float(t1), np.asarray(problem.y0, float), params, float(gains[0]),
-        float(gains[1]), float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval,
-        int(max_steps))
+        float(t0), float(t1), np.asarray(problem.y0, float), params, extra, float(problem.rtol),
+        float(problem.atol), float(problem.max_step), first, t_eval, int(max_steps))
     message = "the integration reached the end of the interval"
     if status < 0:
-        what = MESSAGES[status].format(matrix="the augmented matrix [[M, C^T], [C, 0]]", max_steps=max_steps)
+        what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
         message = f"stopped at t = {t_stop:.6g}: {what}"
         status = -1
-    ydot, lam, ok = module.evaluate_all(ts, ys, params, float(gains[0]), float(gains[1]))
-    n_p = len(formulation.system.coordinates)
-    states = [formulation.dependent_state(y) for y in ys]
-    ps = np.array([p for p, _ in states]).reshape(len(states), n_p)
-    vs = np.array([v for _, v in states]).reshape(len(states), -1)
-    checks = module.check_all(ts, ps, vs, np.ascontiguousarray(ydot[:, n_p:]), ok, params)
+    ydot, lam, ok, ps, vs, vdots = module.evaluate_all(ts, ys, params, extra)
+    checks = module.check_all(ts, ps, vs, vdots, ok, params)
     end = len(ts)
     if formulation.system.m and len(ts):  # the rank monitor of formulations.solvers.monitor, on the rows
         threshold = formulation.singular_ratio * checks[0, 4]
@@ -185,9 +180,12 @@ def run_compiled(problem, max_steps):
             crossed = bool(checks[k, 5] <= 0)
             status, end = -1, k
             message = f"stopped at t = {ts[k]:.6g}: {singular_message(formulation.system, ps[k], crossed, checks[k, 4])}"
+    stop = formulation.compiled_stop(module, ys[:end], params, extra) if end else None
+    if stop is not None:
+        end, why = stop
+        status, message = -1, f"stopped at t = {ts[end]:.6g}: {why}"
     times = [float(t) for t in ts[:end]]
-    rows = [(np.array(ys[i]), ps[i], vs[i], ydot[i, n_p:] if ok[i] else None, lam[i] if ok[i] else None)
+    rows = [(np.array(ys[i]), ps[i], vs[i], vdots[i] if ok[i] else None, lam[i] if ok[i] else None)
             for i in range(end)]
-    record = RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
-                       evaluations=int(evaluations), checks=checks[:end, :4])
-    return record
+    return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
+                     evaluations=int(evaluations), checks=checks[:end, :4])

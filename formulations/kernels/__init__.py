@@ -1,0 +1,19 @@
+"""Generated numba source of whole formulation evaluations, for the COMPILED_ODE form (backend
+"compiled"): the formulation's primitives (systems.codegen kernels), its matrices and solves in
+one function, and compiled passes over recorded points. The solver appends its loop
+(formulations.solvers.compiled_rk) and compiles the module.
+
+Every module defines, for y the formulation's own state and ``extra`` its run-time constants
+(formulation.compiled_arguments(): gains, the choice of independent velocities):
+
+    evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers) -> bool   y' into out, and
+                  the dependent state (p, v), v' and (where multipliers) lambda; False where a matrix
+                  is singular
+    rhs(t, y, params, extra, out) -> bool                          y' only
+    evaluate_all(ts, ys, params, extra) -> (y', lambda, ok, p, v, v')   at recorded points
+    check_all(ts, ps, vs, vdots, ok, params) -> (N, 6)             errors, energy, rank measures
+"""
+from .dependent import dependent_source
+from .embedded import minimal_source, reduced_source
+
+__all__ = ["dependent_source", "minimal_source", "reduced_source"]

@@ -1,0 +1,125 @@
+"""The parts every generated formulation module shares: imports of the system's kernels, the
+layout of their flat outputs, the y'-only wrapper and the compiled passes over recorded points."""
+from __future__ import annotations
+
+import hashlib
+import pathlib
+
+import numpy as np
+
+# every generated module carries the hash of the linear algebra it imports, so a change there makes new modules
+LINALG = hashlib.sha256((pathlib.Path(__file__).parent / "linalg.py").read_bytes()).hexdigest()[:12]
+
+
+class Layout:
+    """Sizes and offsets of the flat outputs of a system's kernels (systems.numeric._build).
+
+    dynamics: M (n, n), d (n,), f0 (n,), F_lambda (n, c), C (c, n), xi (c,), A (n_p, n), pdd2 (n_p,);
+    constraints: Phi (m,), Phi_p (m, n_p), C (c, n).
+    """
+
+    def __init__(self, system):
+        self.n_p, self.n, self.m, self.l = len(system.coordinates), system.n, system.m, system.l
+        self.c = self.m + self.l
+        n_p, n, c = self.n_p, self.n, self.c
+        sizes = [n * n, n, n, n * c, c * n, c, n_p * n, n_p]
+        self.dyn = np.cumsum([0] + sizes).tolist()
+        self.con = np.cumsum([0, self.m, self.m * n_p, c * n]).tolist()
+
+    def dynamics_views(self, buffer="buf", indent="    "):
+        """Lines naming the views M, d, f0, F, Cm, xi, Ad, pdd2 of ``buffer``."""
+        o, n, c, n_p = self.dyn, self.n, self.c, self.n_p
+        views = [("M", 0, (n, n)), ("d", 1, None), ("f0", 2, None), ("F", 3, (n, c)), ("Cm", 4, (c, n)),
+                 ("xi", 5, None), ("Ad", 6, (n_p, n)), ("pdd2", 7, None)]
+        return "\n".join(f"{indent}{name} = {buffer}[{o[i]}:{o[i + 1]}]" + (f".reshape({shape})" if shape else "")
+                         for name, i, shape in views)
+
+
+def header(system, kernels) -> str:
+    """Module preamble: imports, sizes and the unit-norm blocks of p; ``kernels`` maps local names
+    (e.g. "_dynamics") to the numba kernels to import."""
+    lay = Layout(system)
+    blocks = [list(b) for b in system.unit_norm_blocks]
+    imports = "\n".join(f"from {k.__module__} import {k.__name__} as {alias}" for alias, k in kernels.items())
+    return f"""import math
+
+import numba
+import numpy as np
+
+from formulations.kernels.linalg import det, mm, mv, resolved, sigma_ratio, solve, solve1, tmm, tmv, unit_blocks
+
+{imports}
+
+LINALG = "{LINALG}"
+N_P, N, C, M_H, L = {lay.n_p}, {lay.n}, {lay.c}, {lay.m}, {lay.l}
+BLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]
+DYN, CON = {lay.dyn[-1]}, {lay.con[-1]}
+
+"""
+
+
+def passes(system) -> str:
+    """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``."""
+    lay = Layout(system)
+    o = lay.dyn
+    return f"""
+
+@numba.njit(cache=True)
+def rhs(t, y, params, extra, out):
+    \"\"\"y' only (the rest into scratch space).\"\"\"
+    return evaluate(t, y, params, extra, out, np.empty(C), np.empty(N_P), np.empty(N), np.empty(N), False)
+
+
+@numba.njit(cache=True)
+def evaluate_all(ts, ys, params, extra):
+    \"\"\"(y' (K, n_y), lambda (K, c), ok (K,), p (K, n_p), v (K, n), v' (K, n)) at the recorded points.\"\"\"
+    count = ys.shape[0]
+    ydot = np.full(ys.shape, np.nan)
+    lam = np.full((count, C), np.nan)
+    ok = np.zeros(count, dtype=np.bool_)
+    ps = np.full((count, N_P), np.nan)
+    vs = np.full((count, N), np.nan)
+    vdots = np.full((count, N), np.nan)
+    out, mult = np.empty(ys.shape[1]), np.empty(C)
+    p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
+    for i in range(count):  # through work arrays: evaluate is compiled for one signature only
+        ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, True)
+        ydot[i], lam[i], ps[i], vs[i], vdots[i] = out, mult, p, v, vdot
+    return ydot, lam, ok, ps, vs, vdots
+
+
+@numba.njit(cache=True)
+def check_all(ts, ps, vs, vdots, ok, params):
+    \"\"\"Per recorded point: max |Phi|, max |C v|, max |C v' + xi| (NaN where v' is missing), the
+    energy, sigma_min / sigma_max of Phi_p and det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0).\"\"\"
+    count = ts.size
+    out = np.full((count, 6), np.nan)
+    buf = np.zeros(DYN)
+    cbuf = np.zeros(CON)
+    ebuf = np.zeros(1)
+    previous = np.zeros((M_H, N_P))
+    for i in range(count):
+        p, v = ps[i], vs[i]
+        if not (np.all(np.isfinite(p)) and np.all(np.isfinite(v))):
+            continue
+        cbuf[:] = 0.0
+        _constraints(p, params, cbuf)
+        Phi = cbuf[:M_H]
+        Phi_p = cbuf[M_H:M_H + M_H * N_P].reshape((M_H, N_P))
+        Cm = cbuf[M_H + M_H * N_P:].reshape((C, N))
+        out[i, 0] = np.max(np.abs(Phi)) if M_H else 0.0
+        out[i, 1] = np.max(np.abs(mv(Cm, v))) if C else 0.0
+        if ok[i]:
+            buf[:] = 0.0
+            _dynamics(ts[i], p, v, params, buf)
+            xi = buf[{o[5]}:{o[6]}]
+            out[i, 2] = np.max(np.abs(mv(Cm, vdots[i]) + xi)) if C else 0.0
+        ebuf[0] = 0.0
+        _energy(p, v, params, ebuf)
+        out[i, 3] = ebuf[0]
+        if M_H:
+            out[i, 4] = sigma_ratio(Phi_p)
+            out[i, 5] = det(mm(Phi_p, previous.T)) if i > 0 else 1.0
+            previous[:, :] = Phi_p
+    return out
+"""

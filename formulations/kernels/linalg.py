@@ -1,0 +1,170 @@
+"""Small dense linear algebra in numba for the generated formulation modules: products, solves by
+Gaussian elimination with partial pivoting, determinants and the resolved reactions.
+
+Plain loops rather than numpy's BLAS/LAPACK bindings: the matrices of one evaluation are small
+(tens of rows), where call overhead dominates, and loops compile in a fraction of the time. Imported
+by generated code only (it needs numba); compiled once and cached by numba.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+
+
+@numba.njit(cache=True)
+def mv(A, x):
+    """A x for A (r, c), x (c,)."""
+    out = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        out[i] = acc
+    return out
+
+
+@numba.njit(cache=True)
+def tmv(A, x):
+    """A^T x for A (r, c), x (r,)."""
+    out = np.zeros(A.shape[1])
+    for i in range(A.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(A.shape[1]):
+                out[j] += A[i, j] * xi
+    return out
+
+
+@numba.njit(cache=True)
+def mm(A, B):
+    """A B for A (r, k), B (k, c)."""
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            a = A[i, k]
+            if a != 0.0:
+                for j in range(B.shape[1]):
+                    out[i, j] += a * B[k, j]
+    return out
+
+
+@numba.njit(cache=True)
+def tmm(A, B):
+    """A^T B for A (k, r), B (k, c)."""
+    out = np.zeros((A.shape[1], B.shape[1]))
+    for k in range(A.shape[0]):
+        for i in range(A.shape[1]):
+            a = A[k, i]
+            if a != 0.0:
+                for j in range(B.shape[1]):
+                    out[i, j] += a * B[k, j]
+    return out
+
+
+@numba.njit(cache=True)
+def _eliminate(LU, X):
+    """LU <- the elimination of LU with partial pivoting, the same row operations on X; returns
+    (ok, sign of the row permutation)."""
+    n = LU.shape[0]
+    sign = 1.0
+    for j in range(n):
+        piv = j
+        big = abs(LU[j, j])
+        for i in range(j + 1, n):
+            if abs(LU[i, j]) > big:
+                big = abs(LU[i, j])
+                piv = i
+        if not big > 0.0:
+            return False, sign
+        if piv != j:
+            sign = -sign
+            for c in range(n):
+                LU[j, c], LU[piv, c] = LU[piv, c], LU[j, c]
+            for c in range(X.shape[1]):
+                X[j, c], X[piv, c] = X[piv, c], X[j, c]
+        for i in range(j + 1, n):
+            factor = LU[i, j] / LU[j, j]
+            if factor != 0.0:
+                for c in range(j + 1, n):
+                    LU[i, c] -= factor * LU[j, c]
+                for c in range(X.shape[1]):
+                    X[i, c] -= factor * X[j, c]
+    return True, sign
+
+
+@numba.njit(cache=True)
+def solve(K, B):
+    """(X, ok): K X = B for K (n, n), B (n, k); ok False where a pivot vanishes or X is not finite."""
+    n = K.shape[0]
+    LU = np.empty((n, n))
+    LU[:, :] = K
+    X = np.empty((n, B.shape[1]))
+    X[:, :] = B
+    ok, _ = _eliminate(LU, X)
+    if not ok:
+        return X, False
+    for j in range(n - 1, -1, -1):
+        for c in range(X.shape[1]):
+            acc = X[j, c]
+            for i in range(j + 1, n):
+                acc -= LU[j, i] * X[i, c]
+            X[j, c] = acc / LU[j, j]
+    return X, bool(np.all(np.isfinite(X)))
+
+
+@numba.njit(cache=True)
+def solve1(K, b):
+    """(x, ok): K x = b for a vector b."""
+    B = np.empty((b.size, 1))
+    B[:, 0] = b
+    X, ok = solve(K, B)
+    return X[:, 0].copy(), ok
+
+
+@numba.njit(cache=True)
+def det(K):
+    """det K (K square)."""
+    n = K.shape[0]
+    LU = np.empty((n, n))
+    LU[:, :] = K
+    ok, sign = _eliminate(LU, np.empty((n, 0)))
+    if not ok:
+        return 0.0
+    out = sign
+    for j in range(n):
+        out *= LU[j, j]
+    return out
+
+
+@numba.njit(cache=True)
+def resolved(Cm, residual):
+    """lambda with C^T lambda = residual in the least-squares sense, (C C^T) lambda = C residual
+    (C of full row rank): the resolved reactions. C (c, n), residual (n,)."""
+    if Cm.shape[0] == 0:
+        return np.zeros(0), True
+    return solve1(mm(Cm, Cm.T), mv(Cm, residual))
+
+
+@numba.njit(cache=True)
+def unit_blocks(x, blocks):
+    """Every index block of x (Euler parameters) scaled to unit norm, in place."""
+    for i in range(blocks.shape[0]):
+        norm = 0.0
+        for j in range(blocks.shape[1]):
+            norm += x[blocks[i, j]] ** 2
+        for j in range(blocks.shape[1]):
+            x[blocks[i, j]] /= math.sqrt(norm)
+
+
+@numba.njit(cache=True)
+def sigma_ratio(A):
+    """sigma_min / sigma_max of A (r, c) with r <= c, from the eigenvalues of A A^T (0 for A = 0)."""
+    if A.shape[0] == 0:
+        return 1.0
+    w = np.linalg.eigvalsh(mm(A, A.T))
+    if w[-1] <= 0.0:
+        return 0.0
+    return math.sqrt(max(w[0], 0.0) / w[-1])
