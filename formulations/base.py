@@ -26,6 +26,7 @@ decorate it with ``@register``.
 """
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
@@ -33,7 +34,8 @@ from typing import ClassVar
 import numpy as np
 
 from systems.errors import InconsistentStateError, UnknownNameError
-from systems.numeric import compile_system
+from systems import codegen
+from systems.numeric import BACKENDS, compile_system, structure_hash
 from systems.state import renormalize
 
 from .charts import Atlas
@@ -110,9 +112,13 @@ class Formulation(ABC):
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
-    def __init__(self, system, *, stabilization=None, backend="numpy", **options):
-        """backend: "numpy" (lambdified primitives, no compile step) or "compiled" (the primitives as
-        numba kernels cached on disk, systems.codegen; needs the optional extra ``compiled``)."""
+    def __init__(self, system, *, stabilization=None, backend=None, **options):
+        """backend: "numpy" (lambdified primitives, no compile step), "compiled" (the primitives and,
+        where the formulation gives it, its whole evaluation as numba code cached on disk,
+        systems.codegen; needs the optional extra ``compiled``) or "auto": compiled where numba is
+        installed and this formulation of this system has run compiled before (its machine code is
+        in the cache, so it costs no compiling), numpy otherwise. Default: $PFAFF_BACKEND, else
+        "auto". The backend used is ``self.backend`` and a run's ``stats.backend``."""
         self.system = system
         self.stabilization = as_strategy(stabilization)
         self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
@@ -124,8 +130,9 @@ class Formulation(ABC):
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
                             f"expected some of {list(self.options) or 'none'}")
-        self.backend = backend
-        self.num = system.numeric if backend == "numpy" else compile_system(system, backend)
+        self.requested_backend = backend or os.environ.get("PFAFF_BACKEND") or "auto"
+        self.backend = self._resolve_backend(self.requested_backend)
+        self.num = system.numeric if self.backend == "numpy" else compile_system(system, self.backend)
         self.par = system.params
         self.nonideal = system.is_nonideal
         self.projections = 0
@@ -136,6 +143,17 @@ class Formulation(ABC):
 
     def _configure(self, **options):
         """Subclass hook for its options."""
+
+    def warm_tag(self) -> str:
+        """Names this formulation of this system structure in the cache's notes of compiled code."""
+        return f"{self.name}-{structure_hash(self.system)}"
+
+    def _resolve_backend(self, backend):
+        if backend == "auto":
+            return "compiled" if codegen.importable() and codegen.is_warm(self.warm_tag()) else "numpy"
+        if backend not in BACKENDS:
+            raise ValueError(f"backend got {backend!r} but expected one of: auto, {', '.join(BACKENDS)}")
+        return backend
 
     # -- the contract --------------------------------------------------------------------------
     @abstractmethod
@@ -196,8 +214,8 @@ class Formulation(ABC):
         return np.array(gains, float)
 
     def compiled_stop(self, module, ys, params, extra):
-        """(index of the first recorded point the run must not keep, message) or None: the
-        formulation's own watch over a compiled run, applied after it (see formulations.minimal)."""
+        """(number of recorded points to keep, message) or None: the formulation's own watch over a
+        compiled run, applied to its recorded states after it (see formulations.minimal)."""
         return None
 
     def project(self, t, y):

@@ -213,15 +213,15 @@ class Minimal(Formulation):
         return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])
 
     def compiled_stop(self, module, ys, params, extra):
-        """The watch of post_step over the recorded states of a compiled run: the first state where
-        [C_bar_nh; E] passed cond_limit or its determinant changed sign."""
+        """The watch of post_step over the recorded states of a compiled run: the run ends at the first
+        state where [C_bar_nh; E] passed cond_limit or its determinant changed sign, which is kept."""
         watch = module.choice_all(np.ascontiguousarray(ys), params, extra)
         bad = np.flatnonzero((watch[:, 0] > self.cond_limit) | (np.sign(watch[:, 1]) != self._det_sign))
         if not bad.size:
             return None
         k = int(bad[0])
         message = self._choice_message(self._split(ys[k])[0], np.sign(watch[k, 1]) != self._det_sign, watch[k, 0])
-        return k, message + "; choose other independent velocities, or pass rechoose=True with backend 'numpy'"
+        return k + 1, message + "; choose other independent velocities, or pass rechoose=True with backend 'numpy'"
 
     def _choice_message(self, q, crossed, cond):
         where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))

@@ -7,7 +7,8 @@ passes ``out`` filled with zeros, so the sparsity pattern is kept and nothing el
 source is one small module per kernel, named by the hash of its expressions, in the cache folder
 (``cache_dir()``: $PFAFF_CACHE_DIR, else ~/.cache/pfaff), compiled with ``numba.njit(cache=True)``
 so that a second process loads the machine code instead of compiling it. ``clear_cache()`` empties
-the folder (``pfaff cache clear``).
+the folder (``pfaff cache clear``). The folder is bounded: past $PFAFF_CACHE_MAX_MB (default 1024)
+the modules used least recently are removed, with their machine code (``prune_cache``).
 """
 from __future__ import annotations
 
@@ -61,6 +62,75 @@ def cache_size() -> tuple:
         return 0, 0
     files = [f for f in folder.rglob("*") if f.is_file()]
     return len(files), sum(f.stat().st_size for f in files)
+
+
+def cache_limit() -> int:
+    """The bound of the cache folder in bytes ($PFAFF_CACHE_MAX_MB, default 1024 MiB)."""
+    try:
+        megabytes = float(os.environ.get("PFAFF_CACHE_MAX_MB", "1024"))
+    except ValueError:
+        raise ValueError(f"PFAFF_CACHE_MAX_MB got {os.environ['PFAFF_CACHE_MAX_MB']!r} but expected a number of MiB")
+    return int(megabytes * 2**20)
+
+
+def prune_cache(max_bytes: int | None = None) -> int:
+    """Remove the least recently used modules (with their machine code) until the folder holds at
+    most ``max_bytes`` (default cache_limit()); modules loaded in this process stay. Returns the
+    number of files removed."""
+    folder = cache_dir()
+    if not folder.exists():
+        return 0
+    limit = cache_limit() if max_bytes is None else max_bytes
+    groups: dict = {}
+    for f in folder.rglob("pfaff_kernel_*"):
+        if f.is_file():
+            groups.setdefault(f.name.split(".")[0], []).append(f)
+    total = sum(f.stat().st_size for files in groups.values() for f in files)
+    removed = 0
+
+    def last_used(stem):
+        for marker in (folder / f"{stem}.used", folder / f"{stem}.py"):
+            if marker.exists():
+                return marker.stat().st_mtime
+        return 0.0
+
+    for stem in sorted(groups, key=last_used):
+        if total <= limit:
+            break
+        shutil.rmtree(folder / "warm", ignore_errors=True)  # what was warm may need compiling again
+        if stem in sys.modules:
+            continue
+        for f in groups[stem]:
+            try:
+                size = f.stat().st_size
+                f.unlink()
+            except OSError:
+                continue
+            total -= size
+            removed += 1
+    return removed
+
+
+def mark_warm(tag: str):
+    """Note that the compiled code of ``tag`` (a formulation of a system structure) is in the cache."""
+    folder = cache_dir() / "warm"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / tag).touch()
+    except OSError:
+        pass
+
+
+def is_warm(tag: str) -> bool:
+    """True where ``tag`` was noted by mark_warm and the cache has not been pruned or cleared since."""
+    return (cache_dir() / "warm" / tag).exists()
+
+
+def importable() -> bool:
+    """True where numba is installed (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
 
 
 def clear_cache() -> int:
@@ -141,6 +211,11 @@ def _module(key_text, make_source):
         with os.fdopen(handle, "w") as f:
             f.write(make_source())
         os.replace(tmp, path)  # atomic: concurrent writers leave one whole file
+        prune_cache()
+    try:  # its use, for prune_cache (not the source's stamp: numba's cache index checks that)
+        (folder / f"{module_name}.used").touch()
+    except OSError:
+        pass
     # registered before it runs: numba's cache finds the module by name when it loads
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)

@@ -147,6 +147,13 @@ def _structure_key(system):
 BACKENDS = ("numpy", "compiled")
 
 
+def structure_hash(system) -> str:
+    """A short hash of the system's symbolic structure (what its generated code depends on)."""
+    import hashlib
+
+    return hashlib.sha256(repr(_structure_key(system)).encode()).hexdigest()[:20]
+
+
 def compile_system(system, backend: str = "numpy") -> NumericModel:
     """The NumericModel of ``system`` for ``backend`` ("numpy" or "compiled"), generated once per
     symbolic structure and cached."""

@@ -134,3 +134,47 @@ def test_compiled_loop_stops_at_a_singular_configuration():
     run = F.create("dependent", system, backend="compiled").simulate((0, 3), rtol=1e-9, atol=1e-9, method="dopri5")
     assert run.status == -1 and "singular configuration" in run.message and "p* = (" in run.message
     assert np.max(np.abs(run.p[:, 1])) < np.pi / 2 and run.t.size > 5
+
+
+def test_cache_is_bounded_and_drops_the_least_recently_used(tmp_path, monkeypatch):
+    import os
+    import time
+
+    import sympy as sp
+
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(tmp_path))
+    x = sp.Symbol("x")
+    first = codegen.compile_kernel("first", [("p", [x])], [x + 1])
+    second = codegen.compile_kernel("second", [("p", [x])], [x + 2])
+    assert {first.__module__, second.__module__} <= {f.stem for f in codegen.cache_dir().glob("*.py")}
+    old = time.time() - 1000
+    os.utime(codegen.cache_dir() / f"{first.__module__}.used", (old, old))
+    size = codegen.cache_size()[1]
+    import sys
+    loaded = {m: sys.modules.pop(m) for m in (first.__module__, second.__module__)}  # as in a new process
+    try:
+        removed = codegen.prune_cache(size - 1)
+    finally:
+        sys.modules.update(loaded)
+    names = {f.stem for f in codegen.cache_dir().glob("*.py")}
+    assert removed >= 1 and first.__module__ not in names and second.__module__ in names
+    monkeypatch.setenv("PFAFF_CACHE_MAX_MB", "lots")
+    with pytest.raises(ValueError, match="PFAFF_CACHE_MAX_MB"):
+        codegen.cache_limit()
+
+
+def test_auto_backend_compiles_nothing_new_and_takes_what_the_cache_holds(tmp_path, monkeypatch):
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PFAFF_BACKEND", raising=False)
+    system = systems.load("knife_edge")
+    assert F.create("minimal", system).backend == "numpy"  # a cold cache: no compile step on the way
+    codegen.mark_warm(F.create("minimal", system).warm_tag())  # what a compiled run notes (tests/test_fused.py)
+    auto = F.create("minimal", system)
+    assert auto.requested_backend == "auto" and auto.backend == "compiled"
+    assert F.create("reduced", system).backend == "numpy"  # warm only for what ran compiled
+    monkeypatch.setenv("PFAFF_BACKEND", "numpy")
+    assert F.create("minimal", system).backend == "numpy"
+    codegen.clear_cache()
+    assert F.create("minimal", system, backend="auto").backend == "numpy"
+    with pytest.raises(ValueError, match="backend got 'fast'"):
+        F.create("minimal", system, backend="fast")

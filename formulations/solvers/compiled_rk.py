@@ -149,7 +149,7 @@ def run_compiled(problem, max_steps):
     applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
-    from systems.codegen import compile_module
+    from systems.codegen import compile_module, mark_warm
 
     from .base import RunRecord
     from .monitor import singular_message
@@ -169,6 +169,7 @@ def run_compiled(problem, max_steps):
         what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
         message = f"stopped at t = {t_stop:.6g}: {what}"
         status = -1
+    mark_warm(formulation.warm_tag())
     ydot, lam, ok, ps, vs, vdots = module.evaluate_all(ts, ys, params, extra)
     checks = module.check_all(ts, ps, vs, vdots, ok, params)
     end = len(ts)
@@ -183,7 +184,7 @@ def run_compiled(problem, max_steps):
     stop = formulation.compiled_stop(module, ys[:end], params, extra) if end else None
     if stop is not None:
         end, why = stop
-        status, message = -1, f"stopped at t = {ts[end]:.6g}: {why}"
+        status, message = -1, f"stopped at t = {ts[end - 1]:.6g}: {why}"
     times = [float(t) for t in ts[:end]]
     rows = [(np.array(ys[i]), ps[i], vs[i], vdots[i] if ok[i] else None, lam[i] if ok[i] else None)
             for i in range(end)]

@@ -1,0 +1,101 @@
+"""The fused compiled evaluations (formulations.kernels: one numba function per formulation and
+system) give the numpy backend's y', v', multipliers and dependent state at random consistent
+states, and the compiled loop runs them like the Python loop runs the numpy ones."""
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+from formulations.forms import COMPILED_ODE
+from formulations.solvers.compiled_rk import LOOP
+from systems import codegen
+
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+
+# an embedding with friction (non-ideal) rows, and no embedding (q = p); the modules these compile
+# are the ones the loop tests below run, so each is compiled once
+FAST = [("rolling_disc", "reduced"), ("rolling_disc", "minimal"), ("knife_edge", "minimal")]
+CATALOGUE = [(n, f) for n in systems.names() for f in ("dependent", "reduced", "minimal") if (n, f) not in FAST]
+
+
+def _states(system, count=3, seed=11):
+    rng = np.random.default_rng(seed)
+    p0, v0 = system.default_state()
+    states = [(p0, v0)]
+    while len(states) < count:
+        try:
+            states.append(system.consistent_state(p0 + rng.normal(0, 0.05, p0.shape),
+                                                  v0 + rng.normal(0, 0.3 * (1 + np.abs(v0)), v0.shape)))
+        except systems.InconsistentStateError:
+            continue
+    return states
+
+
+def _agree(name, formulation):
+    system = systems.load(name)
+    reference = F.create(formulation, system)
+    fused = F.create(formulation, system, backend="compiled")
+    if fused.gives(COMPILED_ODE) is not None:
+        pytest.skip(fused.gives(COMPILED_ODE))
+    module = codegen.compile_module(fused.compiled_rhs_source() + LOOP)
+    params = np.asarray(fused.par, float)
+    for p, v in _states(system):
+        reference.prepare(p, v)
+        fused.prepare(p, v)
+        y = reference.initial_state(p, v)
+        extra = fused.compiled_arguments()
+        ydot, lam = np.empty_like(y), np.empty(system.m + system.l)
+        pp, vv, vdot = np.empty(len(p)), np.empty(system.n), np.empty(system.n)
+        assert module.evaluate(0.3, y, params, extra, ydot, lam, pp, vv, vdot, True)
+        expected = reference.evaluate(0.3, y)
+        p_ref, v_ref = reference.dependent_state(y)
+        for got, want in ((ydot, expected.ydot), (vdot, expected.vdot), (lam, expected.lam), (pp, p_ref),
+                          (vv, v_ref)):
+            scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
+            assert np.max(np.abs(got - want), initial=0.0) <= 1e-11 * scale, (got, want)
+
+
+@pytest.mark.parametrize("name, formulation", FAST)
+def test_fused_evaluation_agrees_with_numpy(name, formulation):
+    _agree(name, formulation)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, formulation", CATALOGUE)
+def test_fused_evaluation_agrees_with_numpy_on_the_catalogue(name, formulation):
+    """Every catalogue system (about 20 s of compiling each): python -m pytest -m slow tests/test_fused.py"""
+    _agree(name, formulation)
+
+
+@pytest.mark.parametrize("formulation", ["reduced", "minimal"])
+def test_compiled_loop_takes_the_python_loops_steps(formulation):
+    """Same tableau, controller and right-hand side to round-off: the same accepted steps."""
+    system = systems.load("rolling_disc")
+    runs = {b: F.create(formulation, system, backend=b).simulate((0.0, 1.0), method="dopri5", rtol=1e-9, atol=1e-9)
+            for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert a.status == b.status == 0
+    assert abs(len(a.t) - len(b.t)) <= 1  # a borderline step may flip
+    assert np.max(np.abs(a.p[-1] - b.p[-1])) < 1e-9 and np.max(np.abs(a.v[-1] - b.v[-1])) < 1e-9
+    n = min(len(a.t), len(b.t))
+    assert np.nanmax(np.abs(a.multipliers[:n // 2] - b.multipliers[:n // 2])) < 1e-7
+    assert np.nanmax(b.constraint_errors.velocity) < 1e-8
+    assert b.stats.backend == "compiled" and codegen.is_warm(F.create(formulation, system).warm_tag())
+    assert F.create(formulation, system, backend="auto").backend == "compiled"
+
+
+def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
+    """knife edge, u = (x', phi'): det [C_nh; E] = cos(phi) vanishes at phi = pi/2; both loops stop
+    at the first recorded state past cond = 100 and keep it."""
+    system = systems.load("knife_edge")
+    p, v = system.default_state()
+    runs = {b: F.create("minimal", system, backend=b, independent=("x_dot", "phi_dot"), rechoose=False).simulate(
+        (0.0, 5.0), (p, np.array([0.0, 0.0, 2.0])), method="dopri5", rtol=1e-9, atol=1e-9) for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert a.status == b.status == -1
+    assert "choice of independent velocities (x_dot, phi_dot)" in b.message and "cond" in b.message
+    def cond(phi):
+        return np.linalg.cond(np.array([[np.sin(phi), -np.cos(phi), 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]))
+
+    assert cond(b.p[-1, 2]) > 100 and all(cond(phi) <= 100 for phi in b.p[:-1, 2])
+    assert len(a.t) == len(b.t) and abs(a.t[-1] - b.t[-1]) < 1e-9
