@@ -7,7 +7,7 @@ import pytest
 import formulations as F
 import systems
 from formulations.forms import COMPILED_ODE
-from formulations.solvers.compiled_rk import LOOP
+from formulations.solvers.compiled_rk import compiled_module
 from systems import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
@@ -37,7 +37,7 @@ def _agree(name, formulation):
     fused = F.create(formulation, system, backend="compiled")
     if fused.gives(COMPILED_ODE) is not None:
         pytest.skip(fused.gives(COMPILED_ODE))
-    module = codegen.compile_module(fused.compiled_rhs_source() + LOOP)
+    module = compiled_module(fused)
     params = np.asarray(fused.par, float)
     for p, v in _states(system):
         reference.prepare(p, v)
@@ -67,11 +67,12 @@ def test_fused_evaluation_agrees_with_numpy_on_the_catalogue(name, formulation):
     _agree(name, formulation)
 
 
-@pytest.mark.parametrize("formulation", ["reduced", "minimal"])
-def test_compiled_loop_takes_the_python_loops_steps(formulation):
-    """Same tableau, controller and right-hand side to round-off: the same accepted steps."""
+@pytest.mark.parametrize("formulation, method", [("reduced", "dopri5"), ("minimal", "dopri5"), ("minimal", "DOP853")])
+def test_compiled_loop_takes_the_python_loops_steps(formulation, method):
+    """Same tableau, controller and right-hand side to round-off: the same accepted steps (DOP853:
+    scipy's own loop on the numpy backend)."""
     system = systems.load("rolling_disc")
-    runs = {b: F.create(formulation, system, backend=b).simulate((0.0, 1.0), method="dopri5", rtol=1e-9, atol=1e-9)
+    runs = {b: F.create(formulation, system, backend=b).simulate((0.0, 1.0), method=method, rtol=1e-9, atol=1e-9)
             for b in ("numpy", "compiled")}
     a, b = runs["numpy"], runs["compiled"]
     assert a.status == b.status == 0
@@ -99,3 +100,14 @@ def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
 
     assert cond(b.p[-1, 2]) > 100 and all(cond(phi) <= 100 for phi in b.p[:-1, 2])
     assert len(a.t) == len(b.t) and abs(a.t[-1] - b.t[-1]) < 1e-9
+
+
+def test_compiled_dop853_dense_output_on_t_eval():
+    """The 7th-order interpolant of the compiled DOP853 loop against scipy's, on a grid."""
+    system = systems.load("rolling_disc")
+    grid = np.linspace(0.0, 2.0, 41)
+    runs = {b: F.create("minimal", system, backend=b).simulate((0.0, 2.0), method="DOP853", rtol=1e-10, atol=1e-10,
+                                                               t_eval=grid) for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert np.array_equal(b.t, grid) and np.array_equal(a.t, grid)
+    assert np.max(np.abs(a.p - b.p)) < 1e-10 and np.max(np.abs(a.v - b.v)) < 1e-10

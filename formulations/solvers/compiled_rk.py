@@ -143,25 +143,35 @@ MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of
             -3: "more than {max_steps} steps", -4: "non-finite state values"}
 
 
-def run_compiled(problem, max_steps):
+def compiled_module(formulation):
+    """The formulation's generated module with both loops (integrate: Dormand-Prince 5(4);
+    integrate853: DOP853), compiled by numba on first use and cached on disk."""
+    from systems.codegen import compile_module
+
+    from .compiled_dop853 import LOOP853
+
+    return compile_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+
+
+def run_compiled(problem, max_steps, loop="integrate"):
     """Integrate problem (form COMPILED_ODE) with the compiled loop; the accelerations and
     multipliers of the output points come from one compiled pass after the run, and the monitor is
     applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
-    from systems.codegen import compile_module, mark_warm
+    from systems.codegen import mark_warm
 
     from .base import RunRecord
     from .monitor import singular_message
 
     formulation = problem.formulation
-    module = compile_module(formulation.compiled_rhs_source() + LOOP)
+    module = compiled_module(formulation)
     extra = np.asarray(formulation.compiled_arguments(), float)
     t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
     first = float(problem.first_step) if problem.first_step else 0.0
     t0, t1 = problem.t_span
     params = np.asarray(formulation.par, float)
-    ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
+    ts, ys, status, t_stop, evaluations, steps, rejected = getattr(module, loop)(
         float(t0), float(t1), np.asarray(problem.y0, float), params, extra, float(problem.rtol),
         float(problem.atol), float(problem.max_step), first, t_eval, int(max_steps))
     message = "the integration reached the end of the interval"

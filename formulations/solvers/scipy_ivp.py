@@ -9,7 +9,7 @@ import numpy as np
 import scipy.integrate as si
 
 from ..errors import CapabilityError
-from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -72,7 +72,7 @@ class ScipyStepper:
 
 
 
-@register("RK23", "RK45", "DOP853")
+@register("RK23", "RK45")
 class ScipyExplicitRK(SteppingSolver):
     """scipy's explicit Runge-Kutta pairs: adaptive, dense output, events, post-step hook."""
 
@@ -84,6 +84,26 @@ class ScipyExplicitRK(SteppingSolver):
 
     def stepper(self, problem):
         return ScipyStepper(self.method)
+
+
+@register("DOP853")
+class ScipyDOP853(ScipyExplicitRK):
+    """scipy's DOP853; in machine code, with scipy's steps, where the formulation gives a compiled
+    right-hand side (backend "compiled", formulations.solvers.compiled_dop853) and the run needs no
+    events or post-step hook."""
+
+    forms = (COMPILED_ODE, EXPLICIT_ODE)
+    max_steps = 10**7
+
+    def offers_for(self, form):
+        return frozenset({ADAPTIVE, DENSE_OUTPUT}) if form == COMPILED_ODE else self.offers
+
+    def integrate(self, problem):
+        if problem.form != COMPILED_ODE:
+            return super().integrate(problem)
+        from .compiled_rk import run_compiled
+
+        return run_compiled(problem, self.max_steps, loop="integrate853")
 
 
 @register("Radau", "BDF", "LSODA")
