@@ -57,13 +57,12 @@ def _check_step(method, step, t_end):
 
 def _pilot(what, runs, t_end, bounded, points=None, max_steps=None):
     """Estimate a long task from pilot runs: ``runs`` are (function of a span returning a Trajectory,
-    how many runs of the task it stands for)."""
-    span = estimate.pilot_span(t_end, points)
-    if span is None:
+    how many runs of the task it stands for, its fixed step or None)."""
+    if not any(estimate.needs_pilot(t_end, points, step) for _, _, step in runs):
         return
     total = None
-    for run, times in runs:
-        part = estimate.extrapolate(run(span), t_end, points, max_steps)
+    for run, times, step in runs:
+        part = estimate.extrapolate(run(estimate.pilot_span(t_end, step)), t_end, points, max_steps)
         if part is not None:
             part = estimate.Estimate(part.steps * times, part.seconds * times, part.nbytes * times)
             total = part if total is None else total + part
@@ -103,7 +102,7 @@ def cmd_simulate(args):
 
     try:
         build()
-        _pilot(f"simulate {system.name} to {args.t_end:g} s", [(lambda span: build().simulate((0.0, span), **options), 1)],
+        _pilot(f"simulate {system.name} to {args.t_end:g} s", [(lambda span: build().simulate((0.0, span), **options), 1, args.step)],
                args.t_end, args.max_steps is not None, max_steps=args.max_steps)
         with Progress(f"simulate {system.name}", quiet=args.quiet) as progress:
             form = build()
@@ -183,9 +182,9 @@ def cmd_compare(args):
     atol = args.rtol if args.atol is None else args.atol
     repeats = 1 + len(sweep or ())
     runs = [(lambda span: formulations.create("dependent", system, stabilization="projection").simulate(
-        (0.0, span), rtol=1e-13, atol=1e-13), 1)]
+        (0.0, span), rtol=1e-13, atol=1e-13), 1, None)]
     runs += [(lambda span, c=c: c.build(system).simulate((0.0, span), rtol=args.rtol, atol=atol, method=c.method,
-                                                           step=c.step), repeats) for c in configs]
+                                                           step=c.step), repeats, c.step) for c in configs]
     count = 1 + len(configs) * repeats
     what = f"compare {system.name} to {args.t_end:g} s ({count} runs)"
     if args.force and args.out is None:

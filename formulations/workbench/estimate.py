@@ -15,6 +15,8 @@ from dataclasses import dataclass
 PILOT_ABOVE = 100.0       # s of simulated time above which a pilot run is made
 PILOT_SPAN = 1.0          # s of simulated time of the pilot run
 SAMPLES_ABOVE = 100_000   # recorded points above which a pilot run is made
+STEPS_ABOVE = 100_000     # fixed steps above which a pilot run is made
+PILOT_STEPS = 1000        # at most this many fixed steps in the pilot run
 WARN_SECONDS = 60.0
 REFUSE_SECONDS = 86400.0
 WARN_BYTES = 2.0 ** 30
@@ -92,9 +94,13 @@ def verdict(estimate, what, bounded, smaller="a shorter --t-end") -> tuple:
     return "", text
 
 
-def pilot_span(t_end, points=None) -> float | None:
-    """The pilot's span for a run to ``t_end`` recording ``points`` (None: every step), or None where
-    no pilot is needed."""
-    if t_end > PILOT_ABOVE or (points is not None and points > SAMPLES_ABOVE):
-        return min(PILOT_SPAN, t_end)
-    return None
+def needs_pilot(t_end, points=None, step=None) -> bool:
+    """Whether a run to ``t_end`` recording ``points`` (None: every step) with fixed step ``step``
+    (None: adaptive) is long enough to be estimated first."""
+    return (t_end > PILOT_ABOVE or (points is not None and points > SAMPLES_ABOVE)
+            or (step is not None and t_end / step > STEPS_ABOVE))
+
+
+def pilot_span(t_end, step=None) -> float:
+    """The span of the pilot run: PILOT_SPAN, or less for a short interval or a tiny fixed step."""
+    return min(PILOT_SPAN, t_end, PILOT_STEPS * step if step is not None else float("inf"))

@@ -51,7 +51,7 @@ class Progress:
     def __call__(self, i, n, label=""):
         with self._lock:
             self.state = (int(i), max(int(n), 1), str(label))
-            if self.bar is not None:
+            if self.bar is not None or (self.terminal and not self.quiet and self.elapsed() >= self.delay):
                 self._draw()
 
     def __enter__(self):
