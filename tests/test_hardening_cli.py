@@ -80,6 +80,13 @@ def test_animate_for_a_system_without_animation_is_refused(capsys, monkeypatch, 
     assert not (tmp_path / "r").exists()
 
 
+def test_simulate_takes_a_stabilization_written_into_the_formulation(capsys):
+    assert main(["simulate", "knife_edge", "--formulation", "dependent+projection", "--t-end", "0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["stabilization"] == "projection"
+    assert main(["simulate", "knife_edge", "--formulation", "dependent+projection", "--stabilization", "baumgarte"]) == 2
+    assert "two stabilizations" in _one_line_error(capsys)
+
+
 def test_integer_structural_option(capsys):
     assert main(["simulate", "n_pendulum", "--set", "n=5", "--t-end", "0.05", "--json", "--quiet"]) == 0
     assert len(json.loads(capsys.readouterr().out)["p_final"]) == 15

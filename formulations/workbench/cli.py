@@ -2,7 +2,7 @@
 
     pfaff list
     pfaff analyze SYSTEM [--set name=value ...] [--markdown]
-    pfaff simulate SYSTEM [--formulation F] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
+    pfaff simulate SYSTEM [--formulation F[+S]] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
                   [--samples N] [--sweep] [--max-steps N] [--out DIR [--force] [--animate]] [--quiet]

@@ -94,11 +94,16 @@ def cmd_simulate(args):
 
     system = load_system(args.system, args.set)
     _check_step(args.method, args.step, args.t_end)
+    name, _, stabilization = args.formulation.partition("+")  # "dependent+projection", as compare takes it
+    if stabilization and args.stabilization not in ("none", stabilization):
+        raise UsageError(f"--formulation {args.formulation} and --stabilization {args.stabilization} name two "
+                         f"stabilizations; give one")
+    stabilization = stabilization or args.stabilization
     options = dict(rtol=args.rtol, atol=args.atol, method=args.method, step=args.step,
                    **_max_steps(args, formulations.simulate, "simulate()"))
 
     def build():
-        return formulations.create(args.formulation, system, stabilization=args.stabilization, backend=args.backend)
+        return formulations.create(name, system, stabilization=stabilization, backend=args.backend)
 
     try:
         build()
