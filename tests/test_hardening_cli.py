@@ -302,3 +302,25 @@ def test_comparison_figures_have_no_overlapping_text():
         covered = [text for leg in legends for text, box in boxes if leg.overlaps(box)]
         assert not covered, (title, covered)
         assert not [ax.get_title() for leg in legends for ax in fig.axes if leg.overlaps(ax.bbox)], title
+
+
+@pytest.mark.parametrize("low", [1e-3, 2.7e-2, 3.0])
+def test_work_precision_time_labels_never_collide(low):
+    """Wall times spread over a fifth of a decade to seven decades: at least two labels, none overlapping."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from formulations.workbench import plots
+
+    for decades in (0.2, 0.4, 0.7, 1.0, 1.3, 1.6, 2.5, 4.0, 7.0):
+        fig = Figure(figsize=(18, 5.6), layout="constrained")
+        ax = fig.subplots(1, 3)[0]
+        ax.loglog([low, low * 10 ** decades], [1e-3, 1e-6], "o-")
+        plots._log_ticks(ax)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        boxes = [box for text, box in _text_boxes(fig, canvas.get_renderer())
+                 if text not in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel())]
+        x_labels = [b for b in boxes if b.y1 < ax.bbox.y0]
+        assert len(x_labels) >= 2, decades
+        assert not any(a.overlaps(b) for a, b in itertools.combinations(x_labels, 2)), decades
