@@ -2,255 +2,164 @@
 
     pfaff list
     pfaff analyze SYSTEM [--set name=value ...] [--markdown]
-    pfaff simulate SYSTEM --formulation F --t-end T [--rtol R] [--atol A] [--method M] [--step H]
-                   [--stabilization S] [--set name=value ...] [--json]
-    pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--sweep]
-                  [--out DIR] [--animate] [--set name=value ...] [--json]
-    pfaff derive SYSTEM --formulation F [--latex | --markdown] [--set name=value ...]
+    pfaff simulate SYSTEM [--formulation F[+S]] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
+                   [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
+    pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
+                  [--samples N] [--sweep] [--max-steps N] [--out DIR [--force] [--animate]] [--quiet]
+                  [--set name=value ...] [--json]
+    pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
     pfaff cache info | clear
 
-Exit status 0 on success, 2 on bad input with one line on stderr (no traceback).
+Exit status: 0 ok; 1 a run did not finish (what was computed is kept: printed, and written with
+--out); 2 bad input (one line on stderr, nothing computed); 130 interrupted (Ctrl-C). Warnings go to
+stderr as one line each.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import math
+import os
 import sys
-import time
+import traceback
+import warnings
 
-import systems
 from formulations.stabilization import STRATEGIES
 
+from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cache, cmd_compare, cmd_derive,
+                       cmd_list, cmd_simulate)
+from .inputs import UsageError, count, join_negative_values, number, tolerance
+from .output import OutputError
 
-class UsageError(Exception):
-    """Bad input from the command line; printed as one line, exit status 2."""
-
-
-def _parse_sets(items):
-    values = {}
-    for item in items or ():
-        name, sep, text = item.partition("=")
-        if not sep or not name:
-            raise UsageError(f"--set takes name=value, got {item!r}")
-        try:
-            values[name.strip()] = float(text)
-        except ValueError:  # a structural option such as velocity=hybrid
-            values[name.strip()] = text.strip()
-    return values
+__all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
 
 
-def _load(name, sets):
-    try:
-        return systems.load(name, **_parse_sets(sets))
-    except systems.UnknownNameError as exc:
-        raise UsageError(str(exc)) from None
-    except systems.SystemDescriptionError as exc:
-        raise UsageError(str(exc).replace("\n", " ")) from None
-    except (TypeError, ValueError) as exc:  # a parameter given a word, or a structural option a bad value
-        raise UsageError(f"system {name!r}, --set: {exc}") from None
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line and a pointer to --help."""
+
+    def error(self, message):
+        self.exit(BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def cmd_list(args):
-    width = max(len(n) for n in systems.names())
-    for name in systems.names():
-        first = systems.describe(name).strip().splitlines()[0]
-        print(f"{name:<{width}}  {first}")
-    return 0
+class FORMATTER(argparse.ArgumentDefaultsHelpFormatter):
+    """Help with "(default: ...)" where an option has a default value (not for flags and unset options)."""
 
-
-def cmd_analyze(args):
-    system = _load(args.system, args.set)
-    report = systems.analyze_constraints(system)
-    print(report.to_markdown() if args.markdown else report.text())
-    return 0
-
-
-def _positive(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
-
-
-def cmd_simulate(args):
-    import formulations
-
-    system = _load(args.system, args.set)
-    try:
-        form = formulations.create(args.formulation, system, stabilization=args.stabilization, backend=args.backend)
-        traj = form.simulate((0.0, args.t_end), rtol=args.rtol, atol=args.atol, method=args.method,
-                             step=args.step)
-    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
-            formulations.MissingDependencyError, ImportError) as exc:
-        raise UsageError(str(exc)) from None
-    if args.json:
-        print(json.dumps(traj.summary()))
-    else:
-        s = traj.summary()
-        print(f"{system.name} / {traj.formulation} ({args.method}, rtol={args.rtol:g}, atol={args.atol:g}): "
-              f"{traj.message}")
-        print("  final p: " + ", ".join(f"{n}={x:.6g}" for n, x in zip(system.coordinate_names, s["p_final"])))
-        print("  final v: " + ", ".join(f"{n}={x:.6g}" for n, x in zip(system.velocity_names, s["v_final"])))
-        errs = s["constraint_errors"]
-        print(f"  max constraint errors: position {errs['position']:.2e}, velocity {errs['velocity']:.2e}, "
-              f"acceleration {errs['acceleration']:.2e}; energy drift {s['energy_drift']:.2e}")
-        st = traj.stats
-        print(f"  {st.steps} steps, {st.rhs_evaluations} evaluations, {st.wall_time:.3f} s")
-    return 0 if traj.success else 1
-
-
-class Progress:
-    """A one-line progress indicator on stderr, shown only on a terminal and after two seconds."""
-
-    def __init__(self, stream=sys.stderr, delay=2.0):
-        self.stream, self.delay, self.start = stream, delay, time.monotonic()
-        self.active = hasattr(stream, "isatty") and stream.isatty()
-        self.shown = False
-
-    def __call__(self, i, n, label):
-        if self.active and time.monotonic() - self.start > self.delay:
-            width = 24
-            done = int(width * i / max(n, 1))
-            self.stream.write(f"\r[{'#' * done}{'.' * (width - done)}] {i}/{n} {label[:40]:<40}")
-            self.stream.flush()
-            self.shown = True
-
-    def close(self):
-        if self.shown:
-            self.stream.write("\r" + " " * 80 + "\r")
-            self.stream.flush()
-
-
-def cmd_compare(args):
-    import formulations
-    from formulations.workbench.report import write_report
-
-    system = _load(args.system, args.set)
-    sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
-    progress = Progress()
-    configurations = args.formulations
-    if args.enforcement:
-        configurations = formulations.enforcement_configurations(system, step=args.step) + tuple(configurations or ())
-    try:
-        comparison = formulations.compare(system, configurations, (0.0, args.t_end), rtol=args.rtol,
-                                          atol=args.atol, sweep=sweep, progress=progress)
-    except (systems.UnknownNameError, systems.InconsistentStateError, formulations.CapabilityError,
-            formulations.MissingDependencyError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    finally:
-        progress.close()
-    if args.json:
-        print(comparison.to_json())
-    else:
-        print(f"{system.name}: {args.t_end:g} s, rtol = {args.rtol:g}; reference: dependent+projection at "
-              f"{comparison.reference_tol:g}\n")
-        print(comparison.to_markdown())
-        for note in comparison.reading():
-            print(f"- {note}")
-    if args.out:
-        report = write_report(comparison, system, args.out, systems.analyze_constraints(system))
-        if args.animate and system.name in ("rolling_disc", "sphere_in_cylinder"):
-            from formulations.workbench.animation import animate
-
-            animate(comparison.reference, system, report.parent / f"{system.name}.gif")
-        print(f"\nreport written to {report}", file=sys.stderr if args.json else sys.stdout)
-    return 0 if all(r.status >= 0 for r in comparison.rows) else 1
-
-
-def cmd_derive(args):
-    from formulations.workbench.derivation import derive
-
-    system = _load(args.system, args.set)
-    try:
-        derivation = derive(system, args.formulation)
-    except (systems.UnknownNameError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
-    print(derivation.to_latex() if args.latex else derivation.to_markdown() if args.markdown else derivation.text())
-    return 0
-
-
-def cmd_cache(args):
-    from systems import codegen
-
-    if args.action == "clear":
-        print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
-    else:
-        files, size = codegen.cache_size()
-        print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB (set PFAFF_CACHE_DIR to move it)")
-    return 0
+    def _get_help_string(self, action):
+        if action.default in (None, False) or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def _command(sub, name, help_text, run):
     """A subcommand taking SYSTEM and --set name=value."""
-    parser = sub.add_parser(name, help=help_text)
-    parser.add_argument("system")
-    parser.add_argument("--set", action="append", metavar="NAME=VALUE", help="parameter value")
+    parser = sub.add_parser(name, help=help_text, description=help_text, formatter_class=FORMATTER)
+    parser.add_argument("system", help="a catalogue system (pfaff list)")
+    parser.add_argument("--set", action="append", metavar="NAME=VALUE",
+                        help="a parameter value (r=0.3) or a structural option (n=5, velocity=hybrid); repeatable")
     parser.set_defaults(run=run)
     return parser
 
 
+def _run_options(parser, step_help):
+    parser.add_argument("--t-end", type=number(), default=10.0, help="end of the simulated interval in s")
+    parser.add_argument("--step", type=number(), default=None, help=step_help)
+    parser.add_argument("--max-steps", type=count(), default=None,
+                        help="stop every run cleanly after this many steps (default: the solver's own limit)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="pfaff", description="A workbench for constrained mechanical systems.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the catalogue systems").set_defaults(run=cmd_list)
+    parser = Parser(prog="pfaff", description="A workbench for constrained mechanical systems.",
+                    epilog="exit status: 0 ok, 1 a run did not finish (partial results kept), "
+                           "2 bad input, 130 interrupted")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub.add_parser("list", help="list the catalogue systems", description="list the catalogue systems"
+                   ).set_defaults(run=cmd_list)
     analyze = _command(sub, "analyze", "constraint analysis of a system", cmd_analyze)
     analyze.add_argument("--markdown", action="store_true", help="print Markdown")
     simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
-    simulate.add_argument("--formulation", default="dependent")
-    simulate.add_argument("--t-end", type=_positive, default=10.0)
-    simulate.add_argument("--rtol", type=_positive, default=1e-8)
-    simulate.add_argument("--atol", type=_positive, default=1e-8)
-    simulate.add_argument("--method", default="DOP853")
-    simulate.add_argument("--step", type=_positive, default=None,
-                          help="fixed step of --method rk4 and augmented_lagrangian")
-    simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES))
+    simulate.add_argument("--formulation", default="dependent", help="dependent, reduced, minimal or manifold")
+    simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    simulate.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
+    simulate.add_argument("--method", default="DOP853", help="integrator (adaptive: RK45, DOP853, Radau, BDF, LSODA, "
+                          "dopri5, IDA, ...; fixed step: rk4, augmented_lagrangian, RKMK4-SE3, RKMK4-SO3xR3)")
+    _run_options(simulate, "fixed step in s of a fixed-step --method (rk4, augmented_lagrangian, RKMK4-*)")
+    simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
+                          help="constraint stabilization of the dependent and reduced formulations")
     simulate.add_argument("--backend", default="numpy", choices=["numpy", "compiled"],
-                          help="numeric backend of the primitives (compiled: numba, cached on disk; default numpy)")
-    simulate.add_argument("--json", action="store_true", help="print one JSON object")
+                          help="numeric backend of the primitives (compiled: numba, cached on disk)")
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
                          help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
     compare.add_argument("--enforcement", action="store_true",
                          help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
                               "reduced, minimal, manifold), with any --formulations added")
-    compare.add_argument("--step", type=_positive, default=1e-3,
-                         help="fixed step of the augmented Lagrangian under --enforcement (default 1e-3 s)")
-    compare.add_argument("--t-end", type=_positive, default=10.0)
-    compare.add_argument("--rtol", type=_positive, default=1e-8)
-    compare.add_argument("--atol", type=_positive, default=None)
+    compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    compare.add_argument("--atol", type=number(), default=None, help="absolute tolerance (default: --rtol)")
+    _run_options(compare, "fixed step in s of the augmented Lagrangian under --enforcement (default: 1e-3)")
+    compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
     compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
-    compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json here")
-    compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out")
-    compare.add_argument("--json", action="store_true", help="print the comparison as one JSON object")
-    cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')")
+    compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
+                         "(a new or an empty one)")
+    compare.add_argument("--force", action="store_true",
+                         help="write into a non-empty --out folder: replaces the report files, keeps other files")
+    compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out "
+                         "(rolling_disc, sphere_in_cylinder)")
+    cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
+                           description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear"], help="show its location and size, or empty it")
     cache.set_defaults(run=cmd_cache)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
-    derive.add_argument("--formulation", default="minimal")
+    derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()
-    style.add_argument("--latex", action="store_true")
-    style.add_argument("--markdown", action="store_true")
+    style.add_argument("--latex", action="store_true", help="print LaTeX")
+    style.add_argument("--markdown", action="store_true", help="print Markdown with math")
     return parser
 
 
-def main(argv=None):
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr, without the source line."""
+    text = " ".join(str(message).split())
+    print(f"pfaff: warning: {text}", file=sys.stderr if file is None else file)
+
+
+def main(argv=None) -> int:
+    """Run the command line on ``argv`` (default: sys.argv[1:]); returns the exit status."""
+    argv = join_negative_values(sys.argv[1:] if argv is None else list(argv))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse prints its own one-line usage error
+    except SystemExit as exc:  # argparse has printed its usage error (2) or the help (0)
         return int(exc.code or 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        try:
+            return args.run(args)
+        except (UsageError, OutputError) as exc:
+            print(f"pfaff: error: {exc}", file=sys.stderr)
+            return BAD_INPUT
+        except KeyboardInterrupt:
+            print("pfaff: interrupted", file=sys.stderr)
+            return INTERRUPTED
+        except BrokenPipeError:  # the reader went away (e.g. | head): stop quietly
+            _quiet_stdout()
+            return OK
+        except Exception as exc:  # noqa: BLE001  (a failure inside the computation: one line, not a traceback)
+            if os.environ.get("PFAFF_TRACEBACK"):
+                traceback.print_exc()
+            print(f"pfaff: error: the run stopped on {type(exc).__name__}: {' '.join(str(exc).split())} "
+                  f"(set PFAFF_TRACEBACK=1 to see where)", file=sys.stderr)
+            return FAILED
+
+
+def _quiet_stdout():
+    """After a broken pipe: point stdout at devnull so that the interpreter's final flush is silent."""
     try:
-        return args.run(args)
-    except UsageError as exc:
-        print(f"pfaff: error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # the reader went away (e.g. | head): stop quietly
-        sys.stderr.close()
-        return 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover  (stdout without a descriptor, e.g. captured)
+        pass
 
 
 if __name__ == "__main__":

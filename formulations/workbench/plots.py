@@ -20,6 +20,21 @@ def _runs(result):
     return [(result.formulation, result)]
 
 
+def _log_ticks(ax):
+    """Labels on a logarithmic x axis that do not run into each other: a few plain numbers over less
+    than a decade and a half, whole decades over more (matplotlib's own choice labels minor ticks,
+    which collide on narrow axes)."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+
+    lo, hi = ax.get_xlim()
+    if not (lo > 0 and hi > lo):
+        return
+    if np.log10(hi / lo) < 1.5:
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:.3g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _floor(values):
     return np.maximum(values, 1e-17)  # zeros on a log scale
 
@@ -77,6 +92,7 @@ def work_precision(comparison, ax=None, quantity="deviation"):
         pts = sorted((p for p in comparison.sweep if p.label == label and p.status >= 0), key=lambda p: p.tol)
         ax.loglog([p.wall_time for p in pts], _floor(np.array([value(p) for p in pts])), "o-", label=label)
     ax.set(xlabel="wall time [s]", ylabel=ylabel, title=f"work-precision: {quantity}")
+    _log_ticks(ax)
     ax.legend(fontsize="small")
     ax.grid(True, which="both", alpha=0.3)
     return ax
