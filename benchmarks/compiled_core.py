@@ -1,8 +1,9 @@
 """Work-precision of the rolling disc, in one process, peers interleaved: simulation time at equal
-final error for pfaff's dependent formulation (numpy backend, and the compiled backend whose
-dopri5 loop and fused right-hand side run in machine code), pfaff's minimal formulation, sympy
-KanesMethod + lambdify + scipy's DOP853, and PyDy's lambdify and cython backends where PyDy is
-installed (its right-hand side returns one reused buffer, so it is copied).
+final error for pfaff's formulations on the numpy backend (scipy's DOP853) and on the compiled
+backend (the fused right-hand side in the machine-code DOP853 and dopri5 loops; the manifold
+formulation on compiled primitives under scipy's loop), sympy KanesMethod + lambdify + scipy's
+DOP853, and PyDy's lambdify and cython backends where PyDy is installed (its right-hand side
+returns one reused buffer, so it is copied).
 
 Every pipeline runs at rtol = atol = 1e-5 ... 1e-12, each point repeated (A B C ... A B C ...) and
 its median kept; the time at a final error of 1e-9 (max |p - p_ref|, |v - v_ref| at t = 10 s
@@ -42,11 +43,12 @@ def pipelines(system):
             return tr.p[-1], tr.v[-1], tr.stats.rhs_evaluations
         return run
 
-    out = {"pfaff dependent numpy dopri5": pfaff("dependent", "dopri5", "numpy"),
-           "pfaff dependent numpy DOP853": pfaff("dependent", "DOP853", "numpy"),
-           "pfaff minimal numpy DOP853": pfaff("minimal", "DOP853", "numpy")}
+    out = {f"pfaff {f} numpy DOP853": pfaff(f, "DOP853", "numpy") for f in ("dependent", "reduced", "minimal", "manifold")}
     try:
-        out["pfaff dependent compiled dopri5"] = pfaff("dependent", "dopri5", "compiled")
+        for f in ("dependent", "reduced", "minimal"):
+            out[f"pfaff {f} compiled DOP853"] = pfaff(f, "DOP853", "compiled")
+            out[f"pfaff {f} compiled dopri5"] = pfaff(f, "dopri5", "compiled")
+        out["pfaff manifold compiled DOP853"] = pfaff("manifold", "DOP853", "compiled")  # compiled primitives only
     except ImportError as exc:
         print(f"compiled backend left out: {exc}")
     model = kane_disc()

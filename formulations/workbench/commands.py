@@ -273,5 +273,6 @@ def cmd_cache(args):
         print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
     else:
         files, size = codegen.cache_size()
-        print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB (set PFAFF_CACHE_DIR to move it)")
+        print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB of at most "
+              f"{codegen.cache_limit() / 2**20:.0f} MiB (PFAFF_CACHE_DIR moves it, PFAFF_CACHE_MAX_MB bounds it)")
     return OK
