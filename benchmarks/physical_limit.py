@@ -1,7 +1,7 @@
 """The practical limit of the rolling disc: a hand-written right-hand side in the same compiled loop.
 
-Expected runtime of the full version (--repeat 5): about 3 minutes on an idle machine with a
-warm compile cache, plus 1-3 minutes of numba compilation when the cache is cold.
+Expected runtime of the full version (--repeat 5): about 1-2 minutes on an idle machine with a
+warm compile cache, plus 2-4 minutes of numba compilation when the cache is cold.
 
 The classical minimal equations of the thin rolling disc (Euler angles: yaw psi, lean theta,
 spin phi, the same coordinates and speeds as the state of pfaff's ``minimal`` formulation of
