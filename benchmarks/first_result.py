@@ -7,7 +7,7 @@ pipelines (1.5-4 minutes each); on an idle machine about half of that is expecte
 
 Pipelines (each one process per repetition; the processes interleaved A B C ... A B C ...):
   pfaff <formulation> numpy            dependent, reduced, minimal, manifold; DOP853 (scipy)
-  pfaff <formulation> compiled cold    dependent, reduced, minimal; method dopri5 (machine-code
+  pfaff <formulation> compiled cold    dependent, reduced, minimal; method DOP853 (machine-code
                                        loop); fresh, empty PFAFF_CACHE_DIR and NUMBA_CACHE_DIR
   pfaff <formulation> compiled warm    the same, a second process on the cache folders the cold
                                        process of the same repetition filled
@@ -59,7 +59,7 @@ def label(config):
     if config in LABELS:
         return LABELS[config]
     parts = config.split(":")
-    method = "DOP853" if parts[2] == "numpy" else "dopri5"
+    method = "DOP853"
     return " ".join(["pfaff", parts[1], parts[2]] + parts[3:] + [method])
 
 
@@ -80,7 +80,7 @@ def worker(config, t_end, state0):
         out["build"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         form = formulations.create(formulation, system, backend=backend)
-        traj = form.simulate((0.0, t_end), rtol=TOL, atol=TOL, method="DOP853" if backend == "numpy" else "dopri5")
+        traj = form.simulate((0.0, t_end), rtol=TOL, atol=TOL, method="DOP853")
         p, v = traj.p[-1], traj.v[-1]
         out["simulate"] = time.perf_counter() - t0
         out.update(total=time.perf_counter() - started, nfev=int(traj.stats.rhs_evaluations), status=int(traj.status),
@@ -246,7 +246,7 @@ def main(argv=None):
         if pairs:
             adds[formulation] = summary(pairs)
     if adds:
-        lines += ["", "Warm compiled start adds (warm compiled dopri5 total - numpy DOP853 total, per repetition; "
+        lines += ["", "Warm compiled start adds (warm compiled DOP853 total - numpy DOP853 total, per repetition; "
                   "target < 0.3 s):", ""]
         lines += [f"- {f}: {cell(s)} s" for f, s in adds.items()]
     text = "\n".join(lines) + "\n"
