@@ -244,26 +244,10 @@ def main(argv=None):
     (out / "physical_limit.json").write_text(json.dumps({"agreement": agreement, "t_end": args.t_end,
                                                          "repeat": args.repeat, "fixed_cost": fixed,
                                                          "results": results}, indent=1))
-    _figure(results, out / "physical_limit_work_precision.png")
+    from compiled_core import work_precision_figure
 
-
-def _figure(results, path):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, r in results.items():
-        ax.loglog(r["error"], r["median"], "o-", label=name, markersize=3)
-    ax.axvline(TARGET, color="0.6", lw=0.8)
-    ax.set_xlabel("final error at t_end")
-    ax.set_ylabel("simulation time s (median)")
-    ax.set_title("rolling disc: pfaff compiled vs hand-written right-hand side, same loop")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="x-small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    work_precision_figure(results, out / "physical_limit_work_precision.png",
+                          "rolling disc: pfaff compiled vs hand-written right-hand side, same loop", "final error at t_end")
 
 
 if __name__ == "__main__":

@@ -59,39 +59,23 @@ def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t):
 
 @numba.njit(cache=True)
 def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps):
-    """(ts, ys, status, t_stop, evaluations, steps, rejected), as integrate (the 5(4) loop)."""
+    """(ts, ys, status, t_stop, evaluations, steps, rejected), as integrate (the 5(4) loop, whose
+    helpers it shares: the module holds both)."""
     n = y0.size
     grid = t_eval.size > 0
-    cap = t_eval.size if grid else 256
-    ts = np.empty(cap)
-    ys = np.empty((cap, n))
-    count = 0
     y = y0.copy()
     t = t0
     f = np.empty(n)
     evaluations = 1
+    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
     if not rhs(t, y, params, extra, f):
         return ts[:0], ys[:0], -1, t, evaluations, 0, 0
-    next_eval = 0
-    if not grid or t_eval[0] == t0:
-        ts[0] = t0
-        ys[0] = y
-        count = 1
-        next_eval = 1 if grid else 0
-    if first_step > 0:
-        h_abs = first_step
-    else:
-        scale = atol + np.abs(y) * rtol
-        d0, d1 = _rms(y / scale), _rms(f / scale)
-        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        h0 = min(h0, abs(t1 - t))
-        f1 = np.empty(n)
+    h_abs = first_step
+    if first_step <= 0:
         evaluations += 1
-        if not rhs(t + h0, y + h0 * f, params, extra, f1):
+        h_abs, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 7)
+        if not ok:
             return ts[:count], ys[:count], -1, t, evaluations, 0, 0
-        d2 = _rms((f1 - f) / scale) / h0
-        h1 = max(1e-6, h0 * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / 8)
-        h_abs = min(100 * h0, h1, abs(t1 - t), max_step)
     K = np.empty((16, n))
     steps = 0
     rejected = 0
@@ -172,15 +156,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
                 count += 1
                 next_eval += 1
         else:
-            if count == cap:
-                cap *= 2
-                ts2 = np.empty(cap)
-                ys2 = np.empty((cap, n))
-                ts2[:count] = ts[:count]
-                ys2[:count] = ys[:count]
-                ts, ys = ts2, ys2
-            ts[count] = t_new
-            ys[count] = y_new
+            ts, ys = _append(ts, ys, count, t_new, y_new)
             count += 1
         t, y, f = t_new, y_new, f_new
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected

@@ -40,40 +40,68 @@ def _hermite(t0, y0, f0, t1, y1, f1, t):
 
 
 @numba.njit(cache=True)
+def _first_point(t0, y, t_eval):
+    """(ts, ys, count, next_eval): output arrays (t_eval's size, or 256 rows to grow) holding the
+    initial point where it is wanted."""
+    grid = t_eval.size > 0
+    cap = t_eval.size if grid else 256
+    ts = np.empty(cap)
+    ys = np.empty((cap, y.size))
+    if grid and t_eval[0] != t0:
+        return ts, ys, 0, 0
+    ts[0] = t0
+    ys[0] = y
+    return ts, ys, 1, 1 if grid else 0
+
+
+@numba.njit(cache=True)
+def _append(ts, ys, count, t, y):
+    """(ts, ys) with (t, y) stored at row count, doubled in size where full."""
+    if count == ts.size:
+        ts2 = np.empty(2 * ts.size)
+        ys2 = np.empty((2 * ts.size, y.size))
+        ts2[:count] = ts[:count]
+        ys2[:count] = ys[:count]
+        ts, ys = ts2, ys2
+    ts[count] = t
+    ys[count] = y
+    return ts, ys
+
+
+@numba.njit(cache=True)
+def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order):
+    """(h, ok): the initial step of Hairer, Norsett & Wanner II.4 for an error estimate of ``order``
+    (as scipy's select_initial_step); one evaluation, ok False where it fails."""
+    scale = atol + rtol * np.abs(y)
+    d0, d1 = _rms(y / scale), _rms(f / scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, abs(t1 - t))
+    f1 = np.empty(y.size)
+    if not rhs(t + h0, y + h0 * f, params, extra, f1):
+        return h0, False
+    d2 = _rms((f1 - f) / scale) / h0
+    h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / (order + 1))
+    return min(100 * h0, h1, abs(t1 - t), max_step), True
+
+
+@numba.njit(cache=True)
 def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps):
     """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step."""
     n = y0.size
     grid = t_eval.size > 0
-    cap = t_eval.size if grid else 256
-    ts = np.empty(cap)
-    ys = np.empty((cap, n))
-    count = 0
     y = y0.copy()
     t = t0
     f = np.empty(n)
     evaluations = 1
+    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
     if not rhs(t, y, params, extra, f):
         return ts[:0], ys[:0], -1, t, evaluations, 0, 0
-    next_eval = 0
-    if not grid or t_eval[0] == t0:
-        ts[0] = t0
-        ys[0] = y
-        count = 1
-        next_eval = 1 if grid else 0
-    scale = atol + rtol * np.abs(y)
-    if first_step > 0:
-        h = first_step
-    else:
-        d0, d1 = _rms(y / scale), _rms(f / scale)
-        h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        h0 = min(h0, abs(t1 - t))
-        f1 = np.empty(n)
+    h = first_step
+    if first_step <= 0:
         evaluations += 1
-        if not rhs(t + h0, y + h0 * f, params, extra, f1):
+        h, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 4)
+        if not ok:
             return ts[:count], ys[:count], -1, t, evaluations, 0, 0
-        d2 = _rms((f1 - f) / scale) / h0
-        h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** 0.2
-        h = min(100 * h0, h1, max_step)
     K = np.empty((7, n))
     steps = 0
     rejected = 0
@@ -124,15 +152,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
                 count += 1
                 next_eval += 1
         else:
-            if count == cap:
-                cap *= 2
-                ts2 = np.empty(cap)
-                ys2 = np.empty((cap, n))
-                ts2[:count] = ts[:count]
-                ys2[:count] = ys[:count]
-                ts, ys = ts2, ys2
-            ts[count] = t_new
-            ys[count] = y_new
+            ts, ys = _append(ts, ys, count, t_new, y_new)
             count += 1
         t, y, f = t_new, y_new, K[6].copy()
         h = h * factor
