@@ -65,77 +65,115 @@ def tmm(A, B):
 
 
 @numba.njit(cache=True)
-def _eliminate(LU, X):
-    """LU <- the elimination of LU with partial pivoting, the same row operations on X; returns
-    (ok, sign of the row permutation)."""
-    n = LU.shape[0]
-    sign = 1.0
-    for j in range(n):
-        piv = j
-        big = abs(LU[j, j])
-        for i in range(j + 1, n):
-            if abs(LU[i, j]) > big:
-                big = abs(LU[i, j])
-                piv = i
-        if not big > 0.0:
-            return False, sign
-        if piv != j:
-            sign = -sign
-            for c in range(n):
-                LU[j, c], LU[piv, c] = LU[piv, c], LU[j, c]
-            for c in range(X.shape[1]):
-                X[j, c], X[piv, c] = X[piv, c], X[j, c]
-        for i in range(j + 1, n):
-            factor = LU[i, j] / LU[j, j]
-            if factor != 0.0:
-                for c in range(j + 1, n):
-                    LU[i, c] -= factor * LU[j, c]
-                for c in range(X.shape[1]):
-                    X[i, c] -= factor * X[j, c]
-    return True, sign
+def _pivot(LU, j):
+    """The row of the largest |LU[i, j]|, i >= j, or -1 where the column is zero."""
+    piv, big = j, abs(LU[j, j])
+    for i in range(j + 1, LU.shape[0]):
+        a = abs(LU[i, j])
+        if a > big:
+            big, piv = a, i
+    return piv if big > 0.0 else -1
+
+
+@numba.njit(cache=True)
+def _swap_rows(X, i, j):
+    for c in range(X.shape[1]):
+        tmp = X[i, c]
+        X[i, c] = X[j, c]
+        X[j, c] = tmp
 
 
 @numba.njit(cache=True)
 def solve(K, B):
-    """(X, ok): K X = B for K (n, n), B (n, k); ok False where a pivot vanishes or X is not finite."""
-    n = K.shape[0]
+    """(X, ok): K X = B for K (n, n), B (n, k) by Gaussian elimination with partial pivoting; ok
+    False where a pivot vanishes or X is not finite. K and B are not changed."""
+    n, k = K.shape[0], B.shape[1]
     LU = np.empty((n, n))
     LU[:, :] = K
-    X = np.empty((n, B.shape[1]))
+    X = np.empty((n, k))
     X[:, :] = B
-    ok, _ = _eliminate(LU, X)
-    if not ok:
-        return X, False
+    for j in range(n):
+        piv = _pivot(LU, j)
+        if piv < 0:
+            return X, False
+        if piv != j:
+            _swap_rows(LU, j, piv)
+            _swap_rows(X, j, piv)
+        inv = 1.0 / LU[j, j]
+        for i in range(j + 1, n):
+            factor = LU[i, j] * inv
+            if factor != 0.0:
+                for c in range(j + 1, n):
+                    LU[i, c] -= factor * LU[j, c]
+                for c in range(k):
+                    X[i, c] -= factor * X[j, c]
     for j in range(n - 1, -1, -1):
-        for c in range(X.shape[1]):
+        for c in range(k):
             acc = X[j, c]
             for i in range(j + 1, n):
                 acc -= LU[j, i] * X[i, c]
             X[j, c] = acc / LU[j, j]
-    return X, bool(np.all(np.isfinite(X)))
+    return X, _finite(X.ravel())
 
 
 @numba.njit(cache=True)
 def solve1(K, b):
-    """(x, ok): K x = b for a vector b."""
-    B = np.empty((b.size, 1))
-    B[:, 0] = b
-    X, ok = solve(K, B)
-    return X[:, 0].copy(), ok
+    """(x, ok): K x = b for a vector b (as solve)."""
+    n = K.shape[0]
+    LU = np.empty((n, n))
+    LU[:, :] = K
+    x = b.copy()
+    for j in range(n):
+        piv = _pivot(LU, j)
+        if piv < 0:
+            return x, False
+        if piv != j:
+            _swap_rows(LU, j, piv)
+            tmp = x[j]
+            x[j] = x[piv]
+            x[piv] = tmp
+        inv = 1.0 / LU[j, j]
+        for i in range(j + 1, n):
+            factor = LU[i, j] * inv
+            if factor != 0.0:
+                for c in range(j + 1, n):
+                    LU[i, c] -= factor * LU[j, c]
+                x[i] -= factor * x[j]
+    for j in range(n - 1, -1, -1):
+        acc = x[j]
+        for i in range(j + 1, n):
+            acc -= LU[j, i] * x[i]
+        x[j] = acc / LU[j, j]
+    return x, _finite(x)
+
+
+@numba.njit(cache=True)
+def _finite(x):
+    for value in x:
+        if not math.isfinite(value):
+            return False
+    return True
 
 
 @numba.njit(cache=True)
 def det(K):
-    """det K (K square)."""
+    """det K (K square), by elimination with partial pivoting."""
     n = K.shape[0]
     LU = np.empty((n, n))
     LU[:, :] = K
-    ok, sign = _eliminate(LU, np.empty((n, 0)))
-    if not ok:
-        return 0.0
-    out = sign
+    out = 1.0
     for j in range(n):
+        piv = _pivot(LU, j)
+        if piv < 0:
+            return 0.0
+        if piv != j:
+            _swap_rows(LU, j, piv)
+            out = -out
         out *= LU[j, j]
+        for i in range(j + 1, n):
+            factor = LU[i, j] / LU[j, j]
+            for c in range(j + 1, n):
+                LU[i, c] -= factor * LU[j, c]
     return out
 
 
