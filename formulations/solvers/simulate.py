@@ -105,7 +105,7 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
                       max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,
                       event_values=_event_values(formulation, events),
-                      monitor=_bounded(rank_monitor(formulation, p0), args.max_steps),
+                      monitor=_bounded(rank_monitor(formulation, p0), args.max_steps, args.t_span[1]),
                       post_step=formulation.post_step if formulation.uses_post_step else None,
                       explain=explain_step_failure(formulation, args.t_span[0], y0))
     problem.fun = guarded_rhs(formulation, problem.evaluations, formulation.reject_singular_stages)
@@ -127,18 +127,19 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                   adaptive=solver.step is None, initial_violation=not check_initial)
 
 
-def _bounded(monitor, max_steps):
-    """The monitor after every accepted step, and a stop with a message after ``max_steps`` steps."""
+def _bounded(monitor, max_steps, t_end):
+    """The monitor after every accepted step, and a stop with a message after ``max_steps`` steps
+    short of ``t_end``."""
     count = [0]
 
     def bounded(t, y):
+        if monitor is not None:
+            monitor(t, y)
         count[0] += 1
-        if count[0] > max_steps:
+        if count[0] >= max_steps and t < t_end:
             raise StopRun(f"max_steps = {max_steps} accepted steps reached before the end of t_span (raise "
                           f"max_steps, loosen the tolerance or shorten t_span; the points so far are kept)",
                           quantity="max_steps")
-        if monitor is not None:
-            monitor(t, y)
 
     return bounded
 
