@@ -13,7 +13,9 @@ from . import solvers
 from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
 from .errors import CapabilityError
-from .results import ConstraintErrors, Stats, Trajectory, reactions
+from systems.errors import ArgumentError, ArgumentTypeError
+
+from .results import ConstraintErrors, EventRecord, Stats, Trajectory, reactions
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
@@ -30,4 +32,5 @@ def __getattr__(name):
 __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
            "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
            "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
-           "CapabilityError", "MissingDependencyError", "METHODS", "solvers"]
+           "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
+           "ArgumentTypeError"]

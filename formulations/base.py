@@ -33,8 +33,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from systems.errors import InconsistentStateError, UnknownNameError
 from systems import codegen
+from systems.arguments import as_system
+from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
 from systems.numeric import BACKENDS, compile_system, structure_hash
 from systems.state import renormalize
 
@@ -59,10 +60,24 @@ def names() -> tuple:
 
 
 def create(name: str, system, **options):
-    """An instance of formulation ``name`` for ``system`` (options as the formulation documents)."""
-    if name not in _REGISTRY:
-        raise UnknownNameError("formulation", name, names())
-    return _REGISTRY[name](system, **options)
+    """An instance of formulation ``name`` for ``system`` (options as the formulation documents).
+
+    name: a registered formulation, optionally with its stabilization as in ``compare``
+    ("dependent+projection" is create("dependent", system, stabilization="projection")).
+    system: a System, or the name of a catalogue system (loaded with its default parameters).
+    """
+    if not isinstance(name, str):
+        raise ArgumentTypeError(f"create got name={name!r} ({type(name).__name__}) but expected a formulation name, "
+                                f"one of: {', '.join(names())}", "name")
+    base, plus, stabilization = name.partition("+")
+    if base not in _REGISTRY:
+        raise UnknownNameError("formulation", base, names(), argument="create")
+    if plus:
+        if options.get("stabilization") not in (None, stabilization):
+            raise ArgumentError(f"create got name={name!r} and stabilization={options['stabilization']!r}: expected "
+                                f"the stabilization in one place", "stabilization")
+        options["stabilization"] = stabilization
+    return _REGISTRY[base](as_system(system), **options)
 
 
 def install_simulator(function):
@@ -152,7 +167,7 @@ class Formulation(ABC):
         if backend == "auto":
             return "compiled" if codegen.importable() and codegen.is_warm(self.warm_tag()) else "numpy"
         if backend not in BACKENDS:
-            raise ValueError(f"backend got {backend!r} but expected one of: auto, {', '.join(BACKENDS)}")
+            raise ArgumentError(f"backend got {backend!r} but expected one of: auto, {', '.join(BACKENDS)}", "backend")
         return backend
 
     # -- the contract --------------------------------------------------------------------------

@@ -11,19 +11,23 @@ from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_
                        pfaffian_matrix, spherical_joint)
 from .catalogue import describe, load, names
 from .description import TIME, BodyBlock, Embedding, Parameter, System
-from .errors import InconsistentStateError, SystemDescriptionError, UnknownNameError
+from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
+                     UnknownNameError)
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
            "from_rigid_bodies", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
            "pfaffian_matrix", "analyze_constraints",
-           "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError"]
+           "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
+           "ArgumentTypeError"]
 
 
 def analyze_constraints(system, **options):
-    """Constraint analysis of ``system`` (DESIGN section 4); a printable report object."""
+    """Constraint analysis of ``system`` (a System or a catalogue name, DESIGN section 4); a
+    printable report object."""
     from .analysis import analyze_constraints as run
+    from .arguments import as_system
 
-    return run(system, **options)
+    return run(as_system(system), **options)
 
 
 def check_pfaffian(rows, coordinates, **options):

@@ -25,23 +25,9 @@ import numpy as np
 import sympy as sp
 
 from .errors import SystemDescriptionError, UnknownNameError
+from .parameters import Parameter, check_fields, parameter_value
 
 TIME = sp.Symbol("t", real=True)
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """A physical parameter: its symbol, default value, unit and meaning."""
-
-    symbol: sp.Symbol
-    default: float
-    unit: str = ""
-    description: str = ""
-    alias: str = ""  # the name users pass (e.g. "thickness" for the symbol h); default symbol name
-
-    @property
-    def name(self) -> str:
-        return self.alias or self.symbol.name
 
 
 @dataclass(frozen=True)
@@ -187,6 +173,7 @@ class System(DegreesOfFreedom):
         object.__setattr__(self, "C_nh", sp.ImmutableMatrix(C_nh))
         object.__setattr__(self, "constraint_names", tuple(self.constraint_names))
         object.__setattr__(self, "parameters", tuple(self.parameters))
+        check_fields(self)
         object.__setattr__(self, "potential", sp.sympify(self.potential))
         object.__setattr__(self, "default_p", tuple(sp.sympify(x) for x in self.default_p))
         object.__setattr__(self, "default_v", tuple(sp.sympify(x) for x in self.default_v))
@@ -304,8 +291,16 @@ class System(DegreesOfFreedom):
         for name in values:
             if name not in known:
                 raise UnknownNameError(f"parameter of system {self.name!r}", name, known)
-        new = tuple(float(values.get(p.name, val)) for p, val in zip(self.parameters, self.parameter_values))
-        return replace(self, parameter_values=new)
+        checked = {p.name: parameter_value(self.name, p, values[p.name]) for p in self.parameters if p.name in values}
+        new = tuple(checked.get(p.name, val) for p, val in zip(self.parameters, self.parameter_values))
+        try:
+            return replace(self, parameter_values=new)
+        except SystemDescriptionError as exc:
+            given = ", ".join(f"{k} = {v:g}" for k, v in checked.items())
+            raise SystemDescriptionError(self.name, [f"with {given} (defaults: " + ", ".join(
+                f"{p.name} = {p.default:g} {p.unit}".rstrip() for p in self.parameters if p.name in checked)
+                + f") the description is not valid; choose other values of {', '.join(checked)}"]
+                + exc.problems) from None
 
     # -- states --------------------------------------------------------------------------------
     def default_state(self):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InconsistentStateError
+from .errors import ArgumentTypeError, InconsistentStateError
 
 
 def normalize_blocks(x, blocks):
@@ -34,6 +34,8 @@ def position_metric(A, M):
 
 def _weighted_correction(J, W, residual, free):
     """delta minimizing delta^T W delta / 2 with J delta = -residual and delta zero off ``free``."""
+    if not (np.all(np.isfinite(J)) and np.all(np.isfinite(W)) and np.all(np.isfinite(residual))):
+        raise np.linalg.LinAlgError("the constraint Jacobian, the residual or the metric is not finite")
     delta = np.zeros(J.shape[1])
     Js = J[:, free]
     Ws = W[np.ix_(free, free)]
@@ -88,31 +90,78 @@ def project_velocities(system, p, v, fix_idx=()):
 
 def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13):
     """See :meth:`systems.System.consistent_state`."""
-    p_guess = np.asarray(p_guess, dtype=float).ravel()
-    v_guess = np.asarray(v_guess, dtype=float).ravel()
+    try:
+        p_guess = np.asarray(p_guess, dtype=float).ravel()
+        v_guess = np.asarray(v_guess, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"system {system.name!r}: consistent_state got p_guess {_show(p_guess)}, v_guess "
+                                f"{_show(v_guess)} but expected arrays of numbers", "p_guess") from None
     if p_guess.shape != (len(system.coordinates),) or v_guess.shape != (system.n,):
         raise InconsistentStateError(
             f"system {system.name!r}: state shapes got p {p_guess.shape}, v {v_guess.shape} but "
             f"expected p ({len(system.coordinates)},), v ({system.n},)")
+    _check_guess(system, p_guess, v_guess)
+    if isinstance(fix, str):
+        fix = (fix,)
     fix_p, fix_v = [], []
     for name in fix:
         kind, i = system.index_of(name)
         (fix_p if kind == "p" else fix_v).append(i)
     scale = 1.0 + float(np.max(np.abs(p_guess), initial=0.0))
-    p, err_p, _ = project_positions(system, p_guess, fix_p, tol=tol * scale)
-    if err_p > tol * scale * 10:
+    v, err_v = np.full(system.n, np.nan), np.nan
+    try:
+        with np.errstate(all="ignore"):
+            p, err_p, _ = project_positions(system, p_guess, fix_p, tol=tol * scale)
+            if np.all(np.isfinite(p)):
+                v, err_v = project_velocities(system, p, v_guess, fix_v)
+    except np.linalg.LinAlgError as exc:
+        raise InconsistentStateError(
+            f"system {system.name!r}: the projection onto the constraints failed at the guess p = "
+            f"({_where(system.coordinate_names, p_guess)}): {exc}. The constraint Jacobian or the mass matrix is "
+            f"singular or not finite there (a singular configuration); start from a guess away from it") from None
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(v))):
+        raise InconsistentStateError(
+            f"system {system.name!r}: the projection onto the constraints left the state non-finite from the guess "
+            f"p = ({_where(system.coordinate_names, p_guess)}): the model is singular there; start from another "
+            f"guess")
+    if not err_p <= tol * scale * 10:
         raise InconsistentStateError(
             f"system {system.name!r}: no configuration satisfies the holonomic constraints with "
             f"{', '.join(system.coordinate_names[i] for i in fix_p) or 'nothing'} held; remaining "
-            f"|Phi| = {err_p:.3e} ({', '.join(system.holonomic_names)}). Hold fewer coordinates.")
-    v, err_v = project_velocities(system, p, v_guess, fix_v)
+            f"|Phi| = {err_p:.3e} ({', '.join(system.holonomic_names)}). "
+            + ("Hold fewer coordinates." if fix_p else "Start from a guess nearer the constraints and away from "
+               "singular configurations."))
     vscale = 1.0 + float(np.max(np.abs(v_guess), initial=0.0))
-    if err_v > tol * vscale * 1e3:
+    if not err_v <= tol * vscale * 1e3:
         raise InconsistentStateError(
             f"system {system.name!r}: no velocity satisfies C v = 0 with "
             f"{', '.join(system.velocity_names[i] for i in fix_v)} held; remaining |C v| = {err_v:.3e}. "
             f"Hold fewer velocities.")
     return p, v
+
+
+def _show(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _where(names, x):
+    return ", ".join(f"{n}={val:.6g}" for n, val in zip(names, x))
+
+
+def _check_guess(system, p, v):
+    """A finite guess, with Euler-parameter blocks of non-zero norm."""
+    bad = [n for n, x in zip(system.coordinate_names, p) if not np.isfinite(x)]
+    bad += [n for n, x in zip(system.velocity_names, v) if not np.isfinite(x)]
+    if bad:
+        raise InconsistentStateError(f"system {system.name!r}: the guess has non-finite entries ({', '.join(bad)}); "
+                                     f"expected finite numbers")
+    for block in system.unit_norm_blocks:
+        if np.linalg.norm(p[list(block)]) < 1e-8:
+            names = ", ".join(system.coordinate_names[i] for i in block)
+            raise InconsistentStateError(
+                f"system {system.name!r}: the Euler parameters ({names}) of the guess have zero norm, so they give no "
+                f"orientation; expected a quaternion of non-zero norm, e.g. (1, 0, 0, 0)")
 
 
 def embedding_velocity_map(system, q):

@@ -84,6 +84,8 @@ def _symbols(system, problems):
             hint = ""
             if name in ("Phi", "C_nh") and extra & v:
                 hint = " (constraints must be free of velocities: write C_nh as the matrix of C_nh v)"
+            elif name in ("M", "A") and extra & v:
+                hint = " (M and A depend on p only: the kinetic energy T must be quadratic in the velocities)"
             problems.append(f"{name} contains undeclared or disallowed symbols: {names}{hint}")
     for i, e in enumerate(list(system.default_p) + list(system.default_v)):
         if e.free_symbols - params:
@@ -148,6 +150,11 @@ def _numeric(system, problems, rng):
     except (TypeError, ValueError) as exc:
         problems.append(f"default state cannot be evaluated: {exc}")
         return
+    bad = [n for n, x in zip(system.coordinate_names + system.velocity_names, np.concatenate([p0, v0]))
+           if not np.isfinite(x)]
+    if bad:
+        problems.append(f"default state has non-finite entries ({', '.join(bad)}); expected finite numbers")
+        return
     n = system.n
     c = system.m + system.l
     points = [(p0, v0)] + [(p0 + 0.2 * rng.standard_normal(p0.shape), rng.standard_normal(n)) for _ in range(2)]
@@ -173,8 +180,12 @@ def _numeric(system, problems, rng):
             N = Vt[int(np.sum(s > 1e-12 * max(1.0, s.max(initial=0)))):].T
         else:
             N = np.eye(n)
-        if N.size and np.min(np.linalg.eigvalsh(N.T @ M0 @ N)) <= 0:
-            problems.append("M is not positive definite on the null space of C at the default state")
+        lowest = np.min(np.linalg.eigvalsh(N.T @ M0 @ N)) if N.size else 1.0
+        if lowest <= 1e-12 * max(1.0, float(np.max(np.abs(M0)))):
+            kind = "indefinite" if lowest < 0 else "singular"
+            problems.append(f"M is not positive definite on the null space of C at the default state: it is {kind} "
+                            f"(smallest eigenvalue {lowest:.3g}); the kinetic energy (T, or the masses and inertias) "
+                            f"must be positive for every admissible velocity")
     else:
         problems.append("M is not finite at the default state")
     scale_p = 1 + np.max(np.abs(p0))

@@ -1,6 +1,6 @@
 """Results of the workbench: trajectories with their stats and constraint errors, and the
 constraint reactions at a state (immutable objects with named fields)."""
 from .reactions import reactions
-from .trajectory import ConstraintErrors, Stats, Trajectory
+from .trajectory import ConstraintErrors, EventRecord, Stats, Trajectory
 
-__all__ = ["Trajectory", "Stats", "ConstraintErrors", "reactions"]
+__all__ = ["Trajectory", "Stats", "ConstraintErrors", "EventRecord", "reactions"]

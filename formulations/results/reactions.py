@@ -9,21 +9,42 @@ from __future__ import annotations
 
 import numpy as np
 
+from systems.arguments import as_system, real, state_pair
+from systems.errors import InconsistentStateError
 from systems.state import renormalize
 
 from ..linear import null_space, resolved_reactions, solve_accelerations
 
 
-def reactions(system, t, p, v, *, as_dict=True):
+def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     """Multipliers at (t, p, v): {constraint name: value} (or an array with as_dict=False).
 
     With the catalogue's physical rows these are forces (N) or moments (N m) on the system.
+    system: a System or a catalogue name. A state that violates the constraints by more than
+    ``tol`` times its scale (1 + max |p|, 1 + max |v|) raises InconsistentStateError listing the
+    residuals: the reactions of such a state are not those of any motion of the system
+    (tol=numpy.inf skips the check).
     """
-    p = renormalize(system, np.asarray(p, float)) if system.unit_norm_blocks else np.asarray(p, float)
-    v = np.asarray(v, float)
-    M, d, f0, F, C, xi, _, _ = system.numeric.dynamics(float(t), p, v, system.params)
+    system = as_system(system)
+    t = real("t", t, expected="a time in s")
+    p, v = state_pair(system, (p, v), argument="state")
+    p = renormalize(system, p) if system.unit_norm_blocks else p
+    _check_consistent(system, p, v, tol)
+    M, d, f0, F, C, xi, _, _ = system.numeric.dynamics(t, p, v, system.params)
     lam = _resolved(M, f0 - d, F, C, xi)
     return dict(zip(system.constraint_names, lam.tolist())) if as_dict else lam
+
+
+def _check_consistent(system, p, v, tol):
+    Phi, Cv = system.residuals(p, v)
+    scale_p, scale_v = 1 + np.max(np.abs(p), initial=0.0), 1 + np.max(np.abs(v), initial=0.0)
+    bad = [f"{name}: {val:.3e}" for name, val in zip(system.holonomic_names, Phi) if not abs(val) <= tol * scale_p]
+    bad += [f"{name} (velocity): {val:.3e}" for name, val in zip(system.constraint_names, Cv)
+            if not abs(val) <= tol * scale_v]
+    if bad:
+        raise InconsistentStateError(
+            f"system {system.name!r}: reactions got a state that violates the constraints ({'; '.join(bad)}); expected "
+            f"a consistent state: system.consistent_state(p, v) gives the nearest one (tol=numpy.inf skips this check)")
 
 
 def _resolved(M, h, F, C, xi):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trajectory import ConstraintErrors, Trajectory, frozen
+from .trajectory import ConstraintErrors, EventRecord, Trajectory, frozen
 
 
-def trajectory(formulation, run, stats, message, settings) -> Trajectory:
-    """The Trajectory of ``run`` (a RunRecord whose rows are (y, p, v, v' or None, lambda or None))."""
+def trajectory(formulation, run, stats, message, settings, events=()) -> Trajectory:
+    """The Trajectory of ``run`` (a RunRecord whose rows are (y, p, v, v' or None, lambda or None));
+    ``events`` the Event objects of the run, whose names label its crossings."""
     system = formulation.system
     num, par = formulation.num, system.params
     N, n, c = len(run.t), system.n, system.m + system.l
@@ -25,17 +26,34 @@ def trajectory(formulation, run, stats, message, settings) -> Trajectory:
             if a is not None:
                 vdot[i], lam[i] = a, multipliers
             continue
-        Phi, _, C = num.constraints(p, par)
-        err_p[i] = np.max(np.abs(Phi), initial=0.0)
-        err_v[i] = np.max(np.abs(C @ v), initial=0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):  # NaN where V is undefined, e.g. past a singularity
+        with np.errstate(all="ignore"):  # NaN where a piece is undefined, e.g. past a singularity
+            if a is None:
+                Phi, _, C = num.constraints(p, par)
+            else:
+                _, (_, _, _, _, C, xi, _, _) = formulation.dynamics(t, p, v)
+                Phi = num.Phi(p, par) if system.m else ()
+                vdot[i], lam[i] = a, multipliers
+                err_a[i] = _max_abs(C @ a + xi)
+            err_p[i] = _max_abs(Phi)
+            err_v[i] = _max_abs(C @ v)
             energy[i] = num.energy(p, v, par)
-        if a is None:
-            continue
-        vdot[i], lam[i] = a, multipliers
-        xi = formulation.dynamics(t, p, v)[1][5]
-        err_a[i] = np.max(np.abs(C @ a + xi), initial=0.0)
     return Trajectory(system.name, formulation.label(), frozen(run.t), frozen(ps), frozen(vs), frozen(ys),
                       formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
                       ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
-                      run.status, message, tuple(run.t_events), settings)
+                      run.status, message, event_records(run.t_events, events), settings)
+
+
+def _max_abs(x) -> float:
+    """max |x| (0 for an empty x), NaN where x has a NaN."""
+    x = np.asarray(x, float)
+    return float(np.abs(x).max()) if x.size else 0.0
+
+
+def event_records(crossings, events) -> tuple:
+    """EventRecord per crossing (t, index) or bare t (index 0), named by the events' names."""
+    out = []
+    for crossing in crossings:
+        t, i = crossing if isinstance(crossing, tuple) else (crossing, 0)
+        name = getattr(events[i], "name", "") if i < len(events) else ""
+        out.append(EventRecord(float(t), name or f"event {i}", int(i)))
+    return tuple(out)

@@ -3,11 +3,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
-SUCCESS, EVENT, FAILED = 0, 1, -1
+SUCCESS, EVENT, WARNED, FAILED = 0, 1, 2, -1
+
+
+class EventRecord(NamedTuple):
+    """One zero crossing of an event function: the time, the event's name (its ``name``, or
+    "event <index>") and its index in the ``events`` passed to simulate."""
+
+    t: float
+    name: str
+    index: int
 
 
 def frozen(array) -> np.ndarray:
@@ -53,7 +62,15 @@ class Stats:
 class Trajectory:
     """t (N,), p (N, n_p), v (N, n), the formulation's own state (N, n_y), accelerations v' (N, n),
     multipliers (N, m + l) with ``reactions`` naming them by constraint row, constraint errors,
-    energy (N,), stats, status (0 finished, 1 stopped by an event, -1 failed) and message."""
+    energy (N,), stats, status, message, events and warnings.
+
+    status: 0 finished over t_span; 1 stopped by a terminal event; 2 finished, but a check of the
+    result failed (the message and ``warnings`` say which: a constraint residual or an energy drift
+    (conservative systems) beyond what the tolerance allows, an end short of t_span, values that are
+    not finite, a singular kinematic matrix A on the way); -1 failed (the message names the system,
+    the time and the quantity; the points computed before are kept). ``success`` is True for 0 and 1.
+    events: EventRecord (t, name, index) per zero crossing, in order; ``t_events`` their times.
+    """
 
     system_name: str
     formulation: str
@@ -70,15 +87,31 @@ class Trajectory:
     stats: Stats
     status: int = SUCCESS
     message: str = ""
-    t_events: tuple = ()
+    events: tuple = ()
     settings: Mapping = field(default_factory=dict)
+    warnings: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+        object.__setattr__(self, "events", tuple(e if isinstance(e, EventRecord) else EventRecord(
+            float(e), "event 0", 0) for e in self.events))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @property
     def success(self) -> bool:
-        return self.status >= 0
+        """True where the run finished (status 0) or a terminal event stopped it (status 1)."""
+        return self.status in (SUCCESS, EVENT)
+
+    @property
+    def t_events(self) -> tuple:
+        """Times of the events' zero crossings (see ``events`` for which event crossed)."""
+        return tuple(e.t for e in self.events)
+
+    def __repr__(self):
+        span = f"t = {self.t[0]:g} .. {self.t[-1]:g}" if self.t.size else "no points"
+        message = self.message if len(self.message) <= 300 else self.message[:297] + "..."
+        return (f"<Trajectory {self.system_name} {self.formulation}: {self.t.size} points, {span}, "
+                f"status {self.status}: {message}>")
 
     @property
     def reactions(self) -> Mapping:
@@ -103,4 +136,6 @@ class Trajectory:
             "constraint_errors": self.constraint_errors.max(), "energy_drift": self.energy_drift,
             "reactions_final": {k: float(val[-1]) for k, val in self.reactions.items()} if self.t.size else {},
             "stats": self.stats.as_dict(), "t_events": [float(x) for x in self.t_events],
+            "events": [{"t": float(e.t), "name": e.name, "index": e.index} for e in self.events],
+            "warnings": list(self.warnings),
         }

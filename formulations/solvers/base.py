@@ -47,7 +47,8 @@ class Event:
 @dataclass
 class RunRecord:
     """What a solver produced: output times, the recorded rows (whatever ``Problem.record`` returns),
-    status (0 finished, 1 terminal event, -1 failed), message, accepted steps, event times, rejected
+    status (0 finished, 1 terminal event, -1 failed), message, accepted steps, event crossings
+    (t, index of the event) in order (a bare t: the event of index 0), rejected
     steps (None where the method does not report them), evaluations of the formulation (None:
     counted by ``Problem.fun``) and, from a compiled run, the constraint errors and energy per row."""
 
@@ -70,7 +71,8 @@ class Problem:
     the form chosen; fun(t, y) -> y' the counted right-hand side of the explicit ODE; y0 the
     formulation's initial state; record(t, y, interpolated) -> a row for the output; events,
     event_values(t, y) -> g values; monitor(t, y) after every accepted step (may raise StopRun);
-    post_step(t, y) -> y or None (None: the formulation needs no hook).
+    post_step(t, y) -> y or None (None: the formulation needs no hook); explain(t, y) -> what a step
+    size below the spacing of floating-point numbers at (t, y) means, naming the quantity that grew.
     """
 
     formulation: object
@@ -89,6 +91,7 @@ class Problem:
     monitor: Callable | None = None
     post_step: Callable | None = None
     evaluations: list = field(default_factory=lambda: [0])
+    explain: Callable | None = None  # explain(t, y) -> text for a step size below the spacing of t
 
 
 class Solver(ABC):
@@ -102,6 +105,8 @@ class Solver(ABC):
 
     def __init__(self, method: str, step: float | None = None):
         self.method = method
+        if step is not None and (isinstance(step, (str, bytes, bool)) or not np.isscalar(step)):
+            raise CapabilityError(f"method {method!r} got step={step!r} but expected a step size in s (a number)")
         if self.fixed_step and (step is None or not step > 0):
             raise CapabilityError(f"method {method!r} needs a fixed step: got step={step!r} but expected a fixed step "
                                   f"size > 0 in s (simulate(..., step=1e-3){' ' + self.step_hint if self.step_hint else ''})")

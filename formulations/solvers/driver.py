@@ -73,7 +73,7 @@ def run(stepper, problem: Problem) -> RunRecord:
                     crossed = np.sign(a) != np.sign(b) and a != 0
                     if crossed and (ev.direction == 0 or np.sign(b - a) == ev.direction):
                         tc = brentq(lambda s: event_values(s, interp(s))[i], t_prev, t_new, xtol=1e-14)
-                        t_events.append(tc)
+                        t_events.append((tc, i))
                         if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
                             stop_at = tc
                 g_old = g_new
@@ -119,7 +119,10 @@ def run(stepper, problem: Problem) -> RunRecord:
     except (StepFailure, StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status = -1
         at = getattr(exc, "at", None)
-        message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {exc}"
+        text = str(exc)
+        if isinstance(exc, StepFailure) and "spacing" in text and problem.explain is not None:
+            text = problem.explain(stepper_time(stepper, t0), getattr(stepper, "y", y0))
+        message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {text}"
     return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None))
 
 
@@ -128,6 +131,8 @@ def stepper_time(stepper, default):
         return float(stepper.t)
     except AttributeError:
         return default
+
+
 def _locate(stop, stepper, t_prev, t_new, record):
     """(t, record(t, y)) where stop.locate crosses zero within the last step, or None where it cannot
     be located.

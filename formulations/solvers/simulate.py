@@ -1,18 +1,21 @@
 """simulate: a formulation and a solver matched, run, and the result recorded as a Trajectory."""
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
 
 from ..errors import CapabilityError, StopRun
 from ..forms import EVENTS
-from ..linear import SingularMatrixError
-from ..charts import ChartError
+from ..results.assessment import assess
 from ..results.recording import trajectory
 from ..results.trajectory import Stats, Trajectory
 from ..stabilization import Projection
-from .base import Event, Problem, create, names, solver_class
+from . import inputs
+from .base import Problem, create, names, solver_class
+from .faults import explain_step_failure, guarded_rhs
+from .inputs import MAX_STEPS
 from .monitor import rank_monitor
 
 
@@ -49,7 +52,7 @@ def _alternatives(formulation, events) -> str:
 
 def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="DOP853", max_step=np.inf,
              t_eval=None, events=(), step=None, first_step=None, project_initial=False,
-             check_initial=True) -> Trajectory:
+             check_initial=True, max_steps=MAX_STEPS) -> Trajectory:
     """Integrate ``formulation`` from the dependent state ``state0`` = (p, v) (default: the system's).
 
     method: a registered solver (formulations.solvers.names(): scipy's and our Runge-Kutta methods,
@@ -57,38 +60,55 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     "RKMK45-SO3xR3" (adaptive) for the dependent formulation of rigid-body systems, "IDA" (SUNDIALS,
     a DAE solver; optional extra ``dae``), "augmented_lagrangian" (index-3, trapezoidal, fixed step;
     an AugmentedLagrangian instance sets its penalty)), or a Solver instance. ``step`` is the fixed
-    step of the fixed-step methods ("rk4", "RKMK4-*", "augmented_lagrangian").
-    events: Event objects or callables g(t, p, v) (terminal, both directions).
+    step of the fixed-step methods ("rk4", "RKMK4-*", "augmented_lagrangian"), at most t1 - t0.
+    t_span: (t0, t1) with t1 > t0. rtol: between machine epsilon and 0.1; atol: positive, at most a
+    tenth of the state's scale. t_eval: output times, sorted, inside t_span (None: every step; more
+    than 10^5 points give a warning with the expected cost). state0: (p, v), arrays or lists.
+    events: Event objects or callables g(t, p, v) (terminal, both directions), one or a sequence;
+    the trajectory's ``events`` say which fired when. max_steps: bound on the accepted steps; a run
+    that reaches it stops with status -1 and keeps what it computed.
     check_initial=False starts from a state that violates the constraints (to watch a feedback
     stabilization pull it back); by default such a state is refused.
-    A failed step or singular matrix ends the run with status -1 and a message naming the
-    system, the time and the quantity; the trajectory computed so far is kept.
+    A failed step, a singular matrix or a piece of the model that is not finite (e.g. "the forces f
+    are not finite at t = ...") ends the run with status -1 and a message naming the system, the
+    time and the quantity; the trajectory computed so far is kept. A finished run whose result fails
+    a check (formulations.results.assessment) gets status 2 and says why (see Trajectory).
+    Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
-    if not (np.isscalar(rtol) and rtol > 0 and np.isscalar(atol) and atol > 0):
-        raise ValueError(f"tolerances got rtol={rtol!r}, atol={atol!r} but expected positive numbers")
-    if len(t_span) != 2 or not np.all(np.isfinite(t_span)):
-        raise ValueError(f"t_span got {t_span!r} but expected (t0, t1) finite")
     started = time.perf_counter()
     system = formulation.system
-    p0, v0 = system.default_state() if state0 is None else (np.asarray(state0[0], float),
-                                                            np.asarray(state0[1], float))
+    args = inputs.check(system, t_span, state0, rtol=rtol, atol=atol, t_eval=t_eval, events=events, step=step,
+                        max_step=max_step, first_step=first_step, max_steps=max_steps)
+    p0, v0 = system.default_state() if args.p0 is None else (args.p0, args.v0)
+    inputs.check_tolerance_scale(args.atol, p0, v0)
     if project_initial:
         p0, v0 = system.consistent_state(p0, v0)
     if check_initial:
         formulation.check_state(p0, v0)
-    solver = create(method, step)
-    events = tuple(e if isinstance(e, Event) else Event(e) for e in events)
+    solver = create(method, args.step)
+    inputs.check_fixed_step(solver, args.t_span, args.max_steps)
+    if hasattr(solver, "max_steps"):  # a loop that counts its own steps (the compiled one)
+        solver = copy.copy(solver)
+        solver.max_steps = args.max_steps
+    events = args.events
+    inputs.check_event_values(events, args.t_span[0], p0, v0)
     form = match(formulation, solver, events)
     formulation.prepare(p0, v0, solver.offers)
     formulation.reset_statistics()
     y0 = formulation.initial_state(p0, v0)
-    formulation.resolve_stabilization(t_span, y0)
-    problem = Problem(formulation, form, None, tuple(float(t) for t in t_span), y0, rtol, atol, _recorder(formulation),
-                      max_step=max_step, first_step=first_step,
-                      t_eval=None if t_eval is None else np.asarray(t_eval, float), events=events,
-                      event_values=_event_values(formulation, events), monitor=rank_monitor(formulation, p0),
-                      post_step=formulation.post_step if formulation.uses_post_step else None)
-    problem.fun = _counted_rhs(formulation, problem.evaluations)
+    formulation.resolve_stabilization(args.t_span, y0)
+    recorder = _recorder(formulation)
+    if args.t_eval is not None and args.t_eval.size > inputs.LARGE_OUTPUT:
+        timer = time.perf_counter()
+        recorder(args.t_span[0], np.array(y0, float), False)
+        inputs.warn_large_output(args.t_eval, time.perf_counter() - timer)
+    problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
+                      max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,
+                      event_values=_event_values(formulation, events),
+                      monitor=_bounded(rank_monitor(formulation, p0), args.max_steps, args.t_span[1]),
+                      post_step=formulation.post_step if formulation.uses_post_step else None,
+                      explain=explain_step_failure(formulation, args.t_span[0], y0))
+    problem.fun = guarded_rhs(formulation, problem.evaluations, formulation.reject_singular_stages)
     setup = time.perf_counter() - started
     run = solver.integrate(problem)
     wall = time.perf_counter() - started
@@ -100,28 +120,28 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                   problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=formulation.projections,
                   rechoices=formulation.rechoices, setup_time=setup, charts=charts,
                   chart_time_share=chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
-    settings = dict(method=solver.method, rtol=rtol, atol=atol, stabilization=formulation.stabilization.label(),
-                    formulation=formulation.name, step=solver.step)
-    return trajectory(formulation, run, stats, message, settings)
+    settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
+                    stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
+    traj = trajectory(formulation, run, stats, message, settings, events)
+    return assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
+                  adaptive=solver.step is None, initial_violation=not check_initial)
 
 
-def _counted_rhs(formulation, counter):
-    """y' = F(t, y), counted; where the formulation asks for it, a singular trial stage gives NaN so
-    that the solver shrinks the step instead of ending the run."""
-    rhs = formulation.rhs
-    if not formulation.reject_singular_stages:
-        def fun(t, y):
-            counter[0] += 1
-            return rhs(t, y)
-        return fun
+def _bounded(monitor, max_steps, t_end):
+    """The monitor after every accepted step, and a stop with a message after ``max_steps`` steps
+    short of ``t_end``."""
+    count = [0]
 
-    def guarded(t, y):
-        counter[0] += 1
-        try:
-            return rhs(t, y)
-        except (SingularMatrixError, ChartError):
-            return np.full(len(y), np.nan)
-    return guarded
+    def bounded(t, y):
+        if monitor is not None:
+            monitor(t, y)
+        count[0] += 1
+        if count[0] >= max_steps and t < t_end:
+            raise StopRun(f"max_steps = {max_steps} accepted steps reached before the end of t_span (raise "
+                          f"max_steps, loosen the tolerance or shorten t_span; the points so far are kept)",
+                          quantity="max_steps")
+
+    return bounded
 
 
 def _recorder(formulation):

@@ -20,9 +20,12 @@ import numpy as np
 
 import warnings
 
-from ..base import create
+from systems.arguments import as_system, real, state_pair, time_span, whole
+from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
+
+from ..base import create, names
 from ..results.trajectory import Trajectory
-from ..solvers import order
+from ..solvers import order, solver_class
 from ..stabilization import as_strategy
 
 DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
@@ -192,6 +195,8 @@ class Comparison:
                              else fmt.format(value))
             if r.status < 0:
                 cells[0] += " (failed)"
+            elif r.status == 2:
+                cells[0] += " (checks failed)"
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
@@ -214,7 +219,7 @@ class Comparison:
 
     def reading(self) -> list:
         """Short statements on the results: most accurate per unit time, drift, failures."""
-        ok = [r for r in self.rows if r.status >= 0 and np.isfinite(r.deviation)]
+        ok = [r for r in self.rows if r.status in (0, 1) and np.isfinite(r.deviation)]
         notes = []
         if ok:
             best = min(ok, key=lambda r: r.deviation)
@@ -237,7 +242,15 @@ class Comparison:
         for r in self.rows:
             if r.status < 0:
                 notes.append(f"{r.label} failed: {r.message}")
+            elif r.status == 2:
+                notes.append(f"{r.label} {r.message}")
         return notes
+
+    def __repr__(self):
+        rows = ", ".join(f"{r.label} (status {r.status}, deviation {r.deviation:.1e})" for r in self.rows[:12])
+        more = f", ... {len(self.rows) - 12} more" if len(self.rows) > 12 else ""
+        return (f"<Comparison {self.system_name} over t = {self.t_span[0]:g} .. {self.t_span[1]:g}, rtol = "
+                f"{self.rtol:g}: {len(self.rows)} configurations: {rows}{more}; {len(self.sweep)} sweep points>")
 
 
 def _finite(obj):
@@ -269,23 +282,62 @@ def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
                          traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers))
 
 
+def _sequence(argument, value):
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ArgumentTypeError(f"{argument} got {value!r} but expected a sequence, e.g. [1e-6, 1e-8]", argument)
+    return list(value)
+
+
+def _configurations(system, configurations) -> list:
+    """Configuration objects from ``configurations`` (one spec or a sequence), each checked before any run:
+    its formulation, stabilization and method named with the valid ones."""
+    if configurations is None or (hasattr(configurations, "__len__") and not len(configurations)):
+        configurations = default_configurations(system)
+    if isinstance(configurations, (str, Mapping, Configuration)):
+        configurations = [configurations]
+    configs = []
+    for i, spec in enumerate(configurations):
+        try:
+            config = Configuration.parse(spec)
+            if config.formulation not in names():
+                raise UnknownNameError("formulation", config.formulation, names())
+            as_strategy(config.stabilization)
+            solver_class(config.method)
+        except UnknownNameError as exc:
+            raise UnknownNameError(exc.kind, exc.name, exc.valid, argument=f"compare configurations[{i}]") from None
+        except TypeError as exc:
+            raise ArgumentTypeError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        except ValueError as exc:
+            raise ArgumentError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        configs.append(config)
+    return configs
+
+
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=1e-13, samples=501, sweep: Sequence[float] | None = None,
             progress: Callable | None = None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
-    configurations: names such as "dependent+projection" or "minimal@dopri5", dicts, or
-    Configuration objects (default: every formulation that applies, see default_configurations). state0 defaults to the system's default state. samples: points of the
-    common time grid. sweep: tolerances for work-precision data (each configuration run at each).
-    progress(i, n, label) is called before each run.
+    system: a System or a catalogue name. configurations: names such as "dependent+projection" or
+    "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
+    that applies, see default_configurations); each is checked before any run. state0 defaults to
+    the system's default state. samples (>= 2): points of the common time grid. sweep: tolerances
+    for work-precision data (each configuration run at each). progress(i, n, label) is called before
+    each run. Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
+    system = as_system(system)
     atol = rtol if atol is None else atol
-    if not (rtol > 0 and atol > 0 and reference_tol > 0):
-        raise ValueError(f"tolerances got rtol={rtol}, atol={atol}, reference_tol={reference_tol} but expected "
-                         f"positive numbers")
-    configs = [Configuration.parse(c) for c in (configurations or default_configurations(system))]
-    state0 = system.default_state() if state0 is None else state0
-    grid = np.linspace(float(t_span[0]), float(t_span[1]), int(samples))
+    rtol, atol, reference_tol = (real(name, value, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
+                                 for name, value in (("rtol", rtol), ("atol", atol), ("reference_tol", reference_tol)))
+    t_span = time_span(t_span)
+    samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
+    sweep = [real(f"sweep[{i}]", tol, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
+             for i, tol in enumerate(_sequence("sweep", sweep))]
+    configs = _configurations(system, configurations)
+    state0 = system.default_state() if state0 is None else state_pair(system, state0)
+    grid = np.linspace(t_span[0], t_span[1], samples)
     total = 1 + len(configs) * (1 + len(sweep or ()))
     step = [0]
 

@@ -23,6 +23,7 @@ from typing import Sequence
 import sympy as sp
 
 from ..description import BodyBlock, System
+from ..errors import SystemDescriptionError
 from .common import pfaffian_matrix, split_constraints
 from .rotations import quaternion_rates_matrix, rotation_matrix
 
@@ -43,7 +44,16 @@ class BodyFrame:
     def __post_init__(self):
         if self.velocity not in ("twist", "hybrid"):
             raise ValueError(f"body {self.name!r}: velocity got {self.velocity!r} but expected 'twist' or 'hybrid'")
-        object.__setattr__(self, "inertia", sp.ImmutableMatrix(self.inertia))
+        try:
+            inertia = sp.ImmutableMatrix(self.inertia)
+        except (TypeError, ValueError, sp.SympifyError):
+            inertia = None
+        if inertia is None or inertia.shape != (3, 3) or any(sp.simplify(e) != 0 for e in inertia - inertia.T):
+            raise SystemDescriptionError(f"body {self.name}", [
+                f"inertia got {self.inertia!r} but expected a symmetric 3 x 3 matrix about the centre in body axes "
+                f"(sympy.diag(I1, I2, I3) for principal moments)"])
+        object.__setattr__(self, "inertia", inertia)
+        object.__setattr__(self, "mass", sp.sympify(self.mass))
 
     @property
     def e(self) -> tuple:
@@ -122,7 +132,7 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
         f.append(fi)
         V += -frame.mass * (_vec(gravity).T * sp.Matrix(frame.r))[0, 0]
     A = sp.diag(*[frame.kinematics() for frame in frames])
-    names, Phi, rows = split_constraints(holonomic, nonholonomic_rows)
+    names, Phi, rows = split_constraints(holonomic, nonholonomic_rows, name)
     C_nh = pfaffian_matrix([sp.expand(r) for r in rows], v, name) if rows else sp.zeros(0, len(v))
     return System(name=name, coordinates=tuple(p), velocities=tuple(v), A=A, M=sp.diag(*M),
                   d=sp.Matrix.vstack(*d), f=sp.Matrix.vstack(*f), Phi=sp.Matrix(Phi) if Phi else None, C_nh=C_nh,

@@ -31,11 +31,64 @@ def pfaffian_matrix(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], sy
     return sp.ImmutableMatrix(out)
 
 
-def split_constraints(holonomic: Iterable, nonholonomic: Iterable):
-    """([(name, Phi_i)], [(name, row_i)]) -> (names, Phi list, row list)."""
-    holonomic, nonholonomic = list(holonomic), list(nonholonomic)
+def split_constraints(holonomic: Iterable, nonholonomic: Iterable, system_name: str = "?"):
+    """([(name, Phi_i)], [(name, row_i)]) -> (names, Phi list, row list); SystemDescriptionError
+    naming every entry that is not a (str name, scalar expression) pair."""
+    problems, out = [], []
+    for kind, example, items in (("holonomic", "('ring force', x**2 + y**2 - 1)", holonomic),
+                                 ("nonholonomic", "('lateral force', -sin(theta)*x_dot + cos(theta)*y_dot)",
+                                  nonholonomic)):
+        if isinstance(items, tuple) and len(items) == 2 and isinstance(items[0], str):
+            problems.append(f"{kind} got one pair {items!r} but expected a list of (name, expression) pairs: "
+                            f"[{example}]")
+            out.append([])
+            continue
+        try:
+            items = list(items)
+        except TypeError:
+            problems.append(f"{kind} got {items!r} but expected a list of (name, expression) pairs, e.g. [{example}]")
+            out.append([])
+            continue
+        pairs = []
+        for i, item in enumerate(items):
+            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str) and item[0]):
+                problems.append(f"{kind} constraint {i + 1} got {item!r} but expected a (name, expression) pair whose "
+                                f"name says which reaction the row carries, e.g. {example}")
+                continue
+            expr = sp.sympify(item[1])
+            if isinstance(expr, sp.MatrixBase) or not isinstance(expr, sp.Expr):
+                problems.append(f"{kind} constraint {item[0]!r} got {item[1]!r} but expected one scalar expression")
+                continue
+            pairs.append((item[0], expr))
+        out.append(pairs)
+    if problems:
+        raise SystemDescriptionError(system_name, problems)
+    holonomic, nonholonomic = out
     names = tuple(n for n, _ in holonomic) + tuple(n for n, _ in nonholonomic)
     return names, [e for _, e in holonomic], [e for _, e in nonholonomic]
+
+
+def check_symbols(argument: str, symbols, system_name: str = "?") -> tuple:
+    """``symbols`` as a tuple of sympy Symbols, or SystemDescriptionError naming the bad entries."""
+    symbols = tuple(symbols)
+    bad = [f"{argument}[{i}] got {s!r} ({type(s).__name__}) but expected a sympy Symbol, e.g. "
+           f"sympy.symbols('x y', real=True)" for i, s in enumerate(symbols) if not isinstance(s, sp.Symbol)]
+    if bad:
+        raise SystemDescriptionError(system_name, bad)
+    return symbols
+
+
+def column(argument: str, value, length: int, what: str, system_name: str = "?"):
+    """``value`` as a sympy column of ``length`` entries, or SystemDescriptionError naming the shape."""
+    try:
+        m = sp.Matrix(value) if not isinstance(value, sp.MatrixBase) else sp.Matrix(value)
+    except (TypeError, ValueError, sp.SympifyError):
+        m = None
+    if m is None or not (m.shape == (length, 1) or m.shape == (1, length)):
+        shape = None if m is None else m.shape
+        raise SystemDescriptionError(system_name, [f"{argument} got {value!r} (shape {shape}) but expected "
+                                                   f"{length} entries: {what}"])
+    return m.reshape(length, 1)
 
 
 def tidy(expr, simplify=True):

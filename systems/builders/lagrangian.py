@@ -10,7 +10,8 @@ from typing import Sequence
 import sympy as sp
 
 from ..description import System
-from .common import pfaffian_matrix, split_constraints, tidy
+from ..errors import SystemDescriptionError
+from .common import check_symbols, column, pfaffian_matrix, split_constraints, tidy
 
 
 def velocity_symbols(coordinates):
@@ -27,8 +28,13 @@ def from_lagrangian(name: str, coordinates: Sequence[sp.Symbol], T, V=0, *, velo
     linear in v. ``forces`` are generalized forces Q (n,), which may depend on t and be affine in
     the system's multipliers (pass ``multipliers=`` then). Remaining keywords go to System.
     """
-    p = tuple(coordinates)
-    v = tuple(velocities) if velocities is not None else velocity_symbols(p)
+    if not isinstance(name, str) or not name:
+        raise SystemDescriptionError(repr(name), [f"name got {name!r} but expected a non-empty str"])
+    p = check_symbols("coordinates", coordinates, name)
+    v = check_symbols("velocities", velocities, name) if velocities is not None else velocity_symbols(p)
+    if len(v) != len(p):
+        raise SystemDescriptionError(name, [f"velocities got {len(v)} symbols but expected {len(p)}, one per "
+                                            f"coordinate (v = p')"])
     T, V = sp.sympify(T), sp.sympify(V)
     vcol = sp.Matrix(v)
     dT_dv = sp.Matrix([T]).jacobian(v).T
@@ -36,8 +42,9 @@ def from_lagrangian(name: str, coordinates: Sequence[sp.Symbol], T, V=0, *, velo
     d = tidy(dT_dv.jacobian(p) * vcol - sp.Matrix([T]).jacobian(p).T, simplify)
     f = -sp.Matrix([V]).jacobian(p).T
     if forces is not None:
-        f = f + sp.Matrix(forces)
-    names, Phi, rows = split_constraints(holonomic, nonholonomic)
+        f = f + column("forces", forces, len(v), f"one generalized force per velocity ({', '.join(map(str, v))})",
+                       name)
+    names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
     C_nh = pfaffian_matrix(rows, v, name) if rows else sp.zeros(0, len(v))
     return System(name=name, coordinates=p, velocities=v, A=sp.eye(len(p)), M=M, d=d, f=f,
                   Phi=sp.Matrix(Phi) if Phi else None, C_nh=C_nh, constraint_names=names,

@@ -19,7 +19,8 @@ from typing import Sequence
 import sympy as sp
 
 from ..description import System
-from .common import pfaffian_matrix, split_constraints, tidy
+from ..errors import SystemDescriptionError
+from .common import check_symbols, column, pfaffian_matrix, split_constraints, tidy
 
 
 def _vec(x):
@@ -53,6 +54,43 @@ class RigidBody:
             raise ValueError(f"body {self.name!r}: axes got {self.axes!r} but expected 'body' or 'world'")
         if self.rotation is None and self.angular_velocity is None:
             raise ValueError(f"body {self.name!r}: give its rotation or its angular velocity")
+        problems = []
+        try:
+            object.__setattr__(self, "mass", sp.sympify(self.mass))
+        except sp.SympifyError:
+            problems.append(f"mass got {self.mass!r} but expected a number or a sympy expression")
+        for field_name, shape, what in (("inertia", (3, 3), "a 3 x 3 matrix about the centre (sympy.diag(I1, I2, I3) "
+                                                            "for principal moments)"),
+                                        ("position", (3, 1), "3 world-axes coordinates of the centre"),
+                                        ("rotation", (3, 3), "the 3 x 3 rotation matrix R (world <- body)"),
+                                        ("angular_velocity", (3, 1), "3 components linear in v"),
+                                        ("force", (3, 1), "3 world-axes components"),
+                                        ("torque", (3, 1), "3 world-axes components")):
+            value = getattr(self, field_name)
+            if value is None:
+                continue
+            matrix = _as_matrix(value)
+            if matrix is not None and shape[1] == 1 and matrix.shape == (1, 3):
+                matrix = matrix.T
+            if matrix is None or matrix.shape != shape:
+                problems.append(f"{field_name} got {value!r} (shape {None if matrix is None else matrix.shape}) but "
+                                f"expected {what}")
+                continue
+            object.__setattr__(self, field_name, sp.ImmutableMatrix(matrix))
+        if not problems:
+            asym = [e for e in (self.inertia - self.inertia.T) if sp.simplify(e) != 0]
+            if asym:
+                problems.append(f"inertia got a non-symmetric matrix {self.inertia.tolist()} but expected a symmetric "
+                                f"one (I = I^T)")
+        if problems:
+            raise SystemDescriptionError(f"body {self.name}", problems)
+
+
+def _as_matrix(value):
+    try:
+        return sp.Matrix(value)
+    except (TypeError, ValueError, sp.SympifyError):
+        return None
 
 
 class Kinematics:
@@ -103,13 +141,23 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
     :meth:`Kinematics.reaction_row`. ``gravity`` is the world vector g (e.g. (0, 0, -g)); its
     potential enters the energy. ``forces`` are extra generalized forces (n,).
     """
-    kin = Kinematics(coordinates, velocities, A)
+    coordinates = check_symbols("coordinates", coordinates, name)
+    velocities = check_symbols("velocities", velocities, name)
+    n_p, n = len(coordinates), len(velocities)
+    A_matrix = _as_matrix(A)
+    if A_matrix is None or A_matrix.shape != (n_p, n):
+        raise SystemDescriptionError(name, [f"A got shape {None if A_matrix is None else A_matrix.shape} but expected "
+                                            f"({n_p}, {n}): p' = A v with {n_p} coordinates and {n} velocities"])
+    bad = [f"bodies[{i}] got {b!r} but expected a RigidBody" for i, b in enumerate(bodies) if not isinstance(b, RigidBody)]
+    if bad:
+        raise SystemDescriptionError(name, bad)
+    kin = Kinematics(coordinates, velocities, A_matrix)
     v = list(velocities)
-    n = len(v)
-    g = _vec(gravity)
+    g = column("gravity", gravity, 3, "the world vector g, e.g. (0, 0, -g)", name)
     M = sp.zeros(n, n)
     d = sp.zeros(n, 1)
-    f = sp.zeros(n, 1) if forces is None else sp.Matrix(forces)
+    f = sp.zeros(n, 1) if forces is None else column(
+        "forces", forces, n, f"one generalized force per velocity ({', '.join(map(str, v))})", name)
     V = sp.S.Zero
     for body in bodies:
         vG = kin.centre_velocity(body)
@@ -127,7 +175,7 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
             tau = sp.Matrix(body.rotation).T * tau
         f += J_r.T * (m * g + _vec(body.force)) + J_w.T * tau
         V += -m * (g.T * _vec(body.position))[0, 0]
-    names, Phi, rows = split_constraints(holonomic, nonholonomic)
+    names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
     C_nh = pfaffian_matrix([sp.expand(r) for r in rows], v, name) if rows else sp.zeros(0, n)
     return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
                   M=tidy(M, simplify), d=tidy(d, simplify), f=tidy(f, simplify),

@@ -9,6 +9,7 @@ import importlib
 import inspect
 import pkgutil
 
+from ..arguments import whole
 from ..errors import UnknownNameError
 
 
@@ -32,16 +33,26 @@ def names() -> tuple:
 
 
 def load(name: str, **values):
-    """Catalogue system ``name`` with structural options and parameter values overridden."""
-    if name not in _REGISTRY:
+    """Catalogue system ``name`` with structural options (e.g. n of n_pendulum, a whole number) and
+    parameter values overridden; each value is checked and a bad one named."""
+    if not isinstance(name, str) or name not in _REGISTRY:
         raise UnknownNameError("system", name, names())
     build = _REGISTRY[name].build
-    options = {k: values.pop(k) for k in list(values) if k in inspect.signature(build).parameters}
+    signature = inspect.signature(build).parameters
+    options = {k: _option(name, k, signature[k].default, values.pop(k)) for k in list(values) if k in signature}
     key = (name, tuple(sorted(options.items())))
     if key not in _BUILT:  # systems are immutable: the symbolic build is shared
         _BUILT[key] = build(**options)
     system = _BUILT[key]
     return system.with_parameters(**values) if values else system
+
+
+def _option(system, key, default, value):
+    """A structural option converted to the type of its default: whole numbers for int options
+    (3, 3.0 and "3" give 3; 2.5 and True are refused)."""
+    if isinstance(default, int) and not isinstance(default, bool):
+        return whole(f"option {key} of system {system!r}", value, minimum=1 if default >= 1 else None)
+    return value
 
 
 def describe(name: str) -> str:

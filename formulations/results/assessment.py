@@ -1,0 +1,120 @@
+"""Checks of a finished run's result, so that a run never reports plain success when its result
+is not what its settings promise.
+
+A run with status 0 (finished) or 1 (terminal event) gets status 2 and a message "..., but ..."
+where one of these fails; the notes are kept in Trajectory.warnings (a failed run keeps status -1
+and gets the notes too):
+  - it ended short of t_span (or recorded fewer points than t_eval asked for);
+  - its state or energy is not finite at some point;
+  - the kinematic matrix A is singular at a point (sigma_min / sigma_max < 1e-8): the coordinates do
+    not describe the motion there, whatever the residuals say;
+  - |C v' + xi| exceeds 1e-6 (1 + max |v'|): the accelerations do not satisfy the constraints
+    (not checked with a feedback stabilization, which sets C v' + xi on purpose);
+  - the position or velocity residual, or the energy drift of a conservative system
+    (systems.energy; not with a feedback stabilization), exceeds what the tolerance allows:
+    ALLOWANCE x tol x (accepted steps + 1) (local errors of size tol adding up over the steps),
+    never more than 1 % of the scale
+    (1 + max |p|, 1 + max |v|, 1 + max |E|); fixed-step runs get the 1 % bound only. A run started
+    off the constraints on purpose (check_initial=False) is not held to these residual checks.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from systems.energy import is_conservative
+
+from .trajectory import EVENT, SUCCESS, WARNED, Trajectory
+
+ALLOWANCE = 100.0  # over 50 times the largest ratio met in the test suite's runs
+SCALE_SHARE = 1e-2
+SINGULAR_A = 1e-8
+FEEDBACK = ("baumgarte", "constraint_dynamics", "ggl")  # C v' + xi != 0 by design; they do work on the system
+SAMPLES = 2000  # points at which A is checked, evenly spread (all where there are fewer)
+
+
+def assess(traj: Trajectory, system, *, t_span, t_eval, tol, adaptive, initial_violation=False) -> Trajectory:
+    """``traj`` with status 2 and the notes of the failed checks where a check fails (see module)."""
+    notes = _ended_short(traj, t_span, t_eval) + _not_finite(traj) + _singular_kinematics(traj, system)
+    if traj.t.size and not initial_violation:
+        notes += _residuals(traj, system, tol, adaptive)
+    if not notes:
+        return traj
+    if traj.status in (SUCCESS, EVENT):
+        lead = "finished over t_span" if traj.status == SUCCESS else traj.message
+        return dataclasses.replace(traj, status=WARNED, message=f"{lead}, but {'; '.join(notes)}",
+                                   warnings=tuple(notes))
+    return dataclasses.replace(traj, warnings=tuple(notes))
+
+
+def _ended_short(traj, t_span, t_eval):
+    if traj.status != SUCCESS:
+        return []
+    end = float(t_eval[-1]) if t_eval is not None else float(t_span[1])
+    if not traj.t.size or traj.t[-1] < end - 1e-9 * max(1.0, abs(end)):
+        last = f"t = {traj.t[-1]:.6g}" if traj.t.size else "no point"
+        return [f"the run ended at {last}, short of t = {end:.6g}"]
+    if t_eval is not None and traj.t.size != t_eval.size:
+        return [f"it recorded {traj.t.size} of the {t_eval.size} points of t_eval"]
+    return []
+
+
+def _not_finite(traj):
+    bad = ~(np.all(np.isfinite(traj.p), axis=1) & np.all(np.isfinite(traj.v), axis=1))
+    if bad.any():
+        return [f"the state is not finite from t = {traj.t[np.argmax(bad)]:.6g} on"]
+    return []
+
+
+def _singular_kinematics(traj, system):
+    if not system.A.free_symbols or not traj.t.size:
+        return []
+    rows = np.unique(np.linspace(0, traj.t.size - 1, min(traj.t.size, SAMPLES)).astype(int))
+    num, par = system.numeric, system.params
+    with np.errstate(all="ignore"):
+        A = np.array([num.A(traj.p[i], par) for i in rows if np.all(np.isfinite(traj.p[i]))])
+    if not A.size or not np.all(np.isfinite(A)):
+        return []
+    s = np.linalg.svd(A, compute_uv=False)
+    ratio = s[:, -1] / np.maximum(s[:, 0], 1e-300)
+    k = int(np.argmin(ratio))
+    if ratio[k] >= SINGULAR_A:
+        return []
+    i = rows[k]
+    where = ", ".join(f"{n}={x:.6g}" for n, x in zip(system.coordinate_names, traj.p[i]))
+    return [f"the kinematic matrix A is singular at t = {traj.t[i]:.6g} (sigma_min / sigma_max = {ratio[k]:.1e} at "
+            f"p = ({where})): the coordinates do not describe the motion there, so the accelerations are not "
+            f"reliable"]
+
+
+def _residuals(traj, system, tol, adaptive):
+    notes = []
+    steps = traj.stats.steps or 0
+    share = min(ALLOWANCE * tol * (steps + 1), SCALE_SHARE) if adaptive else SCALE_SHARE
+    how = (f"{share:.1e} of the scale (tol = {tol:.1e} over {steps} steps)" if adaptive
+           else f"{share:.0%} of the scale (fixed step)")
+    errors = traj.constraint_errors
+    vdot = traj.vdot[np.all(np.isfinite(traj.vdot), axis=1)]
+    acc = errors.acceleration[np.isfinite(errors.acceleration)]
+    bound = 1e-6 * (1 + (np.max(np.abs(vdot)) if vdot.size else 0.0))
+    feedback = traj.settings.get("stabilization", "none").split("(")[0] in FEEDBACK
+    if acc.size and acc.max() > bound and not feedback:
+        notes.append(f"|C v' + xi| reaches {acc.max():.2e}, above {bound:.1e}: the accelerations do not satisfy "
+                     f"the constraints (a singular or ill-conditioned matrix)")
+    for name, values, scale in (("position", errors.position, 1 + np.nanmax(np.abs(traj.p), initial=0.0)),
+                                ("velocity", errors.velocity, 1 + np.nanmax(np.abs(traj.v), initial=0.0))):
+        finite = values[np.isfinite(values)]
+        if not finite.size:
+            continue
+        if finite.max() > share * scale:
+            label = "|Phi|" if name == "position" else "|C v|"
+            notes.append(f"the {name} residual {label} reaches {finite.max():.2e}, beyond {how} = {share * scale:.1e}")
+    energy = traj.energy[np.isfinite(traj.energy)]
+    if energy.size and not feedback and is_conservative(system):
+        drift = float(np.max(np.abs(energy - energy[0])))
+        scale = 1 + float(np.max(np.abs(energy)))
+        if drift > share * scale:
+            notes.append(f"the energy drifts by {drift:.2e} J in a conservative system, beyond {how} = "
+                         f"{share * scale:.1e} J")
+    return notes

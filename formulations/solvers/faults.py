@@ -1,0 +1,112 @@
+"""Faults met during a run, named where they appear: a right-hand side that is not finite is traced
+to the piece of the model that is not (the forces f, the mass matrix M ...), and a step size that
+falls below the spacing of floating-point numbers is explained with the quantity that grew."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..charts import ChartError
+from ..errors import StopRun
+from ..linear import SingularMatrixError
+
+# the pieces of systems.numeric.NumericModel.dynamics, in its order, with their names in messages
+PIECES = (("M", "the mass matrix M"), ("d", "the velocity-dependent inertia terms d"), ("f", "the forces f"),
+          ("F", "the multiplier part of the forces F_lambda"), ("C", "the constraint rows C"),
+          ("xi", "the constraint acceleration terms xi"), ("A", "the kinematic matrix A"), (None, None))
+
+
+def _where(names, x) -> str:
+    return ", ".join(f"{n}={val:.6g}" for n, val in zip(names, x))
+
+
+def pieces(formulation, t, y):
+    """(p, v, {name: array}) of the model's pieces at the own state y (p renormalized), or None where
+    the state is not finite or cannot be mapped to (p, v)."""
+    if not np.all(np.isfinite(y)):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            p, v = formulation.dependent_state(y)
+            _, values = formulation.dynamics(t, p, v)
+    except (np.linalg.LinAlgError, ChartError, StopRun, ValueError, ZeroDivisionError):
+        return None  # the own state cannot be mapped back here (e.g. a singular choice of u)
+    return p, v, {key: np.asarray(val, float) for (key, _), val in zip(PIECES, values) if key}
+
+
+def not_finite(formulation, t, y):
+    """StopRun naming the first piece of the model that is not finite at (t, y), or None (also
+    where y itself is not finite: the solver then rejects the trial step)."""
+    found = pieces(formulation, t, y)
+    if found is None:
+        return None
+    p, v, values = found
+    system = formulation.system
+    for key, label in PIECES:
+        if key and not np.all(np.isfinite(values[key])):
+            return StopRun(f"{label} {'is' if key in ('M', 'C', 'A') else 'are'} not finite at t = {t:.6g} "
+                           f"(p = ({_where(system.coordinate_names, p)}), v = ({_where(system.velocity_names, v)}))",
+                           quantity=key)
+    return None
+
+
+def guarded_rhs(formulation, counter, reject_singular):
+    """y' = F(t, y), counted. A piece of the model that is not finite at a finite state ends the run
+    with a StopRun naming it; where ``reject_singular``, a singular trial stage gives NaN so that the
+    solver shrinks the step instead of ending the run."""
+    rhs = formulation.rhs
+
+    def fun(t, y):
+        counter[0] += 1
+        try:
+            out = rhs(t, y)
+        except (SingularMatrixError, ChartError):
+            stop = not_finite(formulation, t, y)
+            if stop is not None:
+                raise stop from None
+            if reject_singular:
+                return np.full(len(y), np.nan)
+            raise
+        if not np.isfinite(out).all():
+            stop = not_finite(formulation, t, y)
+            if stop is not None:
+                raise stop
+        return out
+
+    return fun
+
+
+def explain_step_failure(formulation, t0, y0):
+    """explain(t, y) -> text: what a step size below the spacing of floating-point numbers at (t, y)
+    means, with the piece of the model (or the accelerations) that grew most since (t0, y0)."""
+    def size(formulation_, t, y):
+        found = pieces(formulation_, t, y)
+        if found is None:
+            return None
+        _, _, values = found
+        out = {key: float(np.max(np.abs(val), initial=0.0)) for key, val in values.items()}
+        try:
+            with np.errstate(all="ignore"):
+                out["v'"] = float(np.max(np.abs(formulation_.accelerations(t, y, False)[1]), initial=0.0))
+        except (np.linalg.LinAlgError, StopRun, ChartError, ValueError):
+            pass
+        return out
+
+    start = size(formulation, t0, np.asarray(y0, float))
+    labels = dict(PIECES[:-1]) | {"v'": "the accelerations v'"}
+
+    def explain(t, y):
+        text = (f"the step size fell below the spacing of floating-point numbers at t = {t:.10g}: the solution "
+                f"changes faster there than double precision resolves")
+        now = size(formulation, t, np.asarray(y, float))
+        if now is None:
+            return text + " (the state is not finite there)"
+        growth = {k: now[k] / max(start.get(k, 0.0), 1e-300) for k in now if start and np.isfinite(now[k])}
+        if growth:
+            key = max(growth, key=growth.get)
+            if growth[key] > 1e3:
+                return (text + f": {labels[key]} grew from {start[key]:.3g} at t = {t0:g} to {now[key]:.3g} (a force "
+                        f"or an acceleration that blows up, or a singular configuration)")
+        return text + (" (a singular configuration or a discontinuity in the forces; or a tolerance too tight for "
+                       "double precision)")
+
+    return explain

@@ -1,0 +1,38 @@
+"""Whether a system conserves its energy E = v^T M v / 2 + V at its current parameter values.
+
+It does where nothing depends on time explicitly (M, d, A, f, Phi, C_nh free of t), the forces
+do not depend on the multipliers (F_lambda = 0: ideal constraints) and the applied forces are
+those of the potential, f = -A^T dV/dp — checked numerically at random states. Ideal scleronomic
+constraints do no work, so E is then a first integral.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import sympy as sp
+
+
+@functools.lru_cache(maxsize=128)
+def is_conservative(system) -> bool:
+    """True where E is a first integral of ``system`` (see the module docstring)."""
+    t = system.time
+    if any(t in getattr(system, name).free_symbols for name in ("M", "d", "A", "f", "Phi", "C_nh")):
+        return False
+    p, params = list(system.coordinates), [par.symbol for par in system.parameters]
+    grad = sp.lambdify([p, params], sp.Matrix([system.potential]).jacobian(p), modules="numpy")
+    num, par = system.numeric, system.params
+    p0, _ = system.default_state()
+    rng = np.random.default_rng(7)
+    for k in range(3):
+        p = p0 + (0.1 * rng.standard_normal(p0.shape) if k else 0.0)
+        v = rng.standard_normal(system.n)
+        with np.errstate(all="ignore"):
+            _, _, f0, F, *_, A, _ = num.dynamics(0.37, p, v, par)
+            residual = f0 + A.T @ np.asarray(grad(p, par), float).ravel()
+        if not (np.all(np.isfinite(residual)) and np.all(np.isfinite(F))):
+            return False
+        if np.max(np.abs(F), initial=0.0) > 0 or np.max(np.abs(residual), initial=0.0) > 1e-9 * (
+                1 + np.max(np.abs(f0), initial=0.0)):
+            return False
+    return True
