@@ -42,6 +42,7 @@ from systems.state import renormalize
 from .charts import Atlas
 from .errors import CapabilityError
 from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP
+from .kernels import generator_hash
 from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy, with_frequency
 
 _REGISTRY: dict = {}
@@ -161,7 +162,7 @@ class Formulation(ABC):
 
     def warm_tag(self) -> str:
         """Names this formulation of this system structure in the cache's notes of compiled code."""
-        return f"{self.name}-{structure_hash(self.system)}"
+        return f"{self.name}-{structure_hash(self.system)}-{generator_hash()}"
 
     def _resolve_backend(self, backend):
         if backend == "auto":

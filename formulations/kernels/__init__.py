@@ -13,7 +13,24 @@ Every module defines, for y the formulation's own state and ``extra`` its run-ti
     evaluate_all(ts, ys, params, extra) -> (y', lambda, ok, p, v, v')   at recorded points
     check_all(ts, ps, vs, vdots, ok, params) -> (N, 6)             errors, energy, rank measures
 """
+import functools
+import hashlib
+import pathlib
+
 from .dependent import dependent_source
 from .embedded import minimal_source, reduced_source
 
-__all__ = ["dependent_source", "minimal_source", "reduced_source"]
+__all__ = ["dependent_source", "generator_hash", "minimal_source", "reduced_source"]
+
+
+@functools.lru_cache(maxsize=1)
+def generator_hash() -> str:
+    """A hash of the code that writes the compiled modules (this package, the compiled loops and
+    systems.codegen): compiled code noted as warm under another hash is not taken for this one."""
+    root = pathlib.Path(__file__).resolve().parent.parent.parent
+    files = sorted((root / "formulations" / "kernels").glob("*.py")) + sorted(
+        (root / "formulations" / "solvers").glob("compiled_*.py")) + [root / "systems" / "codegen.py"]
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:12]
