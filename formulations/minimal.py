@@ -43,6 +43,8 @@ class Minimal(Formulation):
         at the last choice (default: re-choose only when the choice was automatic).
         """
         self.geometry = make_geometry(self.system, self.name)
+        if isinstance(independent, str):  # one name, not its characters
+            independent = (independent,)
         self.requested = tuple(independent) if independent is not None else self.system.independent_velocities
         self.rechoose_requested = rechoose
         self.rechoose = bool(rechoose)

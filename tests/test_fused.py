@@ -111,3 +111,9 @@ def test_compiled_dop853_dense_output_on_t_eval():
     a, b = runs["numpy"], runs["compiled"]
     assert np.array_equal(b.t, grid) and np.array_equal(a.t, grid)
     assert np.max(np.abs(a.p - b.p)) < 1e-10 and np.max(np.abs(a.v - b.v)) < 1e-10
+
+
+def test_one_independent_velocity_may_be_given_as_a_name():
+    """A string is one name, not its characters (knife edge: r = 2, so one name is one too few)."""
+    with pytest.raises(ValueError, match=r"got 1 independent velocities \('x_dot',\)"):
+        F.create("minimal", systems.load("knife_edge"), independent="x_dot")

@@ -205,7 +205,7 @@ def cmd_compare(args):
                                                       **options)
             except _input_errors() as exc:
                 raise UsageError(explain(exc)) from None
-            failed = [r for r in comparison.rows if r.status < 0]
+            failed = [r for r in comparison.rows if r.status < 0 or r.status == 2]  # 2: finished, but see its warnings
             _print_comparison(args, system, comparison)
             if folder is not None:
                 report = _write(comparison, system, folder, args, failed)
@@ -216,7 +216,7 @@ def cmd_compare(args):
                   file=sys.stderr)
         raise
     if failed:
-        print(f"pfaff: {len(failed)} of {len(comparison.rows)} runs did not finish: "
+        print(f"pfaff: {len(failed)} of {len(comparison.rows)} runs did not finish, or finished with warnings: "
               + "; ".join(f"{r.label}: {r.message}" for r in failed), file=sys.stderr)
         return FAILED
     return OK
@@ -244,7 +244,8 @@ def _print_comparison(args, system, comparison):
 def _write(comparison, system, folder, args, failed):
     from .report import write_report
 
-    note = (f"{len(failed)} of {len(comparison.rows)} runs did not finish; their rows hold what was computed up to "
+    note = (f"{len(failed)} of {len(comparison.rows)} runs did not finish or finished with warnings; their rows hold "
+            f"what was computed, up to "
             f"the failure" if failed else None)
     write_report(comparison, system, folder.tmp, systems.analyze_constraints(system), note=note)
     if args.animate:
