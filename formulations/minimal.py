@@ -201,9 +201,14 @@ class Minimal(Formulation):
 
     # -- the compiled right-hand side ---------------------------------------------------------------
     def gives(self, form):
-        if form == COMPILED_ODE and self.backend == "compiled" and isinstance(self.geometry, Atlas):
-            return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
-                    f"change along the run; expected a system with an embedding p = g(q) or without holonomic constraints")
+        if form == COMPILED_ODE and self.backend == "compiled":
+            if isinstance(self.geometry, Atlas):
+                return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
+                        f"change along the run; expected a system with an embedding p = g(q) or without holonomic "
+                        f"constraints")
+            if self.system.l and (self.rechoose_requested or (self.rechoose_requested is None and not self.requested)):
+                return (f"formulation {self.name!r} re-chooses its independent velocities along the run, which the "
+                        f"compiled loop cannot; name them (independent=...) with rechoose=False for it")
         return super().gives(form)
 
     def compiled_rhs_source(self):

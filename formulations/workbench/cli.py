@@ -86,10 +86,10 @@ def build_parser():
     _run_options(simulate, "fixed step in s of a fixed-step --method (rk4, augmented_lagrangian, RKMK4-*)")
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
                           help="constraint stabilization of the dependent and reduced formulations")
-    simulate.add_argument("--backend", default="auto", choices=["auto", "numpy", "compiled"],
+    simulate.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
                           help="numeric backend: compiled (numba, cached on disk; the whole evaluation and loop in "
                                "machine code with dopri5 or DOP853), numpy, or auto (compiled where this formulation "
-                               "of this system has run compiled before, else numpy; $PFAFF_BACKEND sets the default)")
+                               "of this system has run compiled before, else numpy; default: $PFAFF_BACKEND, else auto)")
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
                          help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
