@@ -111,6 +111,32 @@ def time_at(errors, times, target=TARGET):
     return float("nan")
 
 
+def work_precision(runs, tols, repeat, p_ref, v_ref):
+    """{name: {tol, error, median, min, max, evaluations}}: every pipeline ``run(tol) -> (p, v, evals)``
+    at every tolerance, ``repeat`` times interleaved (A B C ... A B C ...); the error is the final
+    state's max |p - p_ref|, |v - v_ref|."""
+    results = {name: {"tol": [], "error": [], "median": [], "min": [], "max": [], "evaluations": []} for name in runs}
+    for tol in tols:
+        samples = {name: [] for name in runs}
+        finals = {}
+        for _ in range(repeat):
+            for name, run in runs.items():
+                started = time.perf_counter()
+                p, v, nfev = run(tol)
+                samples[name].append(time.perf_counter() - started)
+                finals[name] = (p, v, nfev)
+        for name in runs:
+            p, v, nfev = finals[name]
+            r = results[name]
+            r["tol"].append(tol)
+            r["error"].append(float(max(np.max(np.abs(p - p_ref)), np.max(np.abs(v - v_ref)))))
+            r["median"].append(float(np.median(samples[name])))
+            r["min"].append(float(np.min(samples[name])))
+            r["max"].append(float(np.max(samples[name])))
+            r["evaluations"].append(int(nfev))
+    return results
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -126,25 +152,7 @@ def main(argv=None):
     runs = pipelines(system)
     for run in runs.values():  # warm: compile caches, first-call costs
         run(1e-6)
-    results = {name: {"tol": [], "error": [], "median": [], "min": [], "max": [], "evaluations": []} for name in runs}
-    for tol in TOLS:
-        samples = {name: [] for name in runs}
-        finals = {}
-        for _ in range(args.repeat):  # interleaved: A B C ... A B C ...
-            for name, run in runs.items():
-                started = time.perf_counter()
-                p, v, nfev = run(tol)
-                samples[name].append(time.perf_counter() - started)
-                finals[name] = (p, v, nfev)
-        for name in runs:
-            p, v, nfev = finals[name]
-            r = results[name]
-            r["tol"].append(tol)
-            r["error"].append(float(max(np.max(np.abs(p - p_ref)), np.max(np.abs(v - v_ref)))))
-            r["median"].append(float(np.median(samples[name])))
-            r["min"].append(float(np.min(samples[name])))
-            r["max"].append(float(np.max(samples[name])))
-            r["evaluations"].append(int(nfev))
+    results = work_precision(runs, TOLS, args.repeat, p_ref, v_ref)
     kane = time_at(results["sympy Kane + lambdify DOP853"]["error"], results["sympy Kane + lambdify DOP853"]["median"])
     cython = results.get("PyDy cython DOP853")
     cython_t = time_at(cython["error"], cython["median"]) if cython else float("nan")

@@ -188,25 +188,9 @@ def main(argv=None):
     runs = pipelines(system, args.t_end)
     for run in runs.values():  # compile or load the machine code, first-call costs
         run(1e-6)
-    results = {name: {"tol": [], "error": [], "median": [], "min": [], "max": [], "evaluations": []} for name in runs}
-    for tol in tols:
-        samples = {name: [] for name in runs}
-        finals = {}
-        for _ in range(args.repeat):  # interleaved: H D M H D M ...
-            for name, run in runs.items():
-                started = time.perf_counter()
-                p, v, nfev = run(tol)
-                samples[name].append(time.perf_counter() - started)
-                finals[name] = (p, v, nfev)
-        for name in runs:
-            p, v, nfev = finals[name]
-            r = results[name]
-            r["tol"].append(tol)
-            r["error"].append(float(max(np.max(np.abs(p - p_ref)), np.max(np.abs(v - v_ref)))))
-            r["median"].append(float(np.median(samples[name])))
-            r["min"].append(float(np.min(samples[name])))
-            r["max"].append(float(np.max(samples[name])))
-            r["evaluations"].append(int(nfev))
+    from compiled_core import work_precision
+
+    results = work_precision(runs, tols, args.repeat, p_ref, v_ref)  # interleaved: H D M H D M ...
     fixed = {name: [] for name in runs}
     for _ in range(args.repeat):
         for name, run in runs.items():

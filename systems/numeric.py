@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 _CACHE: dict = {}
+_HASHES: dict = {}  # structure key -> structure_hash
 _LOCK = threading.Lock()
 
 
@@ -151,7 +152,11 @@ def structure_hash(system) -> str:
     """A short hash of the system's symbolic structure (what its generated code depends on)."""
     import hashlib
 
-    return hashlib.sha256(repr(_structure_key(system)).encode()).hexdigest()[:20]
+    key = _structure_key(system)
+    digest = _HASHES.get(key)
+    if digest is None:  # the repr of a large system's expressions takes a while: once per structure
+        digest = _HASHES[key] = hashlib.sha256(repr(key).encode()).hexdigest()[:20]
+    return digest
 
 
 def compile_system(system, backend: str = "numpy") -> NumericModel:
