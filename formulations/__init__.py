@@ -12,7 +12,7 @@ from . import dependent, manifold, minimal, reduced  # noqa: F401  (registration
 from . import solvers
 from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
-from .errors import CapabilityError
+from .errors import CapabilityError, ComparisonInterrupted, RunInterrupted
 from systems.errors import ArgumentError, ArgumentTypeError
 
 from .results import ConstraintErrors, EventRecord, Stats, Trajectory, reactions
@@ -33,4 +33,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
            "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
            "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
-           "ArgumentTypeError"]
+           "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted"]

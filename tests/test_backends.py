@@ -55,11 +55,13 @@ def test_compiled_backend_agrees_with_numpy(name, formulation):
             assert np.max(np.abs(x - z), initial=0.0) <= 1e-12 * scale, (field, x, z)
 
 
+@pytest.mark.xdist_group("compiled")  # with tests/test_fused.py: one worker compiles each module once
 def test_compiled_run_reports_its_backend_and_matches():
     """The default method DOP853: scipy's loop on numpy, the machine-code loop on compiled; the same
     steps up to a round-off flip, so the runs agree to the tolerance's order."""
-    system = systems.load("rolling_disc")
-    runs = {b: F.create("minimal", system, backend=b).simulate((0.0, 1.0), rtol=1e-10, atol=1e-10)
+    system = systems.load("knife_edge")  # the module tests/test_fused.py runs with DOP853
+    options = dict(independent=("x_dot", "phi_dot"), rechoose=False)
+    runs = {b: F.create("minimal", system, backend=b, **options).simulate((0.0, 0.5), rtol=1e-10, atol=1e-10)
             for b in ("numpy", "compiled")}
     assert runs["compiled"].stats.backend == "compiled" and runs["numpy"].stats.backend == "numpy"
     assert np.max(np.abs(runs["compiled"].p[-1] - runs["numpy"].p[-1])) < 1e-8
@@ -86,8 +88,9 @@ def test_cache_can_be_cleared(tmp_path, monkeypatch):
     assert codegen.clear_cache() >= 1 and codegen.cache_size() == (0, 0)
 
 
+@pytest.mark.xdist_group("compiled")
 @pytest.mark.parametrize("name, stabilization", [("rolling_disc", "none"), ("rolling_disc", "baumgarte"),
-                                                 ("spinning_top", "none")])
+                                                 pytest.param("spinning_top", "none", marks=pytest.mark.slow)])
 def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
     """Same tableau, controller and initial step: the machine-code dopri5 on the fused dependent
     right-hand side takes the Python dopri5's steps (to the odd step a round-off difference may
@@ -103,6 +106,7 @@ def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
     assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-6 * (1 + np.max(np.abs(a.multipliers)))
 
 
+@pytest.mark.xdist_group("compiled")
 def test_compiled_loop_serves_an_output_grid_and_falls_back_for_projection():
     system = systems.load("rolling_disc")
     grid = np.linspace(0.0, 1.0, 11)
@@ -114,6 +118,7 @@ def test_compiled_loop_serves_an_output_grid_and_falls_back_for_projection():
     assert projected.success and projected.stats.projections > 0  # the Python loop, which has the hook
 
 
+@pytest.mark.xdist_group("compiled")
 def test_compiled_loop_stops_where_the_python_loop_stops():
     """The flat disc (lean angle pi/2): both loops stop at once with status -1 and say why, keeping
     the initial point."""
@@ -129,6 +134,7 @@ def test_compiled_loop_stops_where_the_python_loop_stops():
         assert "rolling_disc" in run.message and run.t.size >= 1 and run.t[-1] < 1e-3
 
 
+@pytest.mark.slow  # a module of its own: about 40 s of compiling
 def test_compiled_loop_stops_at_a_singular_configuration():
     """The crank of the triple slider-crank turns through q2 = pi/2, where Phi_p loses rank: the
     compiled run ends before the crossing and names the singular configuration."""

@@ -8,7 +8,12 @@ DOCS = sorted((pathlib.Path(__file__).parent.parent / "docs").glob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
-@pytest.mark.parametrize("page", DOCS, ids=[p.stem for p in DOCS])
+# the compiled backend's page runs in the worker that compiles the modules (tests/test_fused.py)
+PAGES = [pytest.param(p, marks=pytest.mark.xdist_group("compiled")) if p.stem == "compiled-backend" else p
+         for p in DOCS]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in DOCS])
 def test_page_runs(page, tmp_path, monkeypatch):
     blocks = BLOCK.findall(page.read_text())
     assert blocks, f"{page.name} has no code"

@@ -10,11 +10,13 @@ from formulations.forms import COMPILED_ODE
 from formulations.solvers.compiled_rk import compiled_module
 from systems import codegen
 
-pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+# one xdist worker takes every test of this file (--dist loadgroup): each module is compiled once
+pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
+              pytest.mark.xdist_group("compiled")]
 
 # an embedding with friction (non-ideal) rows, and no embedding (q = p); the modules these compile
 # are the ones the loop tests below run, so each is compiled once
-FAST = [("rolling_disc", "reduced"), ("rolling_disc", "minimal"), ("knife_edge", "minimal")]
+FAST = [("rolling_disc", "reduced"), ("knife_edge", "minimal")]
 CATALOGUE = [(n, f) for n in systems.names() for f in ("dependent", "reduced", "minimal") if (n, f) not in FAST]
 
 
@@ -31,14 +33,18 @@ def _states(system, count=3, seed=11):
     return states
 
 
+def _options(system, formulation):
+    """minimal: the compiled loop keeps one choice of u, here the one pivoting makes at the start."""
+    if formulation == "minimal" and (system.embedding is not None or not system.m):  # not on charts
+        first = F.create(formulation, system)
+        first.prepare(*system.default_state())
+        return dict(independent=first.choice, rechoose=False)
+    return {}
+
+
 def _agree(name, formulation):
     system = systems.load(name)
-    options = {}
-    if formulation == "minimal":  # the compiled loop keeps one choice of u: the one pivoting makes at the start
-        first = F.create(formulation, system)
-        if system.embedding is not None or not system.m:  # not on charts, which the compiled loop refuses
-            first.prepare(*system.default_state())
-            options = dict(independent=first.choice, rechoose=False)
+    options = _options(system, formulation)
     reference = F.create(formulation, system, **options)
     fused = F.create(formulation, system, backend="compiled", **options)
     if fused.gives(COMPILED_ODE) is not None:
@@ -73,13 +79,24 @@ def test_fused_evaluation_agrees_with_numpy_on_the_catalogue(name, formulation):
     _agree(name, formulation)
 
 
-@pytest.mark.parametrize("formulation, method", [("reduced", "dopri5"), ("minimal", "dopri5"), ("minimal", "DOP853")])
-def test_compiled_loop_takes_the_python_loops_steps(formulation, method):
+# the default suite compiles the knife edge's minimal module with DOP853 only (about 45 s cold); the
+# dependent module's dopri5 loop is tested in tests/test_backends.py
+LOOPS = [("knife_edge", "minimal", "DOP853")]
+LOOPS += [pytest.param(n, f, m, marks=pytest.mark.slow) for n, f, m in (
+    ("knife_edge", "minimal", "dopri5"), ("rolling_disc", "reduced", "dopri5"), ("rolling_disc", "minimal", "dopri5"),
+    ("rolling_disc", "minimal", "DOP853"))]
+
+
+@pytest.mark.parametrize("name, formulation, method", LOOPS)
+def test_compiled_loop_takes_the_python_loops_steps(name, formulation, method):
     """Same tableau, controller and right-hand side to round-off: the same accepted steps (DOP853:
-    scipy's own loop on the numpy backend)."""
-    system = systems.load("rolling_disc")
-    runs = {b: F.create(formulation, system, backend=b).simulate((0.0, 1.0), method=method, rtol=1e-9, atol=1e-9)
-            for b in ("numpy", "compiled")}
+    scipy's own loop on the numpy backend). The knife edge runs to phi = 1 rad, short of its
+    choice's singular phi = pi/2."""
+    system = systems.load(name)
+    options = _options(system, formulation)
+    t_end = 0.5 if name == "knife_edge" else 1.0
+    runs = {b: F.create(formulation, system, backend=b, **options).simulate(
+        (0.0, t_end), method=method, rtol=1e-9, atol=1e-9) for b in ("numpy", "compiled")}
     a, b = runs["numpy"], runs["compiled"]
     assert a.status == b.status == 0
     assert abs(len(a.t) - len(b.t)) <= 1  # a borderline step may flip
@@ -87,8 +104,8 @@ def test_compiled_loop_takes_the_python_loops_steps(formulation, method):
     n = min(len(a.t), len(b.t))
     assert np.nanmax(np.abs(a.multipliers[:n // 2] - b.multipliers[:n // 2])) < 1e-7
     assert np.nanmax(b.constraint_errors.velocity) < 1e-8
-    assert b.stats.backend == "compiled" and codegen.is_warm(F.create(formulation, system).warm_tag())
-    assert F.create(formulation, system, backend="auto").backend == "compiled"
+    assert b.stats.backend == "compiled" and codegen.is_warm(F.create(formulation, system, **options).warm_tag())
+    assert F.create(formulation, system, backend="auto", **options).backend == "compiled"
 
 
 def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
@@ -97,7 +114,7 @@ def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
     system = systems.load("knife_edge")
     p, v = system.default_state()
     runs = {b: F.create("minimal", system, backend=b, independent=("x_dot", "phi_dot"), rechoose=False).simulate(
-        (0.0, 5.0), (p, np.array([0.0, 0.0, 2.0])), method="dopri5", rtol=1e-9, atol=1e-9) for b in ("numpy", "compiled")}
+        (0.0, 5.0), (p, np.array([0.0, 0.0, 2.0])), method="DOP853", rtol=1e-9, atol=1e-9) for b in ("numpy", "compiled")}
     a, b = runs["numpy"], runs["compiled"]
     assert a.status == b.status == -1
     assert "choice of independent velocities (x_dot, phi_dot)" in b.message and "cond" in b.message
@@ -110,10 +127,11 @@ def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
 
 def test_compiled_dop853_dense_output_on_t_eval():
     """The 7th-order interpolant of the compiled DOP853 loop against scipy's, on a grid."""
-    system = systems.load("rolling_disc")
-    grid = np.linspace(0.0, 2.0, 41)
-    runs = {b: F.create("minimal", system, backend=b).simulate((0.0, 2.0), method="DOP853", rtol=1e-10, atol=1e-10,
-                                                               t_eval=grid) for b in ("numpy", "compiled")}
+    system = systems.load("knife_edge")
+    grid = np.linspace(0.0, 0.6, 31)
+    options = _options(system, "minimal")
+    runs = {b: F.create("minimal", system, backend=b, **options).simulate(
+        (0.0, 0.6), method="DOP853", rtol=1e-10, atol=1e-10, t_eval=grid) for b in ("numpy", "compiled")}
     a, b = runs["numpy"], runs["compiled"]
     assert np.array_equal(b.t, grid) and np.array_equal(a.t, grid)
     assert np.max(np.abs(a.p - b.p)) < 1e-10 and np.max(np.abs(a.v - b.v)) < 1e-10

@@ -158,6 +158,59 @@ def test_ctrl_c_exits_130_with_a_note_and_no_half_folder(tmp_path, capsys, monke
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raises KeyboardInterrupt in this process for the test (an xdist worker ignores it)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_during_compare_writes_the_runs_that_finished(tmp_path, capsys, monkeypatch, sigint_raises):
+    """A real SIGINT, sent as the second configuration starts: the reference and the first
+    configuration finished; the report holds them, says it was interrupted, and the exit code is 130."""
+    class InterruptAtSecondRun(progress.Progress):
+        def __call__(self, i, n, label=""):
+            super().__call__(i, n, label)
+            if i == 2:
+                signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(commands, "Progress", InterruptAtSecondRun)
+    out = tmp_path / "rep"
+    argv = ["compare", "knife_edge", "--formulations", "dependent", "reduced", "minimal", "--t-end", "0.2",
+            "--samples", "21", "--quiet", "--out", str(out)]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "interrupted" in captured.err
+    assert "| dependent |" in captured.out and "| reduced" not in captured.out
+    data = json.loads((out / "results.json").read_text())
+    assert [row["label"] for row in data["rows"]] == ["dependent"]
+    assert "Interrupted (Ctrl-C) after 2 of 4 runs" in data["note"]
+    assert "Interrupted (Ctrl-C)" in (out / "report.md").read_text()
+
+
+def test_ctrl_c_during_a_run_keeps_its_trajectory(sigint_raises):
+    """simulate raises RunInterrupted (a KeyboardInterrupt) holding the run up to its last step; the
+    signal is sent from an event function at the first step past t = 0.5: the run keeps the steps
+    before it."""
+    system = systems.load("knife_edge")
+
+    def interrupt_late(t, p, v):
+        if t > 0.5:
+            signal.raise_signal(signal.SIGINT)
+        return 1.0
+
+    form = formulations.create("dependent", system, backend="numpy")
+    with pytest.raises(formulations.RunInterrupted) as info:
+        form.simulate((0.0, 5.0), events=[interrupt_late])
+    traj = info.value.trajectory
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert traj.status == -1 and "interrupted (Ctrl-C) at t = " in traj.message
+    assert 0.0 < traj.t[-1] <= 0.5 and len(traj.t) == len(traj.p) == len(traj.v) > 2
+    finished = form.simulate((0.0, float(traj.t[-1])))
+    assert abs(finished.p[-1] - traj.p[-1]).max() < 1e-6  # the same motion, as far as it got
+
+
 def test_failed_runs_exit_1_and_the_report_says_so(tmp_path, capsys, monkeypatch):
     real = formulations.compare
 
@@ -204,19 +257,39 @@ def test_interrupt_signal_exits_130_without_a_traceback():
     """A terminal's Ctrl-C: exit code 130, a one-line message, no traceback. Every wait is bounded
     and the child is killed whatever happens."""
     proc = subprocess.Popen([sys.executable, "-c", _CLI_WITH_SIGINT, "simulate", "rolling_disc",
-                             "--t-end", "2e5", "--quiet", "--backend", "numpy"], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True, bufsize=1)
+                             "--t-end", "2e5", "--backend", "numpy"], stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, bufsize=1)
     try:
-        first = _line_within(proc.stderr, 120)  # the estimate, printed once the work is under way
+        first = _line_within(proc.stderr, 120)  # the estimate, printed once the pilot run is done
         assert first is not None, "no estimate within 120 s"
         assert "estimated" in first
+        progress_line = _line_within(proc.stderr, 60)  # off a terminal: a line every 5 s, naming the run
+        assert progress_line is not None and "run 1 of 1 (dependent)" in progress_line
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()  # never left running
         proc.wait()
     assert proc.returncode == 130
     assert "Traceback" not in err and "interrupted" in err
+    assert "interrupted (Ctrl-C) at t = " in out  # the summary of the run as far as it got
+
+
+def test_interrupt_while_the_command_starts_exits_130_without_a_traceback():
+    """Ctrl-C 0.2 s after start, while the packages are still being imported on most machines (on
+    a faster one, during the run): the ``pfaff`` entry point answers as later, 130 and one line."""
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); import pfaff_cli; "
+            "sys.exit(pfaff_cli.main(['simulate', 'rolling_disc', '--t-end', '2e5', '--quiet', '--backend', 'numpy']))")
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert "Traceback" not in err and err.strip().endswith("pfaff: interrupted")
 
 
 # --- bounded work, progress -----------------------------------------------------------------------

@@ -33,7 +33,7 @@ from systems.state import project_velocities, renormalize
 from ..errors import StopRun
 from ..forms import INDEX3
 from ..stabilization import ConstraintDynamics
-from .base import Problem, RunRecord, Solver, register
+from .base import Problem, RunRecord, Solver, interruption_message, register
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,7 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
+    interrupted = False
     try:
         for target in targets:
             n = max(1, int(np.ceil((target - t) / step - 1e-9)))  # equal steps of at most ``step`` landing on it
@@ -126,10 +127,13 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
                     monitor(t, y)
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t:.6g}: {exc}"
+    except KeyboardInterrupt:
+        del ts[len(ys):]  # a time whose row was being recorded
+        status, message, interrupted = -1, interruption_message(ts, t0), True
     if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
-    return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0])
+    return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0], interrupted=interrupted)
 
 
 def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings):

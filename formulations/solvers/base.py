@@ -47,7 +47,7 @@ class Event:
 @dataclass
 class RunRecord:
     """What a solver produced: output times, the recorded rows (whatever ``Problem.record`` returns),
-    status (0 finished, 1 terminal event, -1 failed), message, accepted steps, event crossings
+    status (0 finished, 1 terminal event, -1 failed or interrupted), message, accepted steps, event crossings
     (t, index of the event) in order (a bare t: the event of index 0), rejected
     steps (None where the method does not report them), evaluations of the formulation (None:
     counted by ``Problem.fun``) and, from a compiled run, the constraint errors and energy per row."""
@@ -61,6 +61,7 @@ class RunRecord:
     rejected: int | None = None
     evaluations: int | None = None
     checks: object = None  # (N, 4) max |Phi|, max |C v|, max |C v' + xi|, energy per row, where a compiled pass made them
+    interrupted: bool = False  # ended by Ctrl-C (status -1): simulate raises RunInterrupted with the trajectory
 
 
 @dataclass
@@ -92,6 +93,12 @@ class Problem:
     post_step: Callable | None = None
     evaluations: list = field(default_factory=lambda: [0])
     explain: Callable | None = None  # explain(t, y) -> text for a step size below the spacing of t
+
+
+def interruption_message(ts, t0) -> str:
+    """The message of a run ended by Ctrl-C whose output reached ``ts[-1]`` (``t0`` if none)."""
+    reached = ts[-1] if ts else t0
+    return f"interrupted (Ctrl-C) at t = {reached:.6g}: the trajectory up to there is kept"
 
 
 class Solver(ABC):

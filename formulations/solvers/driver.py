@@ -16,7 +16,7 @@ from scipy.optimize import brentq
 
 from ..errors import CapabilityError, StopRun
 from ..forms import EXPLICIT_ODE
-from .base import Problem, RunRecord, Solver, StepFailure
+from .base import Problem, RunRecord, Solver, StepFailure, interruption_message
 
 
 class SteppingSolver(Solver):
@@ -57,7 +57,7 @@ def run(stepper, problem: Problem) -> RunRecord:
         next_eval = 1 if t_eval is not None else 0
     steps, t_events = 0, []
     g_old = event_values(t0, y0) if events else None
-    status, message = 0, "the integration reached the end of the interval"
+    status, message, interrupted = 0, "the integration reached the end of the interval", False
     try:
         stepper.start(problem.fun, t0, y0, t1, problem.rtol, problem.atol, problem.max_step, problem.first_step)
         while direction * (stepper.t - t1) < 0:
@@ -123,7 +123,11 @@ def run(stepper, problem: Problem) -> RunRecord:
         if isinstance(exc, StepFailure) and "spacing" in text and problem.explain is not None:
             text = problem.explain(stepper_time(stepper, t0), getattr(stepper, "y", y0))
         message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {text}"
-    return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None))
+    except KeyboardInterrupt:
+        del ts[len(ys):]  # a time whose row was being recorded
+        status, message, interrupted = -1, interruption_message(ts, t0), True
+    return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None),
+                     interrupted=interrupted)
 
 
 def stepper_time(stepper, default):

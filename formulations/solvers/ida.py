@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import CapabilityError, StopRun
 from ..forms import ADAPTIVE, DENSE_OUTPUT, GGL_DAE, INDEX1_DAE
 from ..linear import solve_square
-from .base import Problem, RunRecord, Solver, register
+from .base import Problem, RunRecord, Solver, interruption_message, register
 
 EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test
 
@@ -138,6 +138,7 @@ def _run(IDA, run: Problem) -> RunRecord:
         ys.append(record(t0, problem.Y0[:n_y].copy(), False))
         next_eval = 0 if grid is None else 1
     status, message, steps, t_now = 0, "the integration reached the end of the interval", 0, t0
+    interrupted = False
     try:
         start = solver.init_step(t0, problem.Y0, problem.YP0)
         if not start.success:
@@ -162,4 +163,7 @@ def _run(IDA, run: Problem) -> RunRecord:
                 monitor(t_now, np.array(out.y[:n_y]))
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t_now:.6g}: {exc}"
-    return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations)
+    except KeyboardInterrupt:
+        del ts[len(ys):]  # a time whose row was being recorded
+        status, message, interrupted = -1, interruption_message(ts, t0), True
+    return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations, interrupted=interrupted)

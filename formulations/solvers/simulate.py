@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ..errors import CapabilityError, StopRun
+from ..errors import CapabilityError, RunInterrupted, StopRun
 from ..forms import EVENTS
 from ..results.assessment import assess
 from ..results.recording import trajectory
@@ -73,6 +73,8 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     are not finite at t = ...") ends the run with status -1 and a message naming the system, the
     time and the quantity; the trajectory computed so far is kept. A finished run whose result fails
     a check (formulations.results.assessment) gets status 2 and says why (see Trajectory).
+    Ctrl-C raises formulations.RunInterrupted, a KeyboardInterrupt whose ``trajectory`` holds the
+    run up to its last accepted step (status -1).
     Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
     started = time.perf_counter()
@@ -123,8 +125,11 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
     traj = trajectory(formulation, run, stats, message, settings, events)
-    return assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
+    traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
                   adaptive=solver.step is None, initial_violation=not check_initial)
+    if run.interrupted:
+        raise RunInterrupted(traj)
+    return traj
 
 
 def _bounded(monitor, max_steps, t_end):

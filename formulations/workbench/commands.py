@@ -115,6 +115,17 @@ def cmd_simulate(args):
             traj = form.simulate((0.0, args.t_end), **options)
     except _input_errors() as exc:
         raise UsageError(explain(exc)) from None
+    except formulations.RunInterrupted as exc:  # say where it got, then exit 130
+        _print_run(args, system, exc.trajectory)
+        raise KeyboardInterrupt from None
+    _print_run(args, system, traj)
+    if not traj.success:
+        print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
+        return FAILED
+    return OK
+
+
+def _print_run(args, system, traj):
     s = traj.summary()
     if args.json:
         print(json.dumps(s))
@@ -130,10 +141,6 @@ def cmd_simulate(args):
               f"acceleration {errs['acceleration']:.2e}; energy drift {s['energy_drift']:.2e}")
         st = traj.stats
         print(f"  {st.steps} steps, {st.rhs_evaluations} evaluations, {st.wall_time:.3f} s")
-    if not traj.success:
-        print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
-        return FAILED
-    return OK
 
 
 def _configurations(args, system):
@@ -197,6 +204,7 @@ def cmd_compare(args):
     folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
     try:
         with folder if folder is not None else _nothing():
+            interrupted = None
             try:
                 _pilot(what, runs, args.t_end, args.max_steps is not None, points=args.samples,
                        max_steps=args.max_steps)
@@ -205,11 +213,16 @@ def cmd_compare(args):
                                                       **options)
             except _input_errors() as exc:
                 raise UsageError(explain(exc)) from None
+            except formulations.ComparisonInterrupted as exc:  # report what finished, then exit 130
+                comparison, interrupted = exc.comparison, exc
             failed = [r for r in comparison.rows if r.status < 0 or r.status == 2]  # 2: finished, but see its warnings
             _print_comparison(args, system, comparison)
             if folder is not None:
-                report = _write(comparison, system, folder, args, failed)
-                print(f"\nreport written to {report}", file=sys.stderr if args.json else sys.stdout)
+                report = _write(comparison, system, folder, args, failed, interrupted)
+                print(f"\nreport written to {report}" + (" (interrupted: the runs that finished)" if interrupted else ""),
+                      file=sys.stderr if args.json else sys.stdout)
+            if interrupted is not None:
+                raise KeyboardInterrupt
     except KeyboardInterrupt:
         if folder is not None and not folder.committed:
             print(f"pfaff: interrupted before the report was complete: nothing written to {args.out!r}",
@@ -241,12 +254,17 @@ def _print_comparison(args, system, comparison):
         print(f"- {note}")
 
 
-def _write(comparison, system, folder, args, failed):
+def _write(comparison, system, folder, args, failed, interrupted=None):
     from .report import write_report
 
-    note = (f"{len(failed)} of {len(comparison.rows)} runs did not finish or finished with warnings; their rows hold "
-            f"what was computed, up to "
-            f"the failure" if failed else None)
+    notes = []
+    if interrupted is not None:
+        notes.append(f"Interrupted (Ctrl-C) after {interrupted.finished} of {interrupted.total} runs (the reference "
+                     f"included): the rows are the runs that finished and the interrupted one up to where it stopped")
+    if failed:
+        notes.append(f"{len(failed)} of {len(comparison.rows)} runs did not finish or finished with warnings; their rows "
+                     f"hold what was computed, up to the failure")
+    note = ". ".join(notes) or None
     write_report(comparison, system, folder.tmp, systems.analyze_constraints(system), note=note)
     if args.animate:
         from .animation import animate

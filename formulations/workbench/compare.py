@@ -24,6 +24,7 @@ from systems.arguments import as_system, real, state_pair, time_span, whole
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from ..base import create, names
+from ..errors import ComparisonInterrupted, RunInterrupted
 from ..results.trajectory import Trajectory
 from ..solvers import order, solver_class
 from ..stabilization import as_strategy
@@ -349,22 +350,40 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     tick("reference")
     reference = create("dependent", system, stabilization="projection").simulate(
         t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
-    rows, trajs = [], []
-    for config in configs:
-        tick(config.label)
-        traj = config.build(system).simulate(t_span, state0, rtol=rtol, atol=atol, method=config.method, t_eval=grid,
-                                             step=config.step)
-        trajs.append(traj)
-        rows.append(_row(config, traj, reference, rtol, atol))
-    points = []
-    for tol in sweep or ():
-        for config in configs:
-            tick(f"{config.label} at {tol:g}")
-            h = config.step_for(tol, rtol)
-            traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=tol, method=config.method,
+    rows, trajs, points = [], [], []
+
+    def result():
+        return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
+                          tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))
+
+    def run(config, tol, atol, h, main):
+        try:
+            traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
                                                  t_eval=grid, step=h)
-            row = _row(config, traj, reference, tol, tol)
+        except RunInterrupted as exc:  # the interrupted run as far as it got
+            record(config, exc.trajectory, tol, atol, h, main)
+            raise
+        record(config, traj, tol, atol, h, main)
+        finished[0] += 1
+
+    def record(config, traj, tol, atol, h, main):
+        row = _row(config, traj, reference, tol, atol)
+        if main:
+            trajs.append(traj)
+            rows.append(row)
+        else:
             points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
                                      row.position_error, row.velocity_error, row.energy_drift, h, row.status))
-    return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
-                      tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))
+
+    finished = [1]  # the reference
+    try:
+        for config in configs:
+            tick(config.label)
+            run(config, rtol, atol, config.step, True)
+        for tol in sweep or ():
+            for config in configs:
+                tick(f"{config.label} at {tol:g}")
+                run(config, tol, tol, config.step_for(tol, rtol), False)
+    except KeyboardInterrupt:  # keep what finished
+        raise ComparisonInterrupted(result(), finished[0], total) from None
+    return result()
