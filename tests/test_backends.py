@@ -5,6 +5,7 @@ import pytest
 
 import formulations as F
 import systems
+from formulations.solvers.compiled_rk import compiled_module
 from systems import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
@@ -136,6 +137,28 @@ def test_compiled_loop_stops_where_the_python_loop_stops():
     for run in runs:  # the matrix is singular, or so near it that the step size collapses
         assert run.status == -1 and ("step size" in run.message or "singular" in run.message)
         assert "rolling_disc" in run.message and run.t.size >= 1 and run.t[-1] < 1e-3
+
+
+@pytest.mark.xdist_group("compiled")
+def test_compiled_pass_measures_the_conditioning_of_A():
+    """The compiled pass after a run gives sigma_min / sigma_max of A at every recorded point (the
+    result check of formulations.results.assessment), as numpy's SVD does; from the flat disc, where
+    A is singular, the compiled run's trajectory carries the check's warning."""
+    system = systems.load("rolling_disc")
+    form = F.create("dependent", system, backend="compiled")
+    run = form.simulate((0.0, 1.0), method="dopri5")
+    module = compiled_module(form)
+    params = np.asarray(form.par, float)
+    ok = np.ones(run.t.size, dtype=bool)
+    ratios = module.check_all(run.t, run.p, run.v, run.vdot, ok, params)[:, 6]
+    s = np.linalg.svd(np.array([system.numeric.A(p, params) for p in run.p]), compute_uv=False)
+    assert np.allclose(ratios, s[:, -1] / s[:, 0], rtol=1e-8, atol=1e-14)
+    p, v = system.default_state()
+    p[system.coordinate_names.index("theta")] = np.pi / 2
+    flat = system.consistent_state(p, v, fix=("theta",))
+    stopped = F.create("dependent", system, backend="compiled").simulate((0.0, 0.5), flat, method="dopri5")
+    assert stopped.stats.backend == "compiled"
+    assert any("kinematic matrix A is singular at t = 0" in note for note in stopped.warnings)
 
 
 @pytest.mark.slow  # a module of its own: about 40 s of compiling

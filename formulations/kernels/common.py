@@ -91,9 +91,10 @@ def evaluate_all(ts, ys, params, extra):
 @numba.njit(cache=True)
 def check_all(ts, ps, vs, vdots, ok, params):
     \"\"\"Per recorded point: max |Phi|, max |C v|, max |C v' + xi| (NaN where v' is missing), the
-    energy, sigma_min / sigma_max of Phi_p and det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0).\"\"\"
+    energy, sigma_min / sigma_max of Phi_p, det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0) and
+    sigma_min / sigma_max of A (NaN where A is not finite).\"\"\"
     count = ts.size
-    out = np.full((count, 6), np.nan)
+    out = np.full((count, 7), np.nan)
     buf = np.zeros(DYN)
     cbuf = np.zeros(CON)
     ebuf = np.zeros(1)
@@ -109,11 +110,14 @@ def check_all(ts, ps, vs, vdots, ok, params):
         Cm = cbuf[M_H + M_H * N_P:].reshape((C, N))
         out[i, 0] = np.max(np.abs(Phi)) if M_H else 0.0
         out[i, 1] = np.max(np.abs(mv(Cm, v))) if C else 0.0
+        buf[:] = 0.0
+        _dynamics(ts[i], p, v, params, buf)
         if ok[i]:
-            buf[:] = 0.0
-            _dynamics(ts[i], p, v, params, buf)
             xi = buf[{o[5]}:{o[6]}]
             out[i, 2] = np.max(np.abs(mv(Cm, vdots[i]) + xi)) if C else 0.0
+        Ad = buf[{o[6]}:{o[7]}]
+        if np.all(np.isfinite(Ad)):
+            out[i, 6] = sigma_ratio(np.ascontiguousarray(Ad.reshape((N_P, N)).T))
         ebuf[0] = 0.0
         _energy(p, v, params, ebuf)
         out[i, 3] = ebuf[0]

@@ -34,9 +34,13 @@ FEEDBACK = ("baumgarte", "constraint_dynamics", "ggl")  # C v' + xi != 0 by desi
 SAMPLES = 2000  # points at which A is checked, evenly spread (all where there are fewer)
 
 
-def assess(traj: Trajectory, system, *, t_span, t_eval, tol, adaptive, initial_violation=False) -> Trajectory:
-    """``traj`` with status 2 and the notes of the failed checks where a check fails (see module)."""
-    notes = _ended_short(traj, t_span, t_eval) + _not_finite(traj) + _singular_kinematics(traj, system)
+def assess(traj: Trajectory, system, *, t_span, t_eval, tol, adaptive, initial_violation=False,
+           kinematic_ratio=None) -> Trajectory:
+    """``traj`` with status 2 and the notes of the failed checks where a check fails (see module).
+    kinematic_ratio: sigma_min / sigma_max of A at every point of traj where a compiled pass made
+    it (NaN where A is not finite); otherwise A is evaluated here at up to SAMPLES points."""
+    notes = (_ended_short(traj, t_span, t_eval) + _not_finite(traj)
+             + _singular_kinematics(traj, system, kinematic_ratio))
     if traj.t.size and not initial_violation:
         notes += _residuals(traj, system, tol, adaptive)
     if not notes:
@@ -67,17 +71,24 @@ def _not_finite(traj):
     return []
 
 
-def _singular_kinematics(traj, system):
+def _singular_kinematics(traj, system, kinematic_ratio=None):
     if not system.A.free_symbols or not traj.t.size:
         return []
-    rows = np.unique(np.linspace(0, traj.t.size - 1, min(traj.t.size, SAMPLES)).astype(int))
-    num, par = system.numeric, system.params
-    with np.errstate(all="ignore"):
-        A = np.array([num.A(traj.p[i], par) for i in rows if np.all(np.isfinite(traj.p[i]))])
-    if not A.size or not np.all(np.isfinite(A)):
+    if kinematic_ratio is not None:
+        rows = np.flatnonzero(np.isfinite(kinematic_ratio))
+        ratio = np.asarray(kinematic_ratio)[rows]
+    else:
+        rows = np.unique(np.linspace(0, traj.t.size - 1, min(traj.t.size, SAMPLES)).astype(int))
+        rows = np.array([i for i in rows if np.all(np.isfinite(traj.p[i]))], dtype=int)
+        num, par = system.numeric, system.params
+        with np.errstate(all="ignore"):
+            A = np.array([num.A(traj.p[i], par) for i in rows])
+        if not A.size or not np.all(np.isfinite(A)):
+            return []
+        s = np.linalg.svd(A, compute_uv=False)
+        ratio = s[:, -1] / np.maximum(s[:, 0], 1e-300)
+    if not ratio.size:
         return []
-    s = np.linalg.svd(A, compute_uv=False)
-    ratio = s[:, -1] / np.maximum(s[:, 0], 1e-300)
     k = int(np.argmin(ratio))
     if ratio[k] >= SINGULAR_A:
         return []

@@ -50,7 +50,8 @@ class RunRecord:
     status (0 finished, 1 terminal event, -1 failed or interrupted), message, accepted steps, event crossings
     (t, index of the event) in order (a bare t: the event of index 0), rejected
     steps (None where the method does not report them), evaluations of the formulation (None:
-    counted by ``Problem.fun``) and, from a compiled run, the constraint errors and energy per row."""
+    counted by ``Problem.fun``) and, from a compiled run, the constraint errors, energy and
+    conditioning of A per row."""
 
     t: list
     y: list
@@ -61,6 +62,7 @@ class RunRecord:
     rejected: int | None = None
     evaluations: int | None = None
     checks: object = None  # (N, 4) max |Phi|, max |C v|, max |C v' + xi|, energy per row, where a compiled pass made them
+    kinematic_ratio: object = None  # (N,) sigma_min / sigma_max of A per row, where a compiled pass made them
     interrupted: bool = False  # ended by Ctrl-C (status -1): simulate raises RunInterrupted with the trajectory
 
 

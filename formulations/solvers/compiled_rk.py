@@ -219,4 +219,4 @@ def run_compiled(problem, max_steps, loop="integrate"):
     rows = [(np.array(ys[i]), ps[i], vs[i], vdots[i] if ok[i] else None, lam[i] if ok[i] else None)
             for i in range(end)]
     return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
-                     evaluations=int(evaluations), checks=checks[:end, :4])
+                     evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6])

@@ -126,7 +126,8 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
     traj = trajectory(formulation, run, stats, message, settings, events)
     traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
-                  adaptive=solver.step is None, initial_violation=not check_initial)
+                  adaptive=solver.step is None, initial_violation=not check_initial,
+                  kinematic_ratio=run.kinematic_ratio)
     if run.interrupted:
         raise RunInterrupted(traj)
     return traj
