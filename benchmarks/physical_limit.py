@@ -126,7 +126,7 @@ def pipelines(system, t_end):
 
     def hand(tol, t_end=t_end):
         ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
-            0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7)
+            0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
         if status != 0:
             raise RuntimeError(f"hand-written run stopped with status {status} at t = {t_stop}")
         return (*hand_to_dependent(ys[-1], r), int(evaluations))

@@ -23,16 +23,21 @@ class StopRun(Exception):
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C (SIGINT) during ``simulate``: a KeyboardInterrupt that keeps what was computed.
+    """Ctrl-C (SIGINT) during the integration of ``simulate``: a KeyboardInterrupt that keeps what
+    was computed.
 
     trajectory: the Trajectory up to the last accepted step, with status -1 and a message that
-    says where the run was interrupted. A compiled integration loop sees the signal only when it
-    returns, so such a run finishes first.
+    says where the run was interrupted. A compiled loop stops at its next step (it runs on a
+    thread; formulations.solvers.interrupts). Ctrl-C before the integration starts, or while a
+    finished run is recorded, is a plain KeyboardInterrupt.
     """
 
     def __init__(self, trajectory):
-        super().__init__(trajectory.message)
+        super().__init__(trajectory)
         self.trajectory = trajectory
+
+    def __str__(self):
+        return self.trajectory.message
 
 
 class ComparisonInterrupted(KeyboardInterrupt):
@@ -40,11 +45,16 @@ class ComparisonInterrupted(KeyboardInterrupt):
     the comparison of the runs that finished, and of the interrupted one up to where it stopped.
 
     comparison: that Comparison; finished: how many of its ``total`` runs (reference and sweep runs
-    included) had finished.
+    included) had finished; label: the run interrupted part-way, whose row (or sweep point) is
+    kept with status -1, or None where Ctrl-C came between two runs.
     """
 
-    def __init__(self, comparison, finished: int, total: int):
-        super().__init__(f"compare {comparison.system_name} interrupted after {finished} of {total} runs")
+    def __init__(self, comparison, finished: int, total: int, label: str | None = None):
+        super().__init__(comparison, finished, total, label)
         self.comparison = comparison
         self.finished = finished
         self.total = total
+        self.label = label
+
+    def __str__(self):
+        return f"compare {self.comparison.system_name} interrupted after {self.finished} of {self.total} runs"

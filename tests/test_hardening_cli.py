@@ -211,6 +211,27 @@ def test_ctrl_c_during_a_run_keeps_its_trajectory(sigint_raises):
     assert abs(finished.p[-1] - traj.p[-1]).max() < 1e-6  # the same motion, as far as it got
 
 
+@pytest.mark.xdist_group("compiled")  # the dependent module of the rolling disc (tests/test_backends.py)
+def test_ctrl_c_stops_a_compiled_loop_at_its_next_step(sigint_raises):
+    """The compiled loop runs on a thread; Ctrl-C reaches the main thread, which stops the loop at
+    its next step: RunInterrupted with the steps so far, soon after the signal."""
+    import copy
+    import threading
+
+    form = formulations.create("dependent", systems.load("rolling_disc"), backend="compiled")
+    timer = threading.Timer(1.0, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(formulations.RunInterrupted) as info:
+            form.simulate((0.0, 1e7), method="dopri5", max_steps=10**9)
+    finally:
+        timer.cancel()
+    traj = info.value.trajectory
+    assert traj.stats.backend == "compiled" and traj.status == -1 and "interrupted (Ctrl-C)" in traj.message
+    assert 0.0 <= traj.t[-1] < 1e7 and len(traj.t) == len(traj.p) == len(traj.multipliers)
+    assert copy.copy(info.value).trajectory is traj and str(info.value) == traj.message
+
+
 def test_failed_runs_exit_1_and_the_report_says_so(tmp_path, capsys, monkeypatch):
     real = formulations.compare
 
@@ -276,13 +297,17 @@ def test_interrupt_signal_exits_130_without_a_traceback():
 
 
 def test_interrupt_while_the_command_starts_exits_130_without_a_traceback():
-    """Ctrl-C 0.2 s after start, while the packages are still being imported on most machines (on
-    a faster one, during the run): the ``pfaff`` entry point answers as later, 130 and one line."""
-    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); import pfaff_cli; "
+    """Ctrl-C 0.1 s after the child said it is ready, while the packages are still being imported
+    on most machines (on a faster one, during the run): the ``pfaff`` entry point answers as later,
+    130 and one line."""
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "print('ready', file=sys.stderr, flush=True); import pfaff_cli; "
             "sys.exit(pfaff_cli.main(['simulate', 'rolling_disc', '--t-end', '2e5', '--quiet', '--backend', 'numpy']))")
-    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            bufsize=1)
     try:
-        time.sleep(0.2)
+        assert _line_within(proc.stderr, 60) == "ready\n"
+        time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:

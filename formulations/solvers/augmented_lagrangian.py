@@ -128,7 +128,7 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t:.6g}: {exc}"
     except KeyboardInterrupt:
-        del ts[len(ys):]  # a time whose row was being recorded
+        del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
         status, message, interrupted = -1, interruption_message(ts, t0), True
     if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]

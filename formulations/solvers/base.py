@@ -99,7 +99,7 @@ class Problem:
 
 def interruption_message(ts, t0) -> str:
     """The message of a run ended by Ctrl-C whose output reached ``ts[-1]`` (``t0`` if none)."""
-    reached = ts[-1] if ts else t0
+    reached = ts[-1] if len(ts) else t0
     return f"interrupted (Ctrl-C) at t = {reached:.6g}: the trajectory up to there is kept"
 
 

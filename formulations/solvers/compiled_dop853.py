@@ -57,8 +57,8 @@ def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t):
     return y + y0, True
 
 
-@numba.njit(cache=True)
-def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps):
+@numba.njit(cache=True, nogil=True)
+def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
     """(ts, ys, status, t_stop, evaluations, steps, rejected), as integrate (the 5(4) loop, whose
     helpers it shares: the module holds both)."""
     n = y0.size
@@ -82,6 +82,8 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
     while t < t1:
         if steps >= max_steps:
             return ts[:count], ys[:count], -3, t, evaluations, steps, rejected
+        if stop[0] != 0:  # set by the calling thread on Ctrl-C
+            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected
         min_step = 10 * abs(np.nextafter(t, np.inf) - t)
         if h_abs > max_step:
             h_abs = max_step

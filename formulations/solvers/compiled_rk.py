@@ -9,7 +9,8 @@ initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
 per step; what is recorded per output point (accelerations, reactions, errors) is computed after
 the run. Status: 0 finished, -1 singular matrix, -2 step size underflow, -3 too many steps, -4
-non-finite values.
+non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a thread, see
+formulations.solvers.interrupts).
 """
 from __future__ import annotations
 
@@ -84,8 +85,8 @@ def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order):
     return min(100 * h0, h1, abs(t1 - t), max_step), True
 
 
-@numba.njit(cache=True)
-def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps):
+@numba.njit(cache=True, nogil=True)
+def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
     """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step."""
     n = y0.size
     grid = t_eval.size > 0
@@ -108,6 +109,8 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
     while t < t1:
         if steps >= max_steps:
             return ts[:count], ys[:count], -3, t, evaluations, steps, rejected
+        if stop[0] != 0:  # set by the calling thread on Ctrl-C
+            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected
         h = min(h, max_step, t1 - t)
         while True:
             if h < 10 * np.spacing(abs(t) + 1.0):
@@ -160,7 +163,9 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
 '''
 
 MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of t",
-            -3: "more than {max_steps} steps", -4: "non-finite state values"}
+            -3: "max_steps = {max_steps} accepted steps reached before the end of t_span (raise max_steps, loosen "
+                "the tolerance or shorten t_span; the points so far are kept)",
+            -4: "non-finite state values", -5: "interrupted"}
 
 
 def compiled_module(formulation):
@@ -181,7 +186,8 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     from systems.codegen import mark_warm
 
-    from .base import RunRecord
+    from .base import RunRecord, interruption_message
+    from .interrupts import held_back, run_interruptible
     from .monitor import singular_message
 
     formulation = problem.formulation
@@ -191,17 +197,19 @@ def run_compiled(problem, max_steps, loop="integrate"):
     first = float(problem.first_step) if problem.first_step else 0.0
     t0, t1 = problem.t_span
     params = np.asarray(formulation.par, float)
-    ts, ys, status, t_stop, evaluations, steps, rejected = getattr(module, loop)(
-        float(t0), float(t1), np.asarray(problem.y0, float), params, extra, float(problem.rtol),
-        float(problem.atol), float(problem.max_step), first, t_eval, int(max_steps))
+    (ts, ys, status, t_stop, evaluations, steps, rejected), interrupted = run_interruptible(
+        getattr(module, loop), float(t0), float(t1), np.asarray(problem.y0, float), params, extra,
+        float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval, int(max_steps))
     message = "the integration reached the end of the interval"
     if status < 0:
         what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
         message = f"stopped at t = {t_stop:.6g}: {what}"
         status = -1
     mark_warm(formulation.warm_tag())
-    ydot, lam, ok, ps, vs, vdots = module.evaluate_all(ts, ys, params, extra)
-    checks = module.check_all(ts, ps, vs, vdots, ok, params)
+    with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
+        ydot, lam, ok, ps, vs, vdots = module.evaluate_all(ts, ys, params, extra)
+        checks = module.check_all(ts, ps, vs, vdots, ok, params)
+    interrupted = interrupted or bool(caught)
     end = len(ts)
     if formulation.system.m and len(ts):  # the rank monitor of formulations.solvers.monitor, on the rows
         threshold = formulation.singular_ratio * checks[0, 4]
@@ -215,8 +223,11 @@ def run_compiled(problem, max_steps, loop="integrate"):
     if stop is not None:
         end, why = stop
         status, message = -1, f"stopped at t = {ts[end - 1]:.6g}: {why}"
+    if interrupted:
+        status, message = -1, interruption_message(ts[:end], t0)
     times = [float(t) for t in ts[:end]]
     rows = [(np.array(ys[i]), ps[i], vs[i], vdots[i] if ok[i] else None, lam[i] if ok[i] else None)
             for i in range(end)]
     return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
-                     evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6])
+                     evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
+                     interrupted=interrupted)

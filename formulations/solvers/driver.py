@@ -124,7 +124,8 @@ def run(stepper, problem: Problem) -> RunRecord:
             text = problem.explain(stepper_time(stepper, t0), getattr(stepper, "y", y0))
         message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {text}"
     except KeyboardInterrupt:
-        del ts[len(ys):]  # a time whose row was being recorded
+        del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
+        t_events = [e for e in t_events if ts and direction * (e[0] - ts[-1]) <= 0]  # of the steps kept
         status, message, interrupted = -1, interruption_message(ts, t0), True
     return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None),
                      interrupted=interrupted)

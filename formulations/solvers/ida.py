@@ -164,6 +164,6 @@ def _run(IDA, run: Problem) -> RunRecord:
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t_now:.6g}: {exc}"
     except KeyboardInterrupt:
-        del ts[len(ys):]  # a time whose row was being recorded
+        del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
         status, message, interrupted = -1, interruption_message(ts, t0), True
     return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations, interrupted=interrupted)

@@ -112,12 +112,17 @@ def cmd_simulate(args):
         with Progress(f"simulate {system.name}", quiet=args.quiet) as progress:
             form = build()
             progress(0, 1, form.label())
-            traj = form.simulate((0.0, args.t_end), **options)
+            try:
+                traj = form.simulate((0.0, args.t_end), **options)
+            except formulations.RunInterrupted as exc:  # say where the run got (not a pilot), then exit 130
+                interrupted = exc.trajectory
+            else:
+                interrupted = None
     except _input_errors() as exc:
         raise UsageError(explain(exc)) from None
-    except formulations.RunInterrupted as exc:  # say where it got, then exit 130
-        _print_run(args, system, exc.trajectory)
-        raise KeyboardInterrupt from None
+    if interrupted is not None:
+        _print_run(args, system, interrupted)
+        raise KeyboardInterrupt
     _print_run(args, system, traj)
     if not traj.success:
         print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
@@ -259,8 +264,10 @@ def _write(comparison, system, folder, args, failed, interrupted=None):
 
     notes = []
     if interrupted is not None:
+        partly = (f", and {interrupted.label} up to where it stopped (status -1)" if interrupted.label is not None
+                  else "")
         notes.append(f"Interrupted (Ctrl-C) after {interrupted.finished} of {interrupted.total} runs (the reference "
-                     f"included): the rows are the runs that finished and the interrupted one up to where it stopped")
+                     f"included): the rows are the runs that finished{partly}")
     if failed:
         notes.append(f"{len(failed)} of {len(comparison.rows)} runs did not finish or finished with warnings; their rows "
                      f"hold what was computed, up to the failure")

@@ -361,10 +361,10 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
             traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
                                                  t_eval=grid, step=h)
         except RunInterrupted as exc:  # the interrupted run as far as it got
+            interrupted.append(config.label if main else f"{config.label} at {tol:g}")
             record(config, exc.trajectory, tol, atol, h, main)
             raise
         record(config, traj, tol, atol, h, main)
-        finished[0] += 1
 
     def record(config, traj, tol, atol, h, main):
         row = _row(config, traj, reference, tol, atol)
@@ -375,7 +375,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
             points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
                                      row.position_error, row.velocity_error, row.energy_drift, h, row.status))
 
-    finished = [1]  # the reference
+    interrupted = []  # the label of a run interrupted part-way
     try:
         for config in configs:
             tick(config.label)
@@ -385,5 +385,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
                 tick(f"{config.label} at {tol:g}")
                 run(config, tol, tol, config.step_for(tol, rtol), False)
     except KeyboardInterrupt:  # keep what finished
-        raise ComparisonInterrupted(result(), finished[0], total) from None
+        del rows[len(trajs):], trajs[len(rows):]  # a run half recorded
+        finished = 1 + len(rows) + len(points) - len(interrupted)  # the reference included
+        raise ComparisonInterrupted(result(), finished, total, interrupted[0] if interrupted else None) from None
     return result()

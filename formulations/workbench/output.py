@@ -14,9 +14,9 @@ import contextlib
 import os
 import pathlib
 import shutil
-import signal
 import tempfile
-import threading
+
+from ..solvers.interrupts import held_back
 
 try:
     import fcntl
@@ -185,14 +185,7 @@ class OutputFolder:
 @contextlib.contextmanager
 def _interrupt_deferred():
     """Hold SIGINT back for the duration of the block; raise KeyboardInterrupt after it if one came."""
-    if threading.current_thread() is not threading.main_thread():
+    with held_back() as caught:
         yield
-        return
-    caught = []
-    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if caught:
         raise KeyboardInterrupt
