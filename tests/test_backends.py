@@ -10,9 +10,9 @@ from systems import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
 
-# the default suite compiles the primitives of three systems (an embedding with rolling, a closed loop
-# on charts, unit quaternions); every other catalogue system runs with -m slow (a few s of compiling each)
-FAST_SYSTEMS = ("rolling_disc", "triple_slider_crank", "spinning_top")
+# the default suite compiles the primitives of two systems (an embedding with rolling, a closed loop
+# on charts); every other catalogue system runs with -m slow (a few s of compiling each)
+FAST_SYSTEMS = ("rolling_disc", "triple_slider_crank")
 CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
                       marks=() if name in FAST_SYSTEMS else pytest.mark.slow)
          for name in systems.names() for formulation in ("dependent", "reduced", "minimal", "manifold")]

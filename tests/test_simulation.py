@@ -33,6 +33,7 @@ def test_formulations_agree_over_ten_seconds(name, params, tol):
             assert np.max(np.abs(tr.reactions[key] - trajs[0].reactions[key])) < 1e-6
 
 
+@pytest.mark.slow  # over 20 s, docs/choosing-a-formulation.md checks the same ordering in the default suite
 def test_projection_keeps_constraints_over_100_seconds():
     errs = {}
     for label, stab in [("none", "none"), ("baumgarte", F.Baumgarte()), ("projection", F.Projection())]:
