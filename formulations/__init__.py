@@ -12,14 +12,17 @@ from . import dependent, manifold, minimal, reduced  # noqa: F401  (registration
 from . import solvers
 from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
-from .errors import CapabilityError, ComparisonInterrupted, RunInterrupted
+from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, RunInterrupted
 from systems.errors import ArgumentError, ArgumentTypeError
 
-from .results import ConstraintErrors, EventRecord, Stats, Trajectory, reactions
+from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Trajectory, reactions
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
+from .workbench.ensemble import ensemble
+from .workbench.ensemble_compare import EnsembleComparison, compare_ensemble
+from .workbench.ensemble_inputs import Inputs, grid, sample
 
 _install_moved()
 
@@ -33,4 +36,5 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
            "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
            "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
-           "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted"]
+           "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
+           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison"]

@@ -58,3 +58,21 @@ class ComparisonInterrupted(KeyboardInterrupt):
 
     def __str__(self):
         return f"compare {self.comparison.system_name} interrupted after {self.finished} of {self.total} runs"
+
+
+class EnsembleInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) during ``ensemble``: a KeyboardInterrupt that keeps the members that finished.
+
+    result: an EnsembleResult of those members (its ``member`` column gives their indices);
+    finished and total: how many members finished, of how many. With ``resume`` the finished
+    members are also in that folder, and the same call continues from them.
+    """
+
+    def __init__(self, result, finished: int, total: int):
+        super().__init__(result, finished, total)
+        self.result = result
+        self.finished = finished
+        self.total = total
+
+    def __str__(self):
+        return f"ensemble {self.result.system_name} interrupted after {self.finished} of {self.total} members"

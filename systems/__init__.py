@@ -11,6 +11,7 @@ from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_
                        pfaffian_matrix, spherical_joint)
 from .catalogue import describe, load, names
 from .description import TIME, BodyBlock, Embedding, Parameter, System
+from .families import Outcome, StateFamily, StateVariable
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
                      UnknownNameError)
 
@@ -18,7 +19,7 @@ __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "lo
            "from_rigid_bodies", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
            "pfaffian_matrix", "analyze_constraints",
            "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
-           "ArgumentTypeError"]
+           "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome"]
 
 
 def analyze_constraints(system, **options):

@@ -159,6 +159,7 @@ class System(DegreesOfFreedom):
     multipliers: tuple = ()       # lambda symbols, (m + l,); default lambda_<i>
     parameter_values: tuple = ()  # current values, aligned with parameters; default: defaults
     time: sp.Symbol = TIME
+    families: tuple = ()          # StateFamily objects: initial states named by a few numbers
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -180,6 +181,7 @@ class System(DegreesOfFreedom):
         object.__setattr__(self, "independent_velocities", tuple(self.independent_velocities))
         object.__setattr__(self, "unit_norm_blocks", tuple(tuple(b) for b in self.unit_norm_blocks))
         object.__setattr__(self, "bodies", tuple(self.bodies))
+        object.__setattr__(self, "families", tuple(self.families))
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))
@@ -316,6 +318,17 @@ class System(DegreesOfFreedom):
         p = np.array([float(sp.sympify(x).subs(subs)) for x in self.default_p], dtype=float)
         v = np.array([float(sp.sympify(x).subs(subs)) for x in self.default_v], dtype=float)
         return p, v
+
+    def family(self, name: str | None = None):
+        """The state family ``name`` (systems.families.StateFamily; default: the first one)."""
+        known = tuple(f.name for f in self.families)
+        if not known:
+            raise UnknownNameError(f"state family of system {self.name!r} (it declares none)", name or "", ())
+        if name is None:
+            return self.families[0]
+        if name not in known:
+            raise UnknownNameError(f"state family of system {self.name!r}", name, known)
+        return self.families[known.index(name)]
 
     def residuals(self, p, v):
         """(Phi(p), C(p) v): position residuals (m,) and velocity residuals (m + l,)."""

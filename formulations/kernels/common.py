@@ -92,7 +92,7 @@ def evaluate_all(ts, ys, params, extra):
 def check_all(ts, ps, vs, vdots, ok, params):
     \"\"\"Per recorded point: max |Phi|, max |C v|, max |C v' + xi| (NaN where v' is missing), the
     energy, sigma_min / sigma_max of Phi_p, det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0) and
-    sigma_min / sigma_max of A (NaN where A is not finite).\"\"\"
+    sigma_min / sigma_max of A with the sign of det A where A is square (NaN where A is not finite).\"\"\"
     count = ts.size
     out = np.full((count, 7), np.nan)
     buf = np.zeros(DYN)
@@ -117,7 +117,10 @@ def check_all(ts, ps, vs, vdots, ok, params):
             out[i, 2] = np.max(np.abs(mv(Cm, vdots[i]) + xi)) if C else 0.0
         Ad = buf[{o[6]}:{o[7]}]
         if np.all(np.isfinite(Ad)):
-            out[i, 6] = sigma_ratio(np.ascontiguousarray(Ad.reshape((N_P, N)).T))
+            A = np.ascontiguousarray(Ad.reshape((N_P, N)))
+            out[i, 6] = sigma_ratio(np.ascontiguousarray(A.T))
+            if N_P == N and det(A) < 0.0:  # signed: a sign change between rows crosses a singular A
+                out[i, 6] = -out[i, 6]
         ebuf[0] = 0.0
         _energy(p, v, params, ebuf)
         out[i, 3] = ebuf[0]

@@ -1,6 +1,7 @@
 """Results of the workbench: trajectories with their stats and constraint errors, and the
 constraint reactions at a state (immutable objects with named fields)."""
+from .ensemble import EnsembleResult
 from .reactions import reactions
 from .trajectory import ConstraintErrors, EventRecord, Stats, Trajectory
 
-__all__ = ["Trajectory", "Stats", "ConstraintErrors", "EventRecord", "reactions"]
+__all__ = ["EnsembleResult", "Trajectory", "Stats", "ConstraintErrors", "EventRecord", "reactions"]

@@ -6,8 +6,9 @@ where one of these fails; the notes are kept in Trajectory.warnings (a failed ru
 and gets the notes too):
   - it ended short of t_span (or recorded fewer points than t_eval asked for);
   - its state or energy is not finite at some point;
-  - the kinematic matrix A is singular at a point (sigma_min / sigma_max < 1e-8): the coordinates do
-    not describe the motion there, whatever the residuals say;
+  - the kinematic matrix A is singular at a point (sigma_min / sigma_max < 1e-8), or between two
+    points (det A of a square A changes sign: a step went through it): the coordinates do not
+    describe the motion there, whatever the residuals say;
   - |C v' + xi| exceeds 1e-6 (1 + max |v'|): the accelerations do not satisfy the constraints
     (not checked with a feedback stabilization, which sets C v' + xi on purpose);
   - the position or velocity residual, or the energy drift of a conservative system
@@ -76,7 +77,7 @@ def _singular_kinematics(traj, system, kinematic_ratio=None):
         return []
     if kinematic_ratio is not None:
         rows = np.flatnonzero(np.isfinite(kinematic_ratio))
-        ratio = np.asarray(kinematic_ratio)[rows]
+        signed = np.asarray(kinematic_ratio)[rows]
     else:
         rows = np.unique(np.linspace(0, traj.t.size - 1, min(traj.t.size, SAMPLES)).astype(int))
         rows = np.array([i for i in rows if np.all(np.isfinite(traj.p[i]))], dtype=int)
@@ -86,17 +87,29 @@ def _singular_kinematics(traj, system, kinematic_ratio=None):
         if not A.size or not np.all(np.isfinite(A)):
             return []
         s = np.linalg.svd(A, compute_uv=False)
-        ratio = s[:, -1] / np.maximum(s[:, 0], 1e-300)
-    if not ratio.size:
+        signed = s[:, -1] / np.maximum(s[:, 0], 1e-300)
+        if system.n == len(system.coordinates):
+            signed = np.where(np.linalg.det(A) < 0, -signed, signed)
+    if not signed.size:
         return []
+    ratio = np.abs(signed)
+
+    def where(i):
+        return ", ".join(f"{n}={x:.6g}" for n, x in zip(system.coordinate_names, traj.p[i]))
+
     k = int(np.argmin(ratio))
-    if ratio[k] >= SINGULAR_A:
-        return []
-    i = rows[k]
-    where = ", ".join(f"{n}={x:.6g}" for n, x in zip(system.coordinate_names, traj.p[i]))
-    return [f"the kinematic matrix A is singular at t = {traj.t[i]:.6g} (sigma_min / sigma_max = {ratio[k]:.1e} at "
-            f"p = ({where})): the coordinates do not describe the motion there, so the accelerations are not "
-            f"reliable"]
+    if ratio[k] < SINGULAR_A:
+        i = rows[k]
+        return [f"the kinematic matrix A is singular at t = {traj.t[i]:.6g} (sigma_min / sigma_max = {ratio[k]:.1e} "
+                f"at p = ({where(i)})): the coordinates do not describe the motion there, so the accelerations are "
+                f"not reliable"]
+    flips = np.flatnonzero(signed[1:] * signed[:-1] < 0)
+    if flips.size:  # det A changed sign between two points: the path went through a singular (or unbounded) A
+        i, j = rows[flips[0]], rows[flips[0] + 1]
+        return [f"the kinematic matrix A is singular between t = {traj.t[i]:.6g} and {traj.t[j]:.6g} (det A changes "
+                f"sign from p = ({where(i)}) to p = ({where(j)})): the coordinates do not describe the motion "
+                f"there, so the run beyond is not reliable"]
+    return []
 
 
 def _residuals(traj, system, tol, adaptive):

@@ -20,8 +20,8 @@ def run_interruptible(loop, *args):
     """(loop(*args, stop), interrupted): ``loop`` on a thread, ``stop`` a flag array (int64, (1,))
     that is set to 1 on Ctrl-C; the loop is expected to return soon after (at its next step)."""
     stop = np.zeros(1, dtype=np.int64)
-    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
-        return loop(*args, stop), False
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return loop(*args, stop), False  # signals reach the main thread only, and an ignored one not at all
     result, failure, done = [], [], threading.Event()
 
     def work():

@@ -7,6 +7,9 @@
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
                   [--samples N] [--sweep] [--max-steps N] [--out DIR [--force] [--animate]] [--quiet]
                   [--set name=value ...] [--json]
+    pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
+                [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
+                [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
     pfaff cache info | clear
 
@@ -28,6 +31,7 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
                        cmd_list, cmd_simulate)
 from .inputs import UsageError, count, join_negative_values, number, tolerance
 from .output import OutputError
+from . import sweep
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
 
@@ -111,6 +115,7 @@ def build_parser():
                            description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear"], help="show its location and size, or empty it")
     cache.set_defaults(run=cmd_cache)
+    sweep.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()

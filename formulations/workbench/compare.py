@@ -87,6 +87,10 @@ class Configuration:
             method = self.method if self.step is None else f"{self.method}:{self.step:g}"
             object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{method}")
 
+    def __reduce__(self):  # picklable (a mappingproxy is not), for ensembles on worker processes
+        return (type(self), (self.formulation, self.stabilization, self.method, dict(self.options), self.label,
+                             self.step))
+
     @classmethod
     def parse(cls, spec) -> "Configuration":
         if isinstance(spec, Configuration):

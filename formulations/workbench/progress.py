@@ -26,11 +26,13 @@ class Progress:
     """``progress(i, n, label)`` before run i (from 0) of n; ``close()`` (or leaving a ``with``) at the end.
 
     what: a short name of the whole task for the lines (e.g. "compare rolling_disc"). terminal:
-    None to ask the stream, or True/False to choose the bar or the lines."""
+    None to ask the stream, or True/False to choose the bar or the lines. unit: what is counted
+    ("run"; an ensemble counts "members" done, with the time left estimated)."""
 
     def __init__(self, what: str = "", stream=None, quiet: bool = False, interval: float | None = None,
-                 delay: float | None = None, terminal: bool | None = None):
+                 delay: float | None = None, terminal: bool | None = None, unit: str = "run"):
         self.what, self.stream = what, sys.stderr if stream is None else stream
+        self.unit = unit
         self.quiet = quiet
         self.interval = INTERVAL if interval is None else interval
         self.delay = DELAY if delay is None else delay
@@ -68,8 +70,12 @@ class Progress:
         """The current one-line report: task, run i of n (label), time elapsed."""
         i, n, label = self.state
         what = f"{self.what}: " if self.what else ""
-        run = f"run {i + 1} of {n}" + (f" ({label})" if label else "")
-        return f"pfaff: {what}{run}, {_clock(self.elapsed())} elapsed"
+        elapsed = self.elapsed()
+        if self.unit == "run":
+            run = f"run {i + 1} of {n}" + (f" ({label})" if label else "")
+            return f"pfaff: {what}{run}, {_clock(elapsed)} elapsed"
+        left = f", about {_clock(elapsed / i * (n - i))} left" if 0 < i < n else ""
+        return f"pfaff: {what}{i} of {n} {self.unit} done, {_clock(elapsed)} elapsed{left}"
 
     def _tick(self):
         period = 0.5 if self.terminal else self.interval
@@ -90,7 +96,7 @@ class Progress:
     def _draw(self):
         i, n, label = self.state
         if self.bar is None:
-            self.bar = _Bar(n, self.what, self.stream)
+            self.bar = _Bar(n, self.what, self.stream, self.unit)
         self.bar.show(i, n, label)
 
     def close(self):
@@ -107,7 +113,7 @@ class Progress:
 class _Bar:
     """A bar on a terminal: tqdm's where installed, a plain one otherwise."""
 
-    def __init__(self, total, what, stream):
+    def __init__(self, total, what, stream, unit="run"):
         self.stream = stream
         try:
             from tqdm import tqdm
@@ -115,7 +121,7 @@ class _Bar:
             self.tqdm = None
         else:
             self.tqdm = tqdm(total=total, desc=what or None, file=stream, leave=False, dynamic_ncols=True,
-                             unit="run")
+                             unit=unit)
 
     def show(self, i, n, label):
         if self.tqdm is not None:

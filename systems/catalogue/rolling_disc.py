@@ -19,10 +19,12 @@ Reference: W. Blajer, "A geometrical framework for modeling and simulation of no
 mechanical systems"; Neimark & Fufaev, Dynamics of Nonholonomic Systems. The upright thin disc
 rolling straight at spin rate Omega is stable for Omega > sqrt(g / (3 r)).
 """
+import numpy as np
 import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
 from ..description import Embedding, Parameter
+from ..families import Outcome, StateFamily, StateVariable
 from ._rotations import Rx, Ry, Rz
 
 NAME = "rolling_disc"
@@ -67,4 +69,21 @@ def build():
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
-        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev")
+        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING,))
+
+
+def _rolling(system, values):
+    """Rolling straight along x at the spin rate about the axle, leaned by ``lean``, no yaw or lean
+    rate: the upright member (lean 0) is the steady motion whose stability threshold is
+    sqrt(g / (3 r)) for the thin disc."""
+    r, h = system.parameter_dict["r"], system.parameter_dict["thickness"]
+    lean, spin = values["lean"], values["spin"]
+    p = (0.0, 0.0, r * np.cos(lean) + h / 2 * np.sin(lean), 0.0, lean, 0.0)
+    v = (r * spin, 0.0, 0.0, 0.0, spin, 0.0)
+    return p, v, ("psi", "theta", "phi", "omega_1", "omega_2", "omega_3")
+
+
+ROLLING = StateFamily(
+    "rolling", (StateVariable("lean", 0.0, "rad", "initial lean from upright"),
+                StateVariable("spin", 8.0, "rad/s", "initial spin rate about the axle")),
+    _rolling, "rolling straight, leaned and spinning", outcome=Outcome("theta", 1.0, "fallen"))
