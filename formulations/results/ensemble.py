@@ -82,20 +82,12 @@ class EnsembleResult:
 
     @classmethod
     def from_rows(cls, rows, system, formulation, inputs, settings, stats, outcome, keep_trajectories):
-        """Built from summary rows (formulations.workbench.ensemble_members), sorted by member index."""
+        """Built from summary rows (formulations.workbench.ensemble_members), sorted by member."""
         rows = sorted(rows, key=lambda r: r["member"])
-        n_p, n = len(system.coordinates), len(system.velocities)
-        columns = {k: np.array([r[k] for r in rows], float) for k in SCALAR_COLUMNS}
-        for k in VECTOR_COLUMNS:
-            columns[k] = np.array([r[k] for r in rows], float).reshape(len(rows), n_p if k[0] == "p" else n)
-        index = [r["member"] for r in rows]
-        return cls(system.name, formulation, inputs.names, inputs.values[index] if len(inputs) else
-                   np.zeros((len(rows), 0)), inputs.shape if len(rows) == len(inputs) else (len(rows),),
-                   system.coordinate_names, system.velocity_names, columns,
-                   tuple(r["message"] for r in rows), tuple(r["event_name"] for r in rows), settings, stats,
-                   None if outcome is None else {"coordinate": outcome.coordinate, "limit": outcome.limit,
-                                                 "label": outcome.label},
-                   tuple(r["trajectory"] for r in rows) if keep_trajectories else None)
+        collected = Collected(len(rows), len(system.coordinates), len(system.velocities))
+        for position, row in enumerate(rows):
+            collected.add(row, position)
+        return collected.result(system, formulation, inputs, settings, stats, outcome, keep_trajectories)
 
     # -- access --------------------------------------------------------------------------------
     def __len__(self):
@@ -219,6 +211,51 @@ class EnsembleResult:
                        tuple(header["shape"]), tuple(header["coordinate_names"]), tuple(header["velocity_names"]),
                        columns, tuple(str(m) for m in data["messages"]), tuple(str(m) for m in data["event_names"]),
                        header["settings"], header["stats"], header["outcome"], None, header["versions"])
+
+
+class Collected:
+    """Summary rows kept as columns as they arrive, so that memory holds the columns (about 50
+    floats a member for the rolling disc) rather than one dict of arrays per member."""
+
+    def __init__(self, total: int, n_p: int, n: int):
+        self.columns = {k: np.full(total, np.nan) for k in SCALAR_COLUMNS}
+        self.columns.update({k: np.full((total, n_p if k[0] == "p" else n), np.nan) for k in VECTOR_COLUMNS})
+        self.messages, self.event_names, self.trajectories = [""] * total, [""] * total, [None] * total
+        self.done = np.zeros(total, bool)
+        self.count = 0
+
+    def add(self, row, position=None):
+        """Store ``row`` at ``position`` (default: its member index)."""
+        i = int(row["member"]) if position is None else position
+        for k in SCALAR_COLUMNS + VECTOR_COLUMNS:
+            self.columns[k][i] = row[k]
+        self.messages[i], self.event_names[i] = row["message"], row["event_name"]
+        self.trajectories[i] = row.get("trajectory")
+        self.count += not self.done[i]
+        self.done[i] = True
+
+    def __len__(self):
+        return self.count
+
+    def __contains__(self, i):
+        return bool(self.done[i])
+
+    def wall_time(self, i) -> float:
+        return float(self.columns["wall_time"][i])
+
+    def result(self, system, formulation, inputs, settings, stats, outcome, keep_trajectories) -> EnsembleResult:
+        """The EnsembleResult of the stored rows, in member order (the grid's shape where all are there)."""
+        index = np.flatnonzero(self.done)
+        members = self.columns["member"][index].astype(int)
+        complete = len(inputs) == members.size == self.done.size
+        return EnsembleResult(
+            system.name, formulation, inputs.names, inputs.values[members] if len(inputs) else
+            np.zeros((members.size, 0)), inputs.shape if complete else (members.size,), system.coordinate_names,
+            system.velocity_names, {k: v[index] for k, v in self.columns.items()},
+            tuple(self.messages[i] for i in index), tuple(self.event_names[i] for i in index), settings, stats,
+            None if outcome is None else {"coordinate": outcome.coordinate, "limit": outcome.limit,
+                                          "label": outcome.label},
+            tuple(self.trajectories[i] for i in index) if keep_trajectories else None)
 
 
 def _rebuild(values):

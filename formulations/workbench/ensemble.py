@@ -23,7 +23,7 @@ from systems.errors import ArgumentError, ArgumentTypeError
 from systems.families import Outcome
 
 from ..errors import EnsembleInterrupted
-from ..results.ensemble import SCALAR_COLUMNS, VECTOR_COLUMNS, EnsembleResult
+from ..results.ensemble import SCALAR_COLUMNS, VECTOR_COLUMNS, Collected, EnsembleResult
 from .compare import Configuration
 from .ensemble_exec import available_workers, chunks, run_dask, run_pool, run_serial
 from .ensemble_inputs import as_inputs, roles
@@ -72,14 +72,16 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     job = _with(job, key=job.fingerprint())
     total = len(job)
     folder = _resume_folder(resume, job, trajectories)
-    rows = _load_rows(folder) if folder else {}
+    rows = Collected(total, len(system.coordinates), len(system.velocities))
+    for row in _load_rows(folder) if folder else ():
+        rows.add(row)
     todo = [i for i in range(total) if i not in rows]
     resumed = len(rows)
     stats = {"members": total, "resumed": resumed}
 
     def deliver(new):
         for row in new:
-            rows[row["member"]] = row
+            rows.add(row)
         if folder:
             _save_rows(folder, new, system, config.label, inputs, job)
         if progress is not None:
@@ -90,7 +92,7 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
         for i in pilots:  # here: configuration errors raise; a compiled backend compiles once, before workers start
             deliver([ensemble_members.run_member(job, i, raise_setup=True)])
         rest = todo[len(pilots):]
-        per_member = rows[pilots[-1]]["wall_time"] if pilots else 0.0
+        per_member = rows.wall_time(pilots[-1]) if pilots else 0.0
         mode, count, size = _plan(len(rest), per_member, workers, client, chunk_size)
         stats.update(executor=mode, workers=count, chunk_size=size)
         parts = chunks(rest, size)
@@ -103,12 +105,10 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
             run_serial(job, parts, deliver)
     except KeyboardInterrupt:
         stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed, interrupted=True)
-        result = EnsembleResult.from_rows(rows.values(), system, config.label, inputs, _settings(job), stats,
-                                          job.outcome, trajectories)
+        result = rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
         raise EnsembleInterrupted(result, len(rows), total) from None
     stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
-    return EnsembleResult.from_rows(rows.values(), system, config.label, inputs, _settings(job), stats, job.outcome,
-                                    trajectories)
+    return rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
 
 
 def _with(job, **changes):
@@ -226,13 +226,14 @@ def _save_rows(folder, rows, system, label, inputs, job):
     tmp.replace(folder / f"part-{first:08d}.npz")
 
 
-def _load_rows(folder) -> dict:
-    rows = {}
+def _load_rows(folder) -> list:
+    """The rows kept in a resume folder."""
+    rows = []
     for path in sorted(folder.glob("part-*.npz")):
         part = EnsembleResult.load(path)
         for j in range(len(part)):
             row = {k: part.columns[k][j] for k in SCALAR_COLUMNS + VECTOR_COLUMNS}
             row.update(member=int(row["member"]), status=int(row["status"]), message=part.messages[j],
                        event_name=part.event_names[j], trajectory=None)
-            rows[row["member"]] = row
+            rows.append(row)
     return rows
