@@ -260,3 +260,14 @@ def test_an_interrupted_pfaff_sweep_continues_where_it_stopped(tmp_path, monkeyp
     summary = json.loads(capsys.readouterr().out)
     assert summary["stats"]["resumed"] >= 3 and summary["stats"]["computed"] == 6 - summary["stats"]["resumed"]
     assert (out / "members.npz").exists() and not kept.exists()
+
+
+def test_two_sources_of_the_initial_state_are_refused():
+    with pytest.raises(systems.ArgumentError, match="both set the initial states"):
+        formulations.ensemble(DISC, "dependent", {"spin": [1.0]}, (0.0, 0.1), states=[DISC.default_state()])
+    with pytest.raises(systems.ArgumentError, match="both set the initial state"):
+        formulations.ensemble(DISC, "dependent", {"lean": [0.1]}, (0.0, 0.1), state=DISC.default_state())
+    # a base state with coordinates set on it is fine
+    ens = formulations.ensemble(DISC, "dependent", {"theta": [0.2]}, (0.0, 0.1), state=DISC.default_state(),
+                                workers=1)
+    assert ens.status[0] == 0 and ens.coordinate("theta", "min")[0] <= 0.2 <= ens.coordinate("theta", "max")[0]

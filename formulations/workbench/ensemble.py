@@ -60,6 +60,8 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     """
     started = time.perf_counter()
     system = as_system(system)
+    workers = None if workers is None else whole("workers", workers, minimum=1)
+    chunk_size = None if chunk_size is None else whole("chunk_size", chunk_size, minimum=1)
     config = Configuration.parse(configuration)
     if backend is not None:
         config = Configuration(config.formulation, config.stabilization, config.method,
@@ -68,6 +70,7 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     inputs = as_inputs(inputs)
     job = Job(system, config, _span(t_span), run, inputs, roles(system, inputs.names, family),
               _base(system, state), _states(system, states, inputs), None, bool(trajectories))
+    _check_state_sources(job)
     job = _with(job, outcome=_outcome(system, job.roles, outcome))
     job = _with(job, key=job.fingerprint())
     total = len(job)
@@ -109,6 +112,17 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
         raise EnsembleInterrupted(result, len(rows), total) from None
     stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
     return rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
+
+
+def _check_state_sources(job):
+    """One source per part of the initial state: explicit states, or a base state, or a family."""
+    named = job.roles.family_variables + job.roles.components
+    if job.states is not None and named:
+        raise ArgumentError(f"states and the inputs {', '.join(named)} both set the initial states; expected "
+                            f"one of them (the inputs may still vary parameters)", "states")
+    if job.base is not None and job.roles.family_variables:
+        raise ArgumentError(f"state and the state-family inputs {', '.join(job.roles.family_variables)} both set "
+                            f"the initial state; expected one of them", "state")
 
 
 def _with(job, **changes):
@@ -164,10 +178,6 @@ def _outcome(system, member_roles, outcome):
 
 def _plan(count, per_member, workers, client, chunk_size):
     """(executor, workers, chunk size) for ``count`` members of about ``per_member`` s each."""
-    if workers is not None:
-        workers = whole("workers", workers, minimum=1)
-    if chunk_size is not None:
-        chunk_size = whole("chunk_size", chunk_size, minimum=1)
     if client is not None:
         return "dask", None, chunk_size or max(1, min(MAX_CHUNK, count // 16 or 1))
     workers = workers or available_workers()

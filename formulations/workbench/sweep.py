@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from .inputs import UsageError, explain, load_system
+from .inputs import UsageError, explain, load_system, number, tolerance
 from .progress import Progress
 
 OK, FAILED, INTERRUPTED = 0, 1, 130
@@ -52,9 +52,9 @@ def add_parser(sub, command):
     parser.add_argument("--formulations", nargs="+", metavar="F", default=None,
                         help="several configurations side by side over the same members: the distribution of their "
                              "constraint errors, energy drift and cost (instead of --formulation)")
-    parser.add_argument("--t-end", type=_positive, default=5.0, help="end of each member's interval in s")
-    parser.add_argument("--rtol", type=_positive, default=1e-8, help="relative tolerance")
-    parser.add_argument("--atol", type=_positive, default=1e-8, help="absolute tolerance")
+    parser.add_argument("--t-end", type=number(), default=5.0, help="end of each member's interval in s")
+    parser.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    parser.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
     parser.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
                         help="numeric backend (default: compiled where numba is installed, its compile paid once)")
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: the cores)")
@@ -66,16 +66,6 @@ def add_parser(sub, command):
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     return parser
-
-
-def _positive(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
 
 
 def _backend(requested):
