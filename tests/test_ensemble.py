@@ -271,3 +271,10 @@ def test_two_sources_of_the_initial_state_are_refused():
     ens = formulations.ensemble(DISC, "dependent", {"theta": [0.2]}, (0.0, 0.1), state=DISC.default_state(),
                                 workers=1)
     assert ens.status[0] == 0 and ens.coordinate("theta", "min")[0] <= 0.2 <= ens.coordinate("theta", "max")[0]
+
+
+def test_a_bad_configuration_raises_before_any_member_runs():
+    with pytest.raises(systems.UnknownNameError, match="formulation 'nope'"):
+        formulations.ensemble(DISC, "nope", {"spin": [1.0]}, (0.0, 0.1))
+    with pytest.raises(formulations.CapabilityError, match="method"):
+        formulations.ensemble(DISC, "dependent", {"spin": [1.0]}, (0.0, 0.1), method="nope")

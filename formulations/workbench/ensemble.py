@@ -73,6 +73,7 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     _check_state_sources(job)
     job = _with(job, outcome=_outcome(system, job.roles, outcome))
     job = _with(job, key=job.fingerprint())
+    ensemble_members.formulation(job, {})  # here, so that a bad configuration raises before any member runs
     total = len(job)
     folder = _resume_folder(resume, job, trajectories)
     rows = Collected(total, len(system.coordinates), len(system.velocities))

@@ -61,7 +61,8 @@ class Job:
 _CACHE: dict = {}  # (job key, parameter values) -> (system, formulation), per worker process
 
 
-def _formulation(job, params: dict):
+def formulation(job, params: dict):
+    """(system, formulation) of ``job`` at parameter values ``params``, built once per process."""
     key = (job.key, tuple(sorted(params.items())))
     if key not in _CACHE:
         if len(_CACHE) > 64:
@@ -104,7 +105,7 @@ def run_member(job, i: int, raise_setup: bool = False) -> dict:
     values = job.inputs.member(i) if len(job.inputs) else {}
     params = {k: values[k] for k in job.roles.parameters}
     try:
-        system, form = _formulation(job, params)
+        system, form = formulation(job, params)
         state0 = member_state(job, system, values, i)
         traj = form.simulate(job.t_span, state0, **job.run)
     except (InconsistentStateError, SystemDescriptionError) as exc:
