@@ -161,6 +161,11 @@ def test_a_resume_folder_of_another_ensemble_is_refused(tmp_path):
     formulations.ensemble(DISC, "dependent", {"spin": [2.0]}, (0.0, 0.2), workers=1, resume=tmp_path)
     with pytest.raises(systems.ArgumentError, match="another ensemble"):
         formulations.ensemble(DISC, "dependent", {"spin": [3.0]}, (0.0, 0.2), workers=1, resume=tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(systems.ArgumentError, match="holds other files"):
+        formulations.ensemble(DISC, "dependent", {"spin": [3.0]}, (0.0, 0.2), workers=1, resume=other)
 
 
 def test_bad_inputs_are_named():

@@ -68,7 +68,8 @@ class EnsembleResult:
 
     def __post_init__(self):
         inputs = np.asarray(self.inputs, float)
-        object.__setattr__(self, "inputs", frozen(inputs if inputs.ndim == 2 else inputs.reshape(-1, len(self.input_names))))
+        inputs = inputs if inputs.ndim == 2 else inputs.reshape(-1, len(self.input_names))
+        object.__setattr__(self, "inputs", frozen(inputs))
         object.__setattr__(self, "columns", MappingProxyType({k: frozen(v) for k, v in self.columns.items()}))
         for name in ("settings", "stats", "versions"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))

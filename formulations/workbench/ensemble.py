@@ -215,12 +215,20 @@ def _resume_folder(resume, job, trajectories):
     folder = pathlib.Path(resume)
     if folder.exists() and not folder.is_dir():
         raise ArgumentError(f"resume got {str(folder)!r}, an existing file; expected a folder", "resume")
-    folder.mkdir(parents=True, exist_ok=True)
     marker = folder / JOB_FILE
+    if folder.is_dir() and not marker.exists() and any(folder.iterdir()):
+        raise ArgumentError(f"resume folder {str(folder)!r} holds other files; expected a new or an empty folder, or "
+                            f"one that an ensemble made", "resume")
+    folder.mkdir(parents=True, exist_ok=True)
     if marker.exists():
-        known = json.loads(marker.read_text())
+        try:
+            known = json.loads(marker.read_text())
+        except ValueError:
+            raise ArgumentError(f"resume folder {str(folder)!r}: {JOB_FILE} is not readable; expected the file an "
+                                f"ensemble wrote (remove the folder to start again)", "resume") from None
         if known.get("fingerprint") != job.key:
-            raise ArgumentError(f"resume folder {str(folder)!r} holds members of another ensemble ({known.get('what')}); "
+            raise ArgumentError(f"resume folder {str(folder)!r} holds members of another ensemble "
+                                f"({known.get('what')}); "
                                 f"expected the same system, configuration, options and inputs, or a new folder",
                                 "resume")
     else:

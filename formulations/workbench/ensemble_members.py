@@ -8,8 +8,8 @@ is built once per worker, not once per member.
 from __future__ import annotations
 
 import hashlib
-import re
 import pickle
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -50,8 +50,9 @@ class Job:
 
     def fingerprint(self) -> str:
         """A hash of everything that decides the members' results (for resuming and worker caches)."""
-        parts = (self.system.name, self.system.parameter_values, repr(self.configuration), self.t_span,
-                 sorted((k, re.sub(" at 0x[0-9a-f]+", "", repr(v))) for k, v in self.run.items()), self.inputs.names, self.inputs.values.tobytes(),
+        run = sorted((k, re.sub(" at 0x[0-9a-f]+", "", repr(v))) for k, v in self.run.items())  # no addresses
+        parts = (self.system.name, self.system.parameter_values, repr(self.configuration), self.t_span, run,
+                 self.inputs.names, self.inputs.values.tobytes(),
                  None if self.base is None else [np.asarray(x).tobytes() for x in self.base],
                  None if self.states is None else [np.asarray(x).tobytes() for s in self.states for x in s],
                  repr(self.outcome), self.keep_trajectories, self.roles)
@@ -112,7 +113,7 @@ def run_member(job, i: int, raise_setup: bool = False) -> dict:
         return failed_row(job, i, f"member {i} ({_show(values)}) could not start: {exc}", started)
     except Exception as exc:  # noqa: BLE001  (a member that breaks must not stop the others)
         if raise_setup and isinstance(exc, SETUP_ERRORS):
-            raise  # noqa: BLE001  (a member that breaks must not stop the others)
+            raise
         return failed_row(job, i, f"member {i} ({_show(values)}): {type(exc).__name__}: {exc}", started)
     return summary_row(job, i, traj)
 

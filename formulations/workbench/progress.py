@@ -74,7 +74,8 @@ class Progress:
         if self.unit == "run":
             run = f"run {i + 1} of {n}" + (f" ({label})" if label else "")
             return f"pfaff: {what}{run}, {_clock(elapsed)} elapsed"
-        left = f", about {_clock(elapsed / i * (n - i))} left" if 0 < i < n and i >= n / 20 else ""  # once it means something
+        early = i < n / 20  # too few done for an estimate
+        left = f", about {_clock(elapsed / i * (n - i))} left" if 0 < i < n and not early else ""
         return f"pfaff: {what}{i} of {n} {self.unit} done, {_clock(elapsed)} elapsed{left}"
 
     def _tick(self):
