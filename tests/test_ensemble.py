@@ -283,3 +283,15 @@ def test_a_bad_configuration_raises_before_any_member_runs():
         formulations.ensemble(DISC, "nope", {"spin": [1.0]}, (0.0, 0.1))
     with pytest.raises(formulations.CapabilityError, match="method"):
         formulations.ensemble(DISC, "dependent", {"spin": [1.0]}, (0.0, 0.1), method="nope")
+
+
+def test_progress_counts_members_and_estimates_the_time_left():
+    import io
+
+    from formulations.workbench.progress import Progress
+
+    with Progress("sweep x", stream=io.StringIO(), quiet=True, unit="members") as bar:
+        bar(2, 100)
+        assert bar.line().startswith("pfaff: sweep x: 2 of 100 members done") and "left" not in bar.line()
+        bar(50, 100)
+        assert "50 of 100 members done" in bar.line() and "left" in bar.line()
