@@ -295,3 +295,11 @@ def test_progress_counts_members_and_estimates_the_time_left():
         assert bar.line().startswith("pfaff: sweep x: 2 of 100 members done") and "left" not in bar.line()
         bar(50, 100)
         assert "50 of 100 members done" in bar.line() and "left" in bar.line()
+
+
+def test_a_long_ensemble_warns_with_its_estimate(monkeypatch):
+    from formulations.workbench import ensemble as ensemble_module
+
+    monkeypatch.setattr(ensemble_module, "LONG", 1e-6)
+    with pytest.warns(UserWarning, match=r"ensemble: 2 members to run at about .* ms each .* Ctrl-C keeps"):
+        formulations.ensemble(DISC, "dependent", {"spin": [1.0, 2.0, 3.0, 4.0]}, (0.0, 0.1), workers=1)

@@ -15,6 +15,7 @@ import json
 import pathlib
 import pickle
 import time
+import warnings
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from .ensemble_members import Job
 
 SERIAL_BELOW = 3.0  # s of estimated work under which the members run in this process
 MAX_CHUNK = 64
+LONG = 600.0  # s of estimated work from which ensemble warns with the estimate
 
 
 def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0), *, states=None, state=None,
@@ -99,6 +101,7 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
         per_member = rows.wall_time(pilots[-1]) if pilots else 0.0
         mode, count, size = _plan(len(rest), per_member, workers, client, chunk_size)
         stats.update(executor=mode, workers=count, chunk_size=size)
+        _warn_if_long(len(rest), per_member, count or 1, folder)
         parts = chunks(rest, size)
         if mode == "dask":
             run_dask(job, parts, deliver, client)
@@ -113,6 +116,16 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
         raise EnsembleInterrupted(result, len(rows), total) from None
     stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
     return rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
+
+
+def _warn_if_long(count, per_member, workers, folder):
+    """A warning with the estimated time where the members ahead will take over LONG seconds."""
+    seconds = count * per_member / workers
+    if seconds > LONG:
+        keep = "; with resume= a later call continues" if folder is None else f"; {str(folder)!r} keeps them"
+        warnings.warn(f"ensemble: {count} members to run at about {1e3 * per_member:.0f} ms each (the first "
+                      f"members' time) on {workers} worker(s): about {seconds / 60:.0f} minutes; Ctrl-C keeps the "
+                      f"members that finished{keep}", stacklevel=3)
 
 
 def _check_state_sources(job):

@@ -119,8 +119,8 @@ def cmd_sweep(args):
             print(f"\nsweep written to {target}", file=sys.stderr if args.json else sys.stdout)
     failed = result.failed
     if failed:
-        print(f"pfaff: {len(failed)} of {len(result)} members failed; e.g. {result.messages[failed[0]]}",
-              file=sys.stderr)
+        example = " ".join(result.messages[failed[0]].split())
+        print(f"pfaff: {len(failed)} of {len(result)} members failed; e.g. {example}", file=sys.stderr)
         return FAILED
     return OK
 
