@@ -303,3 +303,26 @@ def test_a_long_ensemble_warns_with_its_estimate(monkeypatch):
     monkeypatch.setattr(ensemble_module, "LONG", 1e-6)
     with pytest.warns(UserWarning, match=r"ensemble: 2 members to run at about .* ms each .* Ctrl-C keeps"):
         formulations.ensemble(DISC, "dependent", {"spin": [1.0, 2.0, 3.0, 4.0]}, (0.0, 0.1), workers=1)
+
+
+def _start_that_kills_workers(system, values):
+    """A state family whose guess ends any worker process abruptly (as a crash or the OOM killer would)."""
+    import multiprocessing
+    import os
+
+    if multiprocessing.parent_process() is not None:
+        os._exit(3)
+    return [values["x0"]], [0.0], ("x",)
+
+
+def test_a_worker_that_dies_leaves_the_rest_to_this_process():
+    x, xd = sp.Symbol("x", real=True), sp.Symbol("x_dot", real=True)
+    family = systems.StateFamily("start", (systems.StateVariable("x0", 1.0),), _start_that_kills_workers)
+    osc = systems.from_lagrangian("oscillator", [x], xd**2 / 2, x**2 / 2, velocities=[xd], default_p=[1.0],
+                                  default_v=[0.0], families=(family,))
+    with pytest.warns(UserWarning, match="stopped abruptly"):
+        ens = formulations.ensemble(osc, "dependent", {"x0": np.linspace(0.1, 1.0, 6)}, (0.0, 0.5), workers=2,
+                                    chunk_size=1)
+    assert ens.stats["executor"] == "pool, then this process"
+    assert list(ens.status) == [0] * 6
+    np.testing.assert_allclose(ens.columns["p_final"][:, 0], np.linspace(0.1, 1.0, 6) * np.cos(0.5), rtol=1e-6)

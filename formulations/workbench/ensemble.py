@@ -16,6 +16,7 @@ import pathlib
 import pickle
 import time
 import warnings
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
@@ -107,7 +108,15 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
             run_dask(job, parts, deliver, client)
         elif mode == "pool":
             _check_picklable(job)
-            run_pool(job, parts, deliver, count)
+            try:
+                run_pool(job, parts, deliver, count)
+            except BrokenProcessPool:
+                left = [i for i in rest if i not in rows]
+                warnings.warn(f"ensemble: a worker process stopped abruptly (killed, out of memory, or a script that "
+                              f"calls ensemble outside 'if __name__ == \"__main__\":', which each worker imports); "
+                              f"the {len(left)} members left run in this process", stacklevel=2)
+                stats.update(executor="pool, then this process")
+                run_serial(job, chunks(left, size), deliver)
         else:
             run_serial(job, parts, deliver)
     except KeyboardInterrupt:
