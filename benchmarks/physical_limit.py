@@ -1,15 +1,16 @@
 """The practical limit of the rolling disc: a hand-written right-hand side in the same compiled loop.
 
-Expected runtime of the full version (--repeat 5): about 1-2 minutes on an idle machine with a
+Expected runtime of the full version (--repeat 5): about 2-3 minutes on an idle machine with a
 warm compile cache, plus 2-4 minutes of numba compilation when the cache is cold.
 
 The classical minimal equations of the thin rolling disc (Euler angles: yaw psi, lean theta,
 spin phi, the same coordinates and speeds as the state of pfaff's ``minimal`` formulation of
 ``rolling_disc``: y = (x, y, psi, theta, phi, psi', theta', phi')) are written out below as plain
-numba code and compiled into the Dormand-Prince 5(4) loop of formulations/solvers/compiled_rk.py
-(``LOOP``). Against it, in the same process and interleaved (H D M H D M ...): pfaff's dependent
-and minimal formulations with backend "compiled", method "dopri5" (fused right-hand side in the
-same loop, plus pfaff's recording passes after the run).
+numba code and compiled into the machine-code loops of formulations/solvers (Dormand-Prince 5(4),
+``LOOP``, and DOP853, ``LOOP853``). Against it, in the same process and interleaved (H D M H D M
+...): pfaff's dependent and minimal formulations with backend "compiled" and the same method
+(fused right-hand side in the same loop, plus pfaff's recording passes after the run); ratios are
+taken against the hand-written right-hand side in the same loop.
 
 First the hand-written right-hand side is checked against ``form.evaluate(t, y).ydot`` of pfaff's
 minimal formulation at random states (max relative difference, required <= 1e-10). Then every
@@ -46,9 +47,16 @@ HAND_RHS = '''import math
 import numba
 import numpy as np
 
+from formulations.kernels.linalg import finite
+
 
 @numba.njit(cache=True)
-def rhs(t, y, params, extra, out):
+def workspace():
+    return np.zeros(0)
+
+
+@numba.njit(cache=True)
+def rhs(t, y, params, extra, out, work):
     r = params[1]
     g = params[2]
     psi = y[2]
@@ -74,10 +82,11 @@ def rhs(t, y, params, extra, out):
 
 
 def hand_module():
+    from formulations.solvers.compiled_dop853 import LOOP853
     from formulations.solvers.compiled_rk import LOOP
     from systems.codegen import compile_module
 
-    return compile_module(HAND_RHS + LOOP)
+    return compile_module(HAND_RHS + LOOP + LOOP853)
 
 
 def hand_to_dependent(y, r):
@@ -106,7 +115,7 @@ def check_agreement(system, module, states=5, seed=1):
         y = form.initial_state(p0, v0) + rng.uniform(-0.5, 0.5, 8) * np.array([1, 1, 3, 1, 3, 2, 2, 4])
         ref = form.evaluate(0.0, y).ydot
         out = np.empty(8)
-        module.rhs(0.0, y, params, np.empty(0), out)
+        module.rhs(0.0, y, params, np.empty(0), out, module.workspace())
         worst = max(worst, float(np.max(np.abs(out - ref)) / max(1.0, np.max(np.abs(ref)))))
     return worst
 
@@ -124,25 +133,31 @@ def pipelines(system, t_end):
     y0 = np.asarray(minimal.initial_state(p0, v0), float)
     none = np.empty(0)
 
-    def hand(tol, t_end=t_end):
-        ts, ys, status, t_stop, evaluations, steps, rejected = module.integrate(
-            0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
-        if status != 0:
-            raise RuntimeError(f"hand-written run stopped with status {status} at t = {t_stop}")
-        return (*hand_to_dependent(ys[-1], r), int(evaluations))
+    def hand(loop):
+        def run(tol, t_end=t_end):
+            ts, ys, status, t_stop, evaluations, steps, rejected = getattr(module, loop)(
+                0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
+            if status != 0:
+                raise RuntimeError(f"hand-written run stopped with status {status} at t = {t_stop}")
+            return (*hand_to_dependent(ys[-1], r), int(evaluations))
+        return run
 
-    def pfaff(formulation):
+    def pfaff(formulation, method):
         form = formulations.create(formulation, system, backend="compiled")
 
         def run(tol, t_end=t_end):
-            tr = form.simulate((0.0, t_end), (p0, v0), rtol=tol, atol=tol, method="dopri5")
+            tr = form.simulate((0.0, t_end), (p0, v0), rtol=tol, atol=tol, method=method)
             if tr.status != 0:
                 raise RuntimeError(f"pfaff {formulation}: {tr.message}")
             return tr.p[-1], tr.v[-1], tr.stats.rhs_evaluations
         return run
 
-    return {"hand-written numba dopri5": hand, "pfaff dependent compiled dopri5": pfaff("dependent"),
-            "pfaff minimal compiled dopri5": pfaff("minimal")}
+    out = {}
+    for method, loop in (("dopri5", "integrate"), ("DOP853", "integrate853")):
+        out[f"hand-written numba {method}"] = hand(loop)
+        for formulation in ("dependent", "minimal"):
+            out[f"pfaff {formulation} compiled {method}"] = pfaff(formulation, method)
+    return out
 
 
 def bracket(errors, target=TARGET):
@@ -199,8 +214,8 @@ def main(argv=None):
             fixed[name].append(time.perf_counter() - started)
     fixed = {name: {"median": float(np.median(x)), "min": float(np.min(x)), "max": float(np.max(x))}
              for name, x in fixed.items()}
-    hand_name = "hand-written numba dopri5"
-    hand_t = time_at(results[hand_name]["error"], results[hand_name]["median"])
+    hand_t = {method: time_at(results[f"hand-written numba {method}"]["error"],
+                              results[f"hand-written numba {method}"]["median"]) for method in ("dopri5", "DOP853")}
     lines = [f"rolling disc (thin, m = 1 kg, r = 0.5 m, g = 9.81 m/s^2), {args.t_end:g} s; simulation time at final "
              f"error {TARGET:g} (max |p - p_ref|, |v - v_ref| against dependent + projection at rtol = atol = 1e-13), "
              f"log-log interpolated between the bracketing tolerances; medians of {args.repeat}, interleaved; "
@@ -209,7 +224,7 @@ def main(argv=None):
              f"difference {agreement:.1e}.", "",
              "Fixed cost of a run: the median [min-max] time of a run over 1 microsecond (setup, recording "
              "and return, no integration to speak of).", "",
-             "| pipeline | time at 1e-9 ms | vs hand-written (target <= 2) | fixed cost of a run ms | "
+             "| pipeline | time at 1e-9 ms | vs hand-written, same loop (target <= 2) | fixed cost of a run ms | "
              "bracketing tolerances: error, time median [min-max], evaluations |",
              "|---|---|---|---|---|"]
     for name, r in results.items():
@@ -218,7 +233,7 @@ def main(argv=None):
         near = [f"{r['tol'][i]:g}: error {r['error'][i]:.1e}, {r['median'][i] * 1e3:.2f} ms "
                 f"[{r['min'][i] * 1e3:.2f}-{r['max'][i] * 1e3:.2f}], {r['evaluations'][i]} evals" for i in b]
         f = fixed[name]
-        lines.append(f"| {name} | {t * 1e3:.2f} | {t / hand_t:.2f} | {f['median'] * 1e3:.2f} [{f['min'] * 1e3:.2f}-"
+        lines.append(f"| {name} | {t * 1e3:.2f} | {t / hand_t[name.split()[-1]]:.2f} | {f['median'] * 1e3:.2f} [{f['min'] * 1e3:.2f}-"
                      f"{f['max'] * 1e3:.2f}] | {'; '.join(near) or 'no bracketing pair'} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -58,7 +58,7 @@ def _agree(name, formulation):
         extra = fused.compiled_arguments()
         ydot, lam = np.empty_like(y), np.empty(system.m + system.l)
         pp, vv, vdot = np.empty(len(p)), np.empty(system.n), np.empty(system.n)
-        assert module.evaluate(0.3, y, params, extra, ydot, lam, pp, vv, vdot, True)
+        assert module.evaluate(0.3, y, params, extra, ydot, lam, pp, vv, vdot, True, np.zeros(module.EVAL_WORK))
         expected = reference.evaluate(0.3, y)
         p_ref, v_ref = reference.dependent_state(y)
         for got, want in ((ydot, expected.ydot), (vdot, expected.vdot), (lam, expected.lam), (pp, p_ref),

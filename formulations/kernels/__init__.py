@@ -6,12 +6,14 @@ one function, and compiled passes over recorded points. The solver appends its l
 Every module defines, for y the formulation's own state and ``extra`` its run-time constants
 (formulation.compiled_arguments(): gains, the choice of independent velocities):
 
-    evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers) -> bool   y' into out, and
-                  the dependent state (p, v), v' and (where multipliers) lambda; False where a matrix
-                  is singular
-    rhs(t, y, params, extra, out) -> bool                          y' only
+    evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work) -> bool   y' into out,
+                  and the dependent state (p, v), v' and (where multipliers) lambda; False where a
+                  matrix is singular; work (EVAL_WORK,) zeros, reused from call to call
+    workspace() -> (WORK,) zeros                                   one per run
+    rhs(t, y, params, extra, out, work) -> bool                    y' only, no allocation in the
+                  dependent formulation
     evaluate_all(ts, ys, params, extra) -> (y', lambda, ok, p, v, v')   at recorded points
-    check_all(ts, ps, vs, vdots, ok, params) -> (N, 6)             errors, energy, rank measures
+    check_all(ts, ps, vs, vdots, ok, params) -> (N, 7)             errors, energy, rank measures
 """
 import functools
 import hashlib

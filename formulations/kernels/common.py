@@ -46,7 +46,8 @@ def header(system, kernels) -> str:
 import numba
 import numpy as np
 
-from formulations.kernels.linalg import det, mm, mv, resolved, sigma_ratio, solve, solve1, tmm, tmv, unit_blocks
+from formulations.kernels.linalg import (all_finite, det, finite, lu_in_place, lu_solve, mm, mv, mv_into, resolved,
+                                         sigma_ratio, solve, solve1, solve_in_place, tmm, tmv, unit_blocks)
 
 {imports}
 
@@ -64,10 +65,24 @@ def passes(system) -> str:
     o = lay.dyn
     return f"""
 
+SCRATCH = C + N_P + 2 * N
+WORK = SCRATCH + EVAL_WORK
+
+
 @numba.njit(cache=True)
-def rhs(t, y, params, extra, out):
-    \"\"\"y' only (the rest into scratch space).\"\"\"
-    return evaluate(t, y, params, extra, out, np.empty(C), np.empty(N_P), np.empty(N), np.empty(N), False)
+def workspace():
+    \"\"\"The work array of rhs (WORK zeros): one per run, reused by every evaluation.\"\"\"
+    return np.zeros(WORK)
+
+
+@numba.njit(cache=True)
+def rhs(t, y, params, extra, out, work):
+    \"\"\"y' only (the rest into the scratch part of work).\"\"\"
+    lam = work[:C]
+    p = work[C:C + N_P]
+    v = work[C + N_P:C + N_P + N]
+    vdot = work[C + N_P + N:SCRATCH]
+    return evaluate(t, y, params, extra, out, lam, p, v, vdot, False, work[SCRATCH:])
 
 
 @numba.njit(cache=True)
@@ -82,8 +97,9 @@ def evaluate_all(ts, ys, params, extra):
     vdots = np.full((count, N), np.nan)
     out, mult = np.empty(ys.shape[1]), np.empty(C)
     p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
+    work = np.zeros(EVAL_WORK)
     for i in range(count):  # through work arrays: evaluate is compiled for one signature only
-        ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, True)
+        ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, True, work)
         ydot[i], lam[i], ps[i], vs[i], vdots[i] = out, mult, p, v, vdot
     return ydot, lam, ok, ps, vs, vdots
 

@@ -43,7 +43,8 @@ def _source(formulation, minimal):
              f"QBLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]", "", "",
              "@numba.njit(cache=True)",
              "def _geometry(q, params, p):",
-             '    """p = g(q) into p; (D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), ok) at q."""']
+             '    """p = g(q) into p; (D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), LU factors of a square A and',
+             '    their row swaps (lu_in_place; empty otherwise), ok) at q."""']
     add = lines.append
     if trivial:
         add("    p[:] = q")
@@ -52,7 +53,7 @@ def _source(formulation, minimal):
         add("    A = kb.reshape((N_P, N))")
         add("    cb = np.zeros(CON)")
         add("    _constraints(q, params, cb)")
-        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:].reshape((C, N)), True")
+        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:].reshape((C, N)), A, np.empty(0, np.int64), True")
     else:
         add(f"    cb = np.zeros({b[-1]})")
         add("    _chart(q, params, cb)")
@@ -61,10 +62,17 @@ def _source(formulation, minimal):
         add(f"    A_q = cb[{b[2]}:{b[3]}].reshape((K_Q, K))")
         add(f"    A = cb[{b[3]}:{b[4]}].reshape((N_P, N))")
         add(f"    Cg = cb[{b[4]}:{b[5]}].reshape((C, N))")
-        add("    if np.all(np.isfinite(cb)):")
-        add("        D, ok = " + left.format("np.ascontiguousarray(G)"))
-        add("        return D, A_q, A, Cg, ok")
-        add("    return np.zeros((N, K)), A_q, A, Cg, False")
+        add("    perm = np.empty(N if N_P == N else 0, np.int64)")
+        add("    if not finite(cb):")
+        add("        return np.zeros((N, K)), A_q, A, Cg, A, perm, False")
+        if square:  # factored once: D here, gamma in evaluate
+            add("    LU = A.copy()")
+            add("    D = np.ascontiguousarray(G)")
+            add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
+            add("    return D, A_q, A, Cg, LU, perm, ok")
+        else:
+            add("    D, ok = " + left.format("np.ascontiguousarray(G)"))
+            add("    return D, A_q, A, Cg, A, perm, ok")
     if minimal:
         lines += ["", "", "@numba.njit(cache=True)", "def _choice(D, Cg, extra):",
                   '    """[C_bar_nh; E] with E = S_w + S_v D (l + r, k)."""',
@@ -82,35 +90,38 @@ def _source(formulation, minimal):
                   "    for i in range(ys.shape[0]):",
                   "        q = ys[i, :K_Q].copy()",
                   "        unit_blocks(q, QBLOCKS)",
-                  "        D, A_q, A, Cg, ok = _geometry(q, params, p)",
+                  "        D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p)",
                   "        if ok:",
                   "            Kc = _choice(D, Cg, extra)",
                   "            ratio = sigma_ratio(Kc)",
                   "            out[i, 0] = 1.0 / ratio if ratio > 0 else np.inf",
                   "            out[i, 1] = det(Kc)",
                   "    return out"]
-    lines += ["", "", "@numba.njit(cache=True)",
-              "def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers):",
+    lines += ["", "", "EVAL_WORK = DYN", "", "", "@numba.njit(cache=True)",
+              "def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):",
               f'    """y\' of the {name} formulation of {sysm.name}; False where a matrix is singular."""',
               "    q = y[:K_Q].copy()",
               "    unit_blocks(q, QBLOCKS)",
-              "    D, A_q, A, Cg, ok = _geometry(q, params, p)",
+              "    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p)",
               "    if not ok:",
               "        return False"]
     if minimal:
         # [C_bar_nh; E] D_bar = [0; I],  w = D_bar u
         add("    S_v = np.ascontiguousarray(extra[R * K:R * K + R * N]).reshape((R, N))")
         add("    Kc = _choice(D, Cg, extra)")
-        add("    unit = np.zeros((L + R, R))")
-        add("    unit[L:] = np.eye(R)")
-        add("    D_bar, ok = solve(Kc, unit)")
-        add("    if not ok or np.max(np.abs(D_bar)) * np.max(np.abs(Kc)) > 1e8:")
+        add("    D_bar = np.zeros((L + R, R))")
+        add("    D_bar[L:] = np.eye(R)")
+        add("    big = np.max(np.abs(Kc))")
+        add("    perm_c = np.empty(L + R, np.int64)")
+        add("    if not (lu_in_place(Kc, perm_c) and lu_solve(Kc, perm_c, D_bar)):  # Kc: its factors from here")
+        add("        return False")
+        add("    if np.max(np.abs(D_bar)) * big > 1e8:")
         add("        return False")
         add("    w = mv(D_bar, y[K_Q:])")
     else:
         add("    w = y[K_Q:]")
     add("    v[:] = mv(D, w)")
-    add("    buf = np.zeros(DYN)")
+    add("    buf = work[:DYN]")
     add("    _dynamics(t, p, v, params, buf)")
     lines.extend(lay.dynamics_views().splitlines())
     if trivial:
@@ -118,7 +129,11 @@ def _source(formulation, minimal):
     else:
         add("    acc = np.zeros(N_P)")
         add("    _embedding_acc(q, w, params, acc)")
-        add("    gamma, ok = " + (left.format("acc - pdd2") if not square else "solve1(A, acc - pdd2)"))
+        if square:
+            add("    gamma = acc - pdd2")
+            add("    ok = lu_solve(LU, perm, gamma)")
+        else:
+            add("    gamma, ok = " + left.format("acc - pdd2"))
         add("    if not ok:")
         add("        return False")
     add("    h = f0 - d")
@@ -129,8 +144,8 @@ def _source(formulation, minimal):
         if lay.l:
             add("    rest[:L] = -(xi[M_H:] + mv(Cm[M_H:], gamma))")
         add("    rest[L:] = -mv(S_v, gamma)")
-        add("    gamma_bar, ok = solve1(Kc, rest)")
-        add("    if not ok:")
+        add("    gamma_bar = rest")
+        add("    if not lu_solve(Kc, perm_c, gamma_bar):")
         add("        return False")
         add("    T = mm(D, D_bar)")
         add("    tau = mv(D, gamma_bar) + gamma")

@@ -113,42 +113,71 @@ def solve(K, B):
             for i in range(j + 1, n):
                 acc -= LU[j, i] * X[i, c]
             X[j, c] = acc / LU[j, j]
-    return X, _finite(X.ravel())
+    return X, finite(X.ravel())
 
 
 @numba.njit(cache=True)
 def solve1(K, b):
     """(x, ok): K x = b for a vector b (as solve)."""
-    n = K.shape[0]
-    LU = np.empty((n, n))
+    LU = np.empty(K.shape)
     LU[:, :] = K
     x = b.copy()
+    return x, solve_in_place(LU, x)
+
+
+@numba.njit(cache=True)
+def solve_in_place(K, x):
+    """K x = b with b given in x, by Gaussian elimination with partial pivoting; K is overwritten by
+    its factors and x by the solution (no allocation: for work arrays). False where a pivot vanishes
+    or x is not finite."""
+    n = K.shape[0]
     for j in range(n):
-        piv = _pivot(LU, j)
+        piv = _pivot(K, j)
         if piv < 0:
-            return x, False
+            return False
         if piv != j:
-            _swap_rows(LU, j, piv)
+            _swap_rows(K, j, piv)
             tmp = x[j]
             x[j] = x[piv]
             x[piv] = tmp
-        inv = 1.0 / LU[j, j]
+        inv = 1.0 / K[j, j]
         for i in range(j + 1, n):
-            factor = LU[i, j] * inv
+            factor = K[i, j] * inv
             if factor != 0.0:
                 for c in range(j + 1, n):
-                    LU[i, c] -= factor * LU[j, c]
+                    K[i, c] -= factor * K[j, c]
                 x[i] -= factor * x[j]
     for j in range(n - 1, -1, -1):
         acc = x[j]
         for i in range(j + 1, n):
-            acc -= LU[j, i] * x[i]
-        x[j] = acc / LU[j, j]
-    return x, _finite(x)
+            acc -= K[j, i] * x[i]
+        x[j] = acc / K[j, j]
+    return finite(x)
 
 
 @numba.njit(cache=True)
-def _finite(x):
+def mv_into(A, x, out):
+    """out = A x for A (r, c), x (c,), out (r,) (no allocation)."""
+    for i in range(A.shape[0]):
+        acc = 0.0
+        for j in range(A.shape[1]):
+            acc += A[i, j] * x[j]
+        out[i] = acc
+
+
+@numba.njit(cache=True)
+def all_finite(X):
+    """Whether every entry of the 2-d array X is finite (no allocation)."""
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if not math.isfinite(X[i, j]):
+                return False
+    return True
+
+
+@numba.njit(cache=True)
+def finite(x):
+    """Whether every entry of the 1-d array x is finite (no allocation)."""
     for value in x:
         if not math.isfinite(value):
             return False
@@ -206,3 +235,55 @@ def sigma_ratio(A):
     if w[-1] <= 0.0:
         return 0.0
     return math.sqrt(max(w[0], 0.0) / w[-1])
+
+
+@numba.njit(cache=True)
+def lu_in_place(K, perm):
+    """K overwritten by its LU factors with partial pivoting (the multipliers below the diagonal),
+    perm[j] the row swapped with row j at step j; False where a pivot vanishes. The same operations
+    as solve, so lu_solve after it gives solve's result."""
+    n = K.shape[0]
+    for j in range(n):
+        piv = _pivot(K, j)
+        if piv < 0:
+            return False
+        perm[j] = piv
+        if piv != j:
+            _swap_rows(K, j, piv)
+        inv = 1.0 / K[j, j]
+        for i in range(j + 1, n):
+            factor = K[i, j] * inv
+            K[i, j] = factor
+            if factor != 0.0:
+                for c in range(j + 1, n):
+                    K[i, c] -= factor * K[j, c]
+    return True
+
+
+@numba.njit(cache=True)
+def lu_solve(LU, perm, X):
+    """X overwritten by the solution of K X = X for the factors of lu_in_place; X (n,) or (n, k).
+    False where X is not finite."""
+    n = LU.shape[0]
+    Y = X.reshape((n, -1))
+    k = Y.shape[1]
+    for j in range(n):  # the row swaps first: the multipliers moved with their rows
+        piv = perm[j]
+        if piv != j:
+            for c in range(k):
+                tmp = Y[j, c]
+                Y[j, c] = Y[piv, c]
+                Y[piv, c] = tmp
+    for j in range(n):
+        for i in range(j + 1, n):
+            factor = LU[i, j]
+            if factor != 0.0:
+                for c in range(k):
+                    Y[i, c] -= factor * Y[j, c]
+    for j in range(n - 1, -1, -1):
+        for c in range(k):
+            acc = Y[j, c]
+            for i in range(j + 1, n):
+                acc -= LU[j, i] * Y[i, c]
+            Y[j, c] = acc / LU[j, j]
+    return all_finite(Y)

@@ -11,6 +11,13 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
     """The Trajectory of ``run`` (a RunRecord whose rows are (y, p, v, v' or None, lambda or None));
     ``events`` the Event objects of the run, whose names label its crossings."""
     system = formulation.system
+    if run.columns is not None:  # a compiled run: every column computed in compiled passes
+        ys, ps, vs, vdot, lam = run.columns
+        err_p, err_v, err_a, energy = np.asarray(run.checks, float).reshape(-1, 4).T
+        return Trajectory(system.name, formulation.label(), frozen(run.t), frozen(ps), frozen(vs), frozen(ys),
+                          formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
+                          ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
+                          run.status, message, event_records(run.t_events, events), settings)
     num, par = formulation.num, system.params
     N, n, c = len(run.t), system.n, system.m + system.l
     ys = np.array([r[0] for r in run.y]) if N else np.zeros((0, len(formulation.state_names())))
@@ -18,14 +25,8 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
     vs = np.array([r[2] for r in run.y]) if N else np.zeros((0, n))
     vdot, lam = np.full((N, n), np.nan), np.full((N, c), np.nan)
     err_p, err_v, err_a, energy = (np.full(N, np.nan) for _ in range(4))
-    checks = getattr(run, "checks", None)
     for i, (t, row) in enumerate(zip(run.t, run.y)):
         _, p, v, a, multipliers = row
-        if checks is not None:  # computed in one compiled pass
-            err_p[i], err_v[i], err_a[i], energy[i] = checks[i]
-            if a is not None:
-                vdot[i], lam[i] = a, multipliers
-            continue
         with np.errstate(all="ignore"):  # NaN where a piece is undefined, e.g. past a singularity
             if a is None:
                 Phi, _, C = num.constraints(p, par)

@@ -64,6 +64,7 @@ class RunRecord:
     checks: object = None  # (N, 4) max |Phi|, max |C v|, max |C v' + xi|, energy per row, where a compiled pass made them
     kinematic_ratio: object = None  # (N,) sigma_min / sigma_max of A per row (signed by det A where A is square), where a compiled pass made them
     interrupted: bool = False  # ended by Ctrl-C (status -1): simulate raises RunInterrupted with the trajectory
+    columns: object = None  # (y, p, v, v', lambda) as arrays of rows, in place of the rows y, where a compiled pass made them (v', lambda NaN where not evaluated)
 
 
 @dataclass

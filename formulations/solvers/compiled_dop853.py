@@ -25,58 +25,60 @@ _D8 = {_array(_dc.D)}
 
 
 @numba.njit(cache=True)
-def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t):
-    """y(t) in the step (t0, t0 + h) from the 7th-order interpolant; K (16, n) holds the step's
-    stages and room for the three extra ones, which are evaluated here once (K[13, 0] NaN marks
-    them missing). False where an extra stage is singular."""
+def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t, work, out):
+    """y(t) in the step (t0, t0 + h) from the 7th-order interpolant, into out; K (16, n) holds the
+    step's stages and room for the three extra ones, which are evaluated here once (K[13, 0] NaN
+    marks them missing), with out as scratch. False where an extra stage is singular."""
+    n = y0.size
     if np.isnan(K[13, 0]):
         for s in range(13, 16):
-            dy = np.zeros(y0.size)
-            for j in range(s):
-                dy += _A8[s, j] * K[j]
-            if not rhs(t0 + _C8[s] * h, y0 + h * dy, params, extra, K[s]):
-                return y0, False
-    F = np.empty((7, y0.size))
-    delta = y1 - y0
-    F[0] = delta
-    F[1] = h * f0 - delta
-    F[2] = 2 * delta - h * (f1 + f0)
-    for i in range(4):
-        row = np.zeros(y0.size)
-        for j in range(16):
-            row += _D8[i, j] * K[j]
-        F[3 + i] = h * row
+            _stage(y0, h, _A8[s], K, s, out)
+            if not rhs(t0 + _C8[s] * h, out, params, extra, K[s], work):
+                return False
     x = (t - t0) / h
-    y = np.zeros(y0.size)
-    for i in range(7):
-        y += F[6 - i]
-        if i % 2 == 0:
-            y *= x
-        else:
-            y *= 1 - x
-    return y + y0, True
+    for i in range(n):
+        delta = y1[i] - y0[i]
+        F0, F1, F2 = delta, h * f0[i] - delta, 2 * delta - h * (f1[i] + f0[i])
+        F3, F4, F5, F6 = 0.0, 0.0, 0.0, 0.0
+        for j in range(16):
+            F3 += _D8[0, j] * K[j, i]
+            F4 += _D8[1, j] * K[j, i]
+            F5 += _D8[2, j] * K[j, i]
+            F6 += _D8[3, j] * K[j, i]
+        value = h * F6 * x
+        value = (value + h * F5) * (1 - x)
+        value = (value + h * F4) * x
+        value = (value + h * F3) * (1 - x)
+        value = (value + F2) * x
+        value = (value + F1) * (1 - x)
+        value = (value + F0) * x
+        out[i] = value + y0[i]
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
 def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
     """(ts, ys, status, t_stop, evaluations, steps, rejected), as integrate (the 5(4) loop, whose
-    helpers it shares: the module holds both)."""
+    helpers it shares: the module holds both). A step allocates nothing."""
     n = y0.size
     grid = t_eval.size > 0
+    work = workspace()
     y = y0.copy()
+    y_new = np.empty(n)
+    arg = np.empty(n)
     t = t0
+    K = np.empty((16, n))
     f = np.empty(n)
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
-    if not rhs(t, y, params, extra, f):
+    if not rhs(t, y, params, extra, f, work):
         return ts[:0], ys[:0], -1, t, evaluations, 0, 0
     h_abs = first_step
     if first_step <= 0:
         evaluations += 1
-        h_abs, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 7)
+        h_abs, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 7, work)
         if not ok:
             return ts[:count], ys[:count], -1, t, evaluations, 0, 0
-    K = np.empty((16, n))
     steps = 0
     rejected = 0
     while t < t1:
@@ -101,36 +103,36 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
             K[0] = f
             ok = True
             for s in range(1, _S):
-                dy = np.zeros(n)
-                for j in range(s):
-                    dy += _A8[s, j] * K[j]
+                _stage(y, h, _A8[s], K, s, arg)
                 evaluations += 1
-                if not rhs(t + _C8[s] * h, y + h * dy, params, extra, K[s]):
+                if not rhs(t + _C8[s] * h, arg, params, extra, K[s], work):
                     ok = False
                     break
             if not ok:
                 return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
-            y_new = y.copy()
-            for j in range(_S):
-                y_new += h * _B8[j] * K[j]
+            _stage(y, h, _B8, K, _S, y_new)
             evaluations += 1
-            if not rhs(t + h, y_new, params, extra, K[_S]):
+            if not rhs(t + h, y_new, params, extra, K[_S], work):
                 return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
-            scale = atol + np.maximum(np.abs(y), np.abs(y_new)) * rtol
-            err5 = np.zeros(n)
-            err3 = np.zeros(n)
-            for j in range(_S + 1):
-                err5 += _E5[j] * K[j]
-                err3 += _E3[j] * K[j]
-            err5 /= scale
-            err3 /= scale
-            e5, e3 = np.sum(err5 * err5), np.sum(err3 * err3)
+            e5 = 0.0
+            e3 = 0.0
+            for i in range(n):
+                scale = atol + max(abs(y[i]), abs(y_new[i])) * rtol
+                a5 = 0.0
+                a3 = 0.0
+                for j in range(_S + 1):
+                    a5 += _E5[j] * K[j, i]
+                    a3 += _E3[j] * K[j, i]
+                a5 /= scale
+                a3 /= scale
+                e5 += a5 * a5
+                e3 += a3 * a3
             if e5 == 0 and e3 == 0:
                 error = 0.0
             else:
                 error = abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
             if not np.isfinite(error):
-                if not np.all(np.isfinite(y_new)):
+                if not finite(y_new):
                     return ts[:count], ys[:count], -4, t, evaluations, steps, rejected
                 h_abs *= 0.2
                 step_rejected = True
@@ -146,20 +148,20 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
             step_rejected = True
             rejected += 1
         steps += 1
-        f_new = K[_S].copy()
         if grid:
             K[13, 0] = np.nan
             while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
-                value, ok = _dense853(t, h, y, y_new, f, f_new, K, params, extra, t_eval[next_eval])
-                if not ok:
+                if not _dense853(t, h, y, y_new, f, K[_S], K, params, extra, t_eval[next_eval], work, arg):
                     return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
                 ts[count] = t_eval[next_eval]
-                ys[count] = value
+                ys[count] = arg
                 count += 1
                 next_eval += 1
         else:
             ts, ys = _append(ts, ys, count, t_new, y_new)
             count += 1
-        t, y, f = t_new, y_new, f_new
+        t = t_new
+        y[:] = y_new
+        f[:] = K[_S]
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected
 '''

@@ -2,12 +2,12 @@
 side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
 
 The loop's source is appended to the formulation's generated module, which defines
-``rhs(t, y, params, extra, out) -> bool`` (False: a singular matrix) and the passes over recorded
-points of formulations.kernels, and the module is
-compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
+``workspace()`` and ``rhs(t, y, params, extra, out, work) -> bool`` (False: a singular matrix;
+work from workspace(), one per run) and the passes over recorded points of formulations.kernels,
+and the module is compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
-per step; what is recorded per output point (accelerations, reactions, errors) is computed after
+per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after
 the run. Status: 0 finished, -1 singular matrix, -2 step size underflow, -3 too many steps, -4
 non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a thread, see
 formulations.solvers.interrupts).
@@ -33,11 +33,13 @@ def _rms(x):
 
 
 @numba.njit(cache=True)
-def _hermite(t0, y0, f0, t1, y1, f1, t):
+def _hermite(t0, y0, f0, t1, y1, f1, t, out):
+    """The cubic Hermite interpolant of the step (t0, t1) at t, into out."""
     h = t1 - t0
     s = (t - t0) / h
-    return ((2 * s**3 - 3 * s**2 + 1) * y0 + (s**3 - 2 * s**2 + s) * h * f0 + (-2 * s**3 + 3 * s**2) * y1
-            + (s**3 - s**2) * h * f1)
+    c0, c1, c2, c3 = 2 * s**3 - 3 * s**2 + 1, (s**3 - 2 * s**2 + s) * h, -2 * s**3 + 3 * s**2, (s**3 - s**2) * h
+    for i in range(y0.size):
+        out[i] = c0 * y0[i] + c1 * f0[i] + c2 * y1[i] + c3 * f1[i]
 
 
 @numba.njit(cache=True)
@@ -70,7 +72,7 @@ def _append(ts, ys, count, t, y):
 
 
 @numba.njit(cache=True)
-def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order):
+def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order, work):
     """(h, ok): the initial step of Hairer, Norsett & Wanner II.4 for an error estimate of ``order``
     (as scipy's select_initial_step); one evaluation, ok False where it fails."""
     scale = atol + rtol * np.abs(y)
@@ -78,32 +80,44 @@ def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order):
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, abs(t1 - t))
     f1 = np.empty(y.size)
-    if not rhs(t + h0, y + h0 * f, params, extra, f1):
+    if not rhs(t + h0, y + h0 * f, params, extra, f1, work):
         return h0, False
     d2 = _rms((f1 - f) / scale) / h0
     h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / (order + 1))
     return min(100 * h0, h1, abs(t1 - t), max_step), True
 
 
+@numba.njit(cache=True)
+def _stage(y, h, a, K, s, out):
+    """out = y + h sum_(j < s) a[j] K[j], a Runge-Kutta stage's argument (no allocation)."""
+    for i in range(y.size):
+        acc = 0.0
+        for j in range(s):
+            acc += a[j] * K[j, i]
+        out[i] = y[i] + h * acc
+
+
 @numba.njit(cache=True, nogil=True)
 def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
-    """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step."""
+    """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step.
+    One work array serves every evaluation; a step allocates nothing (output rows grow by doubling)."""
     n = y0.size
     grid = t_eval.size > 0
+    work = workspace()
     y = y0.copy()
+    y_new = np.empty(n)
     t = t0
-    f = np.empty(n)
+    K = np.empty((7, n))
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
-    if not rhs(t, y, params, extra, f):
+    if not rhs(t, y, params, extra, K[0], work):
         return ts[:0], ys[:0], -1, t, evaluations, 0, 0
     h = first_step
     if first_step <= 0:
         evaluations += 1
-        h, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 4)
+        h, ok = _initial_step(t, y, K[0], t1, rtol, atol, max_step, params, extra, 4, work)
         if not ok:
             return ts[:count], ys[:count], -1, t, evaluations, 0, 0
-    K = np.empty((7, n))
     steps = 0
     rejected = 0
     while t < t1:
@@ -115,28 +129,25 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         while True:
             if h < 10 * np.spacing(abs(t) + 1.0):
                 return ts[:count], ys[:count], -2, t, evaluations, steps, rejected
-            K[0] = f
             ok = True
-            for i in range(1, 7):
-                stage = y.copy()
-                for j in range(i):
-                    stage += h * _A[i, j] * K[j]
+            for i in range(1, 7):  # the last stage's argument is the new state (FSAL)
+                _stage(y, h, _A[i], K, i, y_new)
                 evaluations += 1
-                if i < 6:
-                    ok = rhs(t + _C[i] * h, stage, params, extra, K[i])
-                else:
-                    y_new = stage
-                    ok = rhs(t + h, y_new, params, extra, K[6])
+                ok = rhs(t + _C[i] * h, y_new, params, extra, K[i], work)
                 if not ok:
                     break
             if not ok:
                 return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
-            err_vec = np.zeros(n)
-            for j in range(7):
-                err_vec += h * _E[j] * K[j]
-            err = _rms(err_vec / (atol + rtol * np.maximum(np.abs(y), np.abs(y_new))))
+            acc = 0.0
+            for i in range(n):
+                e = 0.0
+                for j in range(7):
+                    e += _E[j] * K[j, i]
+                e = h * e / (atol + rtol * max(abs(y[i]), abs(y_new[i])))
+                acc += e * e
+            err = math.sqrt(acc / n) if n else 0.0
             if not np.isfinite(err):
-                if not np.all(np.isfinite(y_new)):
+                if not finite(y_new):
                     return ts[:count], ys[:count], -4, t, evaluations, steps, rejected
                 rejected += 1
                 h *= 0.2
@@ -151,16 +162,19 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         if grid:
             while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
                 ts[count] = t_eval[next_eval]
-                ys[count] = _hermite(t, y, f, t_new, y_new, K[6], t_eval[next_eval])
+                _hermite(t, y, K[0], t_new, y_new, K[6], t_eval[next_eval], ys[count])
                 count += 1
                 next_eval += 1
         else:
             ts, ys = _append(ts, ys, count, t_new, y_new)
             count += 1
-        t, y, f = t_new, y_new, K[6].copy()
+        t = t_new
+        y[:] = y_new
+        K[0] = K[6]
         h = h * factor
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected
 '''
+
 
 MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of t",
             -3: "max_steps = {max_steps} accepted steps reached before the end of t_span (raise max_steps, loosen "
@@ -225,9 +239,9 @@ def run_compiled(problem, max_steps, loop="integrate"):
         status, message = -1, f"stopped at t = {ts[end - 1]:.6g}: {why}"
     if interrupted:
         status, message = -1, interruption_message(ts[:end], t0)
-    times = [float(t) for t in ts[:end]]
-    rows = [(np.array(ys[i]), ps[i], vs[i], vdots[i] if ok[i] else None, lam[i] if ok[i] else None)
-            for i in range(end)]
-    return RunRecord(times, rows, status, message, int(steps), [], rejected=int(rejected),
+    missing = ~ok[:end]
+    vdots, lam = vdots[:end], lam[:end]
+    vdots[missing], lam[missing] = np.nan, np.nan
+    return RunRecord(ts[:end].tolist(), None, status, message, int(steps), [], rejected=int(rejected),
                      evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
-                     interrupted=interrupted)
+                     interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam))
