@@ -196,6 +196,25 @@ def test_the_flat_disc_does_not_report_success():
     assert "kinematic matrix A is singular at t = 0" in tr.message and tr.warnings
 
 
+def test_the_manifold_formulation_from_the_flat_disc_stops_at_once():
+    """Its steps collapsed towards 1e-300 s near t = 0 (scipy's floor is the spacing at t itself), so the
+    run crawled for about an hour; a step finer than the resolution of t_span now ends it."""
+    p = P0.copy()
+    p[4] = np.pi / 2
+    p, v = DISC.consistent_state(p, V0, fix=("theta",))
+    tr = F.create("manifold", DISC).simulate((0.0, 1.0), (p, v), max_steps=20000)
+    assert tr.status == -1 and "max_steps" not in tr.message
+    assert "spacing of floating-point numbers" in tr.message and tr.stats.steps < 20000
+
+
+def test_reactions_name_a_piece_of_the_model_that_is_not_finite():
+    system = _pushed_particle(lambda t: sp.sqrt(1 - t))
+    p, v = system.default_state()
+    assert np.isfinite(F.reactions(system, 0.5, p, v, as_dict=False)).all()
+    with pytest.raises(ArgumentError, match="the forces f are not finite at t = 1.5"):
+        F.reactions(system, 1.5, p, v)
+
+
 def test_a_run_whose_result_exceeds_its_tolerance_is_not_plain_success():
     """rk4 with a step near the interval: the residuals reach several % of the scale."""
     tr = _run(t_span=(0.0, 0.5), method="rk4", step=0.25)

@@ -119,3 +119,30 @@ def test_malformed_arguments_are_named_never_run(data, argument):
     with pytest.raises(CLEAR) as info:
         F.create("dependent", DISC).simulate(t_span, state0, **options)
     assert argument in str(info.value), str(info.value)
+
+
+text = st.text(alphabet="xyz-+e.", min_size=1, max_size=4).filter(lambda x: x != "--")  # "--": argparse's end of options
+CLI_BAD = {
+    "--rtol": st.one_of(text, st.sampled_from(["0", "1", "10", "nan", "inf", "-1e-6", "1e300"])),
+    "--atol": st.one_of(text, st.sampled_from(["0", "-1", "nan", "inf"])),
+    "--t-end": st.one_of(text, st.sampled_from(["0", "-1", "nan", "inf"])),
+    "--max-steps": st.one_of(text, st.sampled_from(["0", "-3", "2.5", "1e400"])),
+    "--set": st.one_of(text, st.sampled_from(["r=abc", "r=-1", "nope=1", "r", "=1", "r=1e200", "r=nan"])),
+    "--formulation": text,
+    "--method": text,
+    "--backend": text,
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), option=st.sampled_from(sorted(CLI_BAD)))
+def test_malformed_command_line_options_exit_2_naming_the_option(capsys, data, option):
+    from formulations.workbench.cli import main
+
+    value = data.draw(CLI_BAD[option], label=option)
+    system = "rolling_disc" if option == "--set" else "knife_edge"
+    code = main(["simulate", system, "--t-end", "0.05", "--quiet", f"{option}={value}"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    named = option.lstrip("-") if option != "--set" else value.partition("=")[0] if value[0] not in "=-" else "set"
+    assert "Traceback" not in err and named in err, err

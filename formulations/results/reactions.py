@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from systems.arguments import as_system, real, state_pair
-from systems.errors import InconsistentStateError
+from systems.errors import ArgumentError, InconsistentStateError
 from systems.state import renormalize
 
 from ..linear import null_space, resolved_reactions, solve_accelerations
@@ -30,7 +30,10 @@ def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     p, v = state_pair(system, (p, v), argument="state")
     p = renormalize(system, p) if system.unit_norm_blocks else p
     _check_consistent(system, p, v, tol)
-    M, d, f0, F, C, xi, _, _ = system.numeric.dynamics(t, p, v, system.params)
+    with np.errstate(all="ignore"):
+        pieces = system.numeric.dynamics(t, p, v, system.params)
+    M, d, f0, F, C, xi, _, _ = pieces
+    _check_finite(system, t, pieces)
     lam = _resolved(M, f0 - d, F, C, xi)
     return dict(zip(system.constraint_names, lam.tolist())) if as_dict else lam
 
@@ -45,6 +48,16 @@ def _check_consistent(system, p, v, tol):
         raise InconsistentStateError(
             f"system {system.name!r}: reactions got a state that violates the constraints ({'; '.join(bad)}); expected "
             f"a consistent state: system.consistent_state(p, v) gives the nearest one (tol=numpy.inf skips this check)")
+
+
+def _check_finite(system, t, pieces):
+    names = ("the mass matrix M is", "the inertia terms d are", "the forces f are",
+             "the multiplier part of the forces F_lambda is", "the constraint rows C are",
+             "the constraint acceleration terms xi are")
+    for label, value in zip(names, pieces):
+        if not np.all(np.isfinite(value)):
+            raise ArgumentError(f"system {system.name!r}: {label} not finite at t = {t:.6g} and this state, so the "
+                                f"reactions are undefined there")
 
 
 def _resolved(M, h, F, C, xi):

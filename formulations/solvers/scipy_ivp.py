@@ -14,6 +14,7 @@ from .base import StepFailure, register
 from .driver import SteppingSolver
 
 _EXPLICIT_RK = {"RK23": 3, "RK45": 6, "DOP853": 12}  # stages per attempted step (FSAL)
+TINY_STEPS = 50
 _ORDER = {"RK23": 3, "RK45": 5, "DOP853": 8, "Radau": 5, "BDF": 5, "LSODA": 12}
 
 
@@ -38,6 +39,12 @@ class ScipyStepper:
             kwargs["first_step"] = first_step
         self.solver = getattr(si, self.method)(counted, t0, np.array(y0, float), t_bound, **kwargs)
         self._counted = counted
+        self.t_bound = t_bound
+        # scipy's floor is the spacing at t itself, some 1e-323 s near t = 0: a run whose steps collapse
+        # there crawls for hours. TINY_STEPS accepted steps in a row finer than the resolution of t_span
+        # end the run (fewer: a start whose first steps are tiny and then grow, as scipy's often are)
+        self.min_step = 10 * np.spacing(max(abs(t0), abs(t_bound)))
+        self.tiny = 0
 
     @property
     def t(self):
@@ -48,10 +55,15 @@ class ScipyStepper:
         return self.solver.y
 
     def step(self):
-        before = self.count[0]
+        before, t_before = self.count[0], self.solver.t
         message = self.solver.step()
         if self.solver.status == "failed":
             raise StepFailure(message or "step failed")
+        tiny = abs(self.solver.t - t_before) < self.min_step and self.solver.t != self.t_bound
+        self.tiny = self.tiny + 1 if tiny else 0
+        if self.tiny >= TINY_STEPS:
+            raise StepFailure(f"{TINY_STEPS} steps in a row fell below the spacing of floating-point numbers over "
+                              f"t_span ({self.min_step:.1e})")
         if self.rejected is not None:
             attempts = (self.count[0] - before) // _EXPLICIT_RK[self.method]
             self.rejected += max(0, attempts - 1)
