@@ -87,33 +87,15 @@ def _swap_rows(X, i, j):
 def solve(K, B):
     """(X, ok): K X = B for K (n, n), B (n, k) by Gaussian elimination with partial pivoting; ok
     False where a pivot vanishes or X is not finite. K and B are not changed."""
-    n, k = K.shape[0], B.shape[1]
+    n = K.shape[0]
     LU = np.empty((n, n))
     LU[:, :] = K
-    X = np.empty((n, k))
+    X = np.empty((n, B.shape[1]))
     X[:, :] = B
-    for j in range(n):
-        piv = _pivot(LU, j)
-        if piv < 0:
-            return X, False
-        if piv != j:
-            _swap_rows(LU, j, piv)
-            _swap_rows(X, j, piv)
-        inv = 1.0 / LU[j, j]
-        for i in range(j + 1, n):
-            factor = LU[i, j] * inv
-            if factor != 0.0:
-                for c in range(j + 1, n):
-                    LU[i, c] -= factor * LU[j, c]
-                for c in range(k):
-                    X[i, c] -= factor * X[j, c]
-    for j in range(n - 1, -1, -1):
-        for c in range(k):
-            acc = X[j, c]
-            for i in range(j + 1, n):
-                acc -= LU[j, i] * X[i, c]
-            X[j, c] = acc / LU[j, j]
-    return X, finite(X.ravel())
+    perm = np.empty(n, np.int64)
+    if not lu_in_place(LU, perm):
+        return X, False
+    return X, lu_solve(LU, perm, X)
 
 
 @numba.njit(cache=True)
