@@ -50,9 +50,17 @@ import numpy as np
 from formulations.kernels.linalg import finite
 
 
+REJECT_FAILED_STAGES = False
+
+
 @numba.njit(cache=True)
 def workspace():
     return np.zeros(0)
+
+
+@numba.njit(cache=True)
+def post_step(t, y, params, extra, work):
+    return False
 
 
 @numba.njit(cache=True)
@@ -135,7 +143,7 @@ def pipelines(system, t_end):
 
     def hand(loop):
         def run(tol, t_end=t_end):
-            ts, ys, status, t_stop, evaluations, steps, rejected = getattr(module, loop)(
+            ts, ys, status, t_stop, evaluations, steps, rejected, _, _ = getattr(module, loop)(
                 0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
             if status != 0:
                 raise RuntimeError(f"hand-written run stopped with status {status} at t = {t_stop}")

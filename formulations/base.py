@@ -229,6 +229,11 @@ class Formulation(ABC):
         gains = self._gains() or (0.0, 0.0)
         return np.array(gains, float)
 
+    def compiled_restart(self, module, t, y, params, extra) -> np.ndarray:
+        """The state to go on from where the compiled loop stopped for it (status 1: the module's
+        post_step asked for a new chart at (t, y)); formulations on charts override this."""
+        raise CapabilityError(f"formulation {self.name!r} has no compiled restart")
+
     def compiled_stop(self, module, ys, params, extra):
         """(number of recorded points to keep, message) or None: the formulation's own watch over a
         compiled run, applied to its recorded states after it (see formulations.minimal)."""

@@ -15,6 +15,8 @@ Phi_p loses rank cannot be charted, and the run stops there with a message that 
 
 The class has the interface of formulations.geometry.Geometry (chart coordinates in the role of
 q, their rates in the role of w), so the reduced and minimal formulations run on charts unchanged.
+The compiled backend reads the chart from ``compiled_chart`` and solves for h by Newton's method
+with the current Phi_p (formulations.kernels.embedded).
 """
 from __future__ import annotations
 
@@ -73,6 +75,13 @@ class Atlas:
         self.charts += 1
         self.chart_seconds += time.perf_counter() - started
 
+    def compiled_chart(self) -> np.ndarray:
+        """The chart as the compiled module reads it (formulations.kernels.embedded): (utol, w_limit,
+        cond_limit, p0 (n_p,), U (n_p, m_a), V (n_p, k)), flat, row-major."""
+        if self.p0 is None:
+            raise ChartError("no chart yet: take one with from_dependent(p, v) first", quantity="chart")
+        return np.concatenate([[self.utol, self.w_limit, self.cond_limit], self.p0, self.U.ravel(), self.V.ravel()])
+
     def _singular_message(self, p, s):
         where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.system.coordinate_names, p))
         return (f"singular configuration: Phi_p loses rank (smallest singular value {s[-1]:.2e}, largest {s[0]:.2e}) "
@@ -80,10 +89,18 @@ class Atlas:
 
     def position(self, w):
         """p on the manifold for chart coordinates w: Newton iteration for h with the matrix B held
-        fixed; where that stalls, B is brought up to date at the current iterate (its own iteration)."""
+        fixed; where that stalls, B is brought up to date at the current iterate (its own iteration).
+        The iteration starts from the last h found (a trial stage's, perhaps far from w); where it
+        fails from there, Newton's method with the current Phi_p starts again from the chart's
+        origin, h = 0 (as the compiled backend solves)."""
         if not np.all(np.isfinite(w)):
             raise ChartError("non-finite chart coordinates", quantity="w")
-        h = self.h.copy()
+        try:
+            return self._position_from(w, self.h.copy())
+        except (ChartError, np.linalg.LinAlgError):
+            return self._position_from(w, np.zeros(self.m_a), newton=True)
+
+    def _position_from(self, w, h, newton=False):
         B = self.B
         for it in range(self.max_iter):
             p = self.p0 + self.V @ w - self.U @ h
@@ -91,6 +108,9 @@ class Atlas:
             if np.max(np.abs(Phi), initial=0.0) <= self.utol:
                 self.h, self.iterations = h, it
                 return p
+            if newton:
+                h = h + solve_square(Phi_p @ self.U, Phi, "Phi_p U")
+                continue
             if it in (6, 12, 18):
                 B = self._inverse(Phi_p @ self.U, B)
             h = h + B @ Phi

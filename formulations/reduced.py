@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Formulation, Saddle, register
-from .charts import Atlas, make_geometry
+from .charts import Atlas, ChartError, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
-from .forms import COMPILED_ODE, POST_STEP
+from .forms import RECHART
 from .geometry import unit_norm_constraints
 from .kernels import reduced_source
 from .linear import resolved_reactions, saddle_system, solve_square
@@ -89,8 +89,8 @@ class Reduced(Formulation):
     def needs(self):
         needs = super().needs()
         if self.on_charts:
-            needs.setdefault(POST_STEP, (f"formulation {self.name!r} on tangent-space charts",
-                                         "a new chart changes the state"))
+            needs.setdefault(RECHART, (f"formulation {self.name!r} on tangent-space charts",
+                                       "a new chart changes the state"))
         return needs
 
     def _reduced_saddle(self, t, y):
@@ -108,15 +108,23 @@ class Reduced(Formulation):
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
         return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C))
 
-    def gives(self, form):
-        if form == COMPILED_ODE and self.on_charts and self.backend == "compiled":
-            return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
-                    f"change along the run; expected a system with an embedding p = g(q) or without holonomic constraints")
-        return super().gives(form)
-
     def compiled_rhs_source(self):
-        """The whole evaluation through the embedding as generated numba source; extra = (alpha,)."""
+        """The whole evaluation through the embedding, or on a chart, as generated numba source;
+        extra = (alpha, beta) then, on charts, the chart (Atlas.compiled_chart)."""
         return reduced_source(self)
+
+    def compiled_arguments(self):
+        extra = super().compiled_arguments()
+        return np.concatenate([extra, self.geometry.compiled_chart()]) if self.on_charts else extra
+
+    def compiled_restart(self, module, t, y, params, extra):
+        """A new chart at the dependent state of y (chart coordinates on the chart of ``extra``)."""
+        p, v = np.empty(len(self.system.coordinates)), np.empty(self.system.n)
+        out, lam, vdot = np.empty(len(y)), np.empty(self.system.m + self.system.l), np.empty(self.system.n)
+        if not module.evaluate(t, y, params, extra, out, lam, p, v, vdot, False, np.zeros(module.EVAL_WORK)):
+            raise ChartError(f"the chart cannot reach the state at t = {t:.6g} to take a new chart there",
+                             quantity="h(w)")
+        return self.initial_state(p, v)
 
     def position_constraints(self, y_pos):
         return unit_norm_constraints(y_pos, self.geometry.unit_blocks)

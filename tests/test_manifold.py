@@ -185,3 +185,15 @@ def test_slider_crank_benchmark():
         crank_pin = 2 * tr.p[:, 0:2]  # the crank's end P2, twice its centre
         assert np.allclose(np.linalg.norm(crank_pin, axis=1), a, atol=1e-8)
     assert np.ptp(runs["reduced"].p[:, 6]) == pytest.approx(2 * a, rel=1e-3)  # the piston's stroke
+
+
+def test_a_chart_iteration_that_fails_from_a_far_trial_stage_starts_again_from_the_origin():
+    """The three-bar linkage at rtol 1e-9: a rejected trial stage left h far from the next state, and
+    the iteration with B held fixed ran from there into a singular Phi_p U (the run stopped at
+    t = 1.38). From h = 0 with Newton's method it reaches the state; the run agrees with the
+    dependent formulation."""
+    system = systems.load("spherical_three_bar")
+    tr = F.create("manifold", system).simulate((0.0, 2.0), rtol=1e-9, atol=1e-9)
+    reference = F.create("dependent", system).simulate((0.0, 2.0), rtol=1e-11, atol=1e-11)
+    assert tr.status == 0 and tr.stats.charts > 10
+    assert np.max(np.abs(tr.p[-1] - reference.p[-1])) < 1e-6

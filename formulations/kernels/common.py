@@ -59,11 +59,24 @@ DYN, CON = {lay.dyn[-1]}, {lay.con[-1]}
 """
 
 
-def passes(system) -> str:
-    """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``."""
+NO_POST_STEP = '''
+REJECT_FAILED_STAGES = False
+
+
+@numba.njit(cache=True)
+def post_step(t, y, params, extra, work):
+    """False: nothing changes between steps."""
+    return False
+'''
+
+
+def passes(system, post_step=None) -> str:
+    """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``, and the loop's
+    ``post_step(t, y, params, extra, work) -> bool`` (True: stop for a new chart; ``post_step`` its
+    source, default: never) with REJECT_FAILED_STAGES."""
     lay = Layout(system)
     o = lay.dyn
-    return f"""
+    return (post_step or NO_POST_STEP) + f"""
 
 SCRATCH = C + N_P + 2 * N
 WORK = SCRATCH + EVAL_WORK

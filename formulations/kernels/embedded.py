@@ -8,6 +8,8 @@ u = E w, E = S_w + S_v D.
 """
 from __future__ import annotations
 
+from ..charts import Atlas
+from ..errors import CapabilityError
 from .common import Layout, header, passes
 
 
@@ -23,6 +25,9 @@ def _source(formulation, minimal):
     sysm, num, geo = formulation.system, formulation.num, formulation.geometry
     lay = Layout(sysm)
     trivial = geo.trivial
+    charts = isinstance(geo, Atlas)
+    if charts and minimal:
+        raise CapabilityError("the compiled minimal formulation runs through an embedding only, not on charts")
     n_p, n = lay.n_p, lay.n
     k, k_q, r = geo.k, len(geo.q_names), sysm.r
     blocks = [list(b) for b in geo.unit_blocks]
@@ -30,6 +35,9 @@ def _source(formulation, minimal):
                "_energy": num.kernel("energy")}
     if trivial:
         kernels["_kinematics"] = num.kernel("kinematics")
+    elif charts:
+        kernels["_kinematics"] = num.kernel("kinematics")
+        kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     else:
         kernels["_chart"] = num.kernel("chart")
         kernels["_embedding_acc"] = num.kernel("embedding_acc")
@@ -42,11 +50,32 @@ def _source(formulation, minimal):
     lines = [f"K, K_Q, R = {k}, {k_q}, {r}",
              f"QBLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]", "", "",
              "@numba.njit(cache=True)",
-             "def _geometry(q, params, p):",
+             "def _geometry(q, params, p, extra, work):",
              '    """p = g(q) into p; (D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), LU factors of a square A and',
              '    their row swaps (lu_in_place; empty otherwise), ok) at q."""']
     add = lines.append
-    if trivial:
+    if charts:
+        del lines[2:]  # the chart's own _geometry and its helpers
+        lines += ["", ""] + CHART_SOURCE.format(m_a=geo.m_a, hc=geo.m_a * (n_p + 2)).splitlines()
+        add("    cb = np.zeros(CON)")
+        add("    _constraints(p, params, cb)")
+        add("    Cg = cb[M_H + M_H * N_P:].reshape((C, N))")
+        add("    kb = np.zeros(N_P * N)")
+        add("    _kinematics(p, params, kb)")
+        add("    A = kb.reshape((N_P, N))")
+        add("    perm = np.empty(N if N_P == N else 0, np.int64)")
+        add("    if not (ok and finite(cb) and finite(kb)):")
+        add("        return np.zeros((N, K)), np.eye(K), A, Cg, A, perm, False")
+        add("    D_p = work[W_D:W_D + N_P * K].reshape((N_P, K))")
+        if square:
+            add("    LU = A.copy()")
+            add("    D = D_p.copy()")
+            add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
+            add("    return D, np.eye(K), A, Cg, LU, perm, ok")
+        else:
+            add("    D, ok = " + left.format("D_p.copy()"))
+            add("    return D, np.eye(K), A, Cg, A, perm, ok")
+    elif trivial:
         add("    p[:] = q")
         add("    kb = np.zeros(N_P * N)")
         add("    _kinematics(q, params, kb)")
@@ -90,19 +119,19 @@ def _source(formulation, minimal):
                   "    for i in range(ys.shape[0]):",
                   "        q = ys[i, :K_Q].copy()",
                   "        unit_blocks(q, QBLOCKS)",
-                  "        D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p)",
+                  "        D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, np.empty(0))",
                   "        if ok:",
                   "            Kc = _choice(D, Cg, extra)",
                   "            ratio = sigma_ratio(Kc)",
                   "            out[i, 0] = 1.0 / ratio if ratio > 0 else np.inf",
                   "            out[i, 1] = det(Kc)",
                   "    return out"]
-    lines += ["", "", "EVAL_WORK = DYN", "", "", "@numba.njit(cache=True)",
+    lines += ["", "", "EVAL_WORK = W_D + N_P * K" if charts else "EVAL_WORK = DYN", "", "", "@numba.njit(cache=True)",
               "def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):",
               f'    """y\' of the {name} formulation of {sysm.name}; False where a matrix is singular."""',
               "    q = y[:K_Q].copy()",
               "    unit_blocks(q, QBLOCKS)",
-              "    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p)",
+              "    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, work)",
               "    if not ok:",
               "        return False"]
     if minimal:
@@ -126,6 +155,18 @@ def _source(formulation, minimal):
     lines.extend(lay.dynamics_views().splitlines())
     if trivial:
         add("    gamma = np.zeros(N)")
+    elif charts:  # gamma_p = -U B (d/dp (Phi_a_p p')) p' with p' = D_p w
+        add("    p0, U, V = _chart(extra)")
+        add("    hc = work[W_H:W_H + HC]")
+        add("    hc[:] = 0.0")
+        add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, hc)")
+        add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
+        if square:
+            add("    ok = lu_solve(LU, perm, gamma)")
+        else:
+            add("    gamma, ok = " + left.format("gamma"))
+        add("    if not ok:")
+        add("        return False")
     else:
         add("    acc = np.zeros(N_P)")
         add("    _embedding_acc(q, w, params, acc)")
@@ -200,4 +241,100 @@ def _source(formulation, minimal):
     add("    elif multipliers:")
     add("        lam[:] = resolved(Cm, h - mv(M, vdot))[0]")
     add("    return True")
-    return header(sysm, kernels) + "\n" + "\n".join(lines) + "\n" + passes(sysm)
+    return header(sysm, kernels) + "\n" + "\n".join(lines) + "\n" + passes(sysm, CHART_POST_STEP if charts else None)
+
+
+# the chart of formulations.charts in the module: _chart(extra) its arrays, _chart_solve the position
+# p(w) by Newton's method, _geometry the pieces of the reduced formulation there, post_step the test
+# for a new chart; work holds the constraints' buffer (W_H), the last h (W_Y, the next start), B (W_B)
+# and D_p (W_D)
+CHART_SOURCE = """M_A, HC = {m_a}, {hc}
+XC = 2  # extra: (alpha, beta), then (utol, w_limit, cond_limit, p0, U, V) (Atlas.compiled_chart)
+W_H = DYN
+W_Y = W_H + HC
+W_B = W_Y + M_A
+W_D = W_B + M_A * M_A
+CHART_ITERATIONS = 25
+REJECT_FAILED_STAGES = True
+
+
+@numba.njit(cache=True)
+def _chart(extra):
+    \"\"\"(p0 (n_p,), U (n_p, m_a), V (n_p, k)) of the chart in extra.\"\"\"
+    o = XC + 3
+    return (extra[o:o + N_P], extra[o + N_P:o + N_P + N_P * M_A].reshape((N_P, M_A)),
+            extra[o + N_P + N_P * M_A:o + N_P + N_P * M_A + N_P * K].reshape((N_P, K)))
+
+
+@numba.njit(cache=True)
+def _chart_solve(q, params, extra, work, p, S, perm):
+    \"\"\"p = p0 + V q - U h on Phi_a(p) = 0 (to max |Phi_a| <= utol) by Newton's method in h, from the
+    last h in work; Phi_a_p at p left in work[W_H:], S = Phi_a_p U there in LU factors (S, perm).
+    Where it fails from the last h (a trial stage's, perhaps far from q), it starts again from the
+    chart's origin, h = 0. The number of iterations, or -1 where Newton's method fails.\"\"\"
+    p0, U, V = _chart(extra)
+    h = work[W_Y:W_Y + M_A]
+    hc = work[W_H:W_H + HC]
+    zero = np.zeros(N_P)
+    base = p0 + mv(V, q)
+    warm = np.any(h != 0.0)
+    for attempt in range(2 if warm else 1):
+        if attempt == 1:
+            h[:] = 0.0
+        for it in range(CHART_ITERATIONS):
+            for i in range(N_P):
+                acc = base[i]
+                for j in range(M_A):
+                    acc -= U[i, j] * h[j]
+                p[i] = acc
+            hc[:] = 0.0
+            _holonomic_chart(p, zero, params, hc)
+            if not finite(hc):
+                break
+            S[:, :] = mm(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)), U)
+            if not lu_in_place(S, perm):
+                break
+            if np.max(np.abs(hc[:M_A])) <= extra[XC]:
+                return it
+            step = hc[:M_A].copy()
+            if not lu_solve(S, perm, step):
+                break
+            h += step
+    h[:] = 0.0
+    return -1
+
+
+@numba.njit(cache=True)
+def _geometry(q, params, p, extra, work):
+    \"\"\"p on the chart at q into p; (D (n, k), A_q = I, A (n_p, n), C (c, n), LU factors of a square A
+    and their row swaps, ok); B = (Phi_a_p U)^-1 and D_p = (I - U B Phi_a_p) V into work.\"\"\"
+    S = np.empty((M_A, M_A))
+    perm_s = np.empty(M_A, np.int64)
+    ok = _chart_solve(q, params, extra, work, p, S, perm_s) >= 0
+    if ok:
+        p0, U, V = _chart(extra)
+        B = work[W_B:W_D].reshape((M_A, M_A))
+        B[:, :] = np.eye(M_A)
+        ok = lu_solve(S, perm_s, B)
+        Phi_p = work[W_H + M_A:W_H + M_A + M_A * N_P].reshape((M_A, N_P))
+        work[W_D:W_D + N_P * K] = (V - mm(U, mm(B, mm(Phi_p, V)))).ravel()"""
+
+CHART_POST_STEP = '''
+
+@numba.njit(cache=True)
+def post_step(t, y, params, extra, work):
+    """True where the run should take a new chart at y: |w| past w_limit, cond(Phi_a_p U) past
+    cond_limit (2-norm), or a chart that no longer reaches y. work: the run's (workspace())."""
+    q = y[:K_Q]
+    if math.sqrt(np.sum(q * q)) > extra[XC + 1]:
+        return True
+    p = np.empty(N_P)
+    S = np.empty((M_A, M_A))
+    perm = np.empty(M_A, np.int64)
+    evaluation = work[SCRATCH:]
+    if _chart_solve(q, params, extra, evaluation, p, S, perm) < 0:
+        return True
+    p0, U, V = _chart(extra)
+    ratio = sigma_ratio(mm(evaluation[W_H + M_A:W_H + M_A + M_A * N_P].reshape((M_A, N_P)), U))
+    return ratio <= 0.0 or 1.0 / ratio > extra[XC + 2]
+'''

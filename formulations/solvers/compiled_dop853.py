@@ -58,7 +58,7 @@ def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t, work, out):
 
 @numba.njit(cache=True, nogil=True)
 def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
-    """(ts, ys, status, t_stop, evaluations, steps, rejected), as integrate (the 5(4) loop, whose
+    """(ts, ys, status, t_stop, evaluations, steps, rejected, y, h), as integrate (the 5(4) loop, whose
     helpers it shares: the module holds both). A step allocates nothing."""
     n = y0.size
     grid = t_eval.size > 0
@@ -72,20 +72,20 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
     if not rhs(t, y, params, extra, f, work):
-        return ts[:0], ys[:0], -1, t, evaluations, 0, 0
+        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, 0.0
     h_abs = first_step
     if first_step <= 0:
         evaluations += 1
         h_abs, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 7, work)
         if not ok:
-            return ts[:count], ys[:count], -1, t, evaluations, 0, 0
+            return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
     steps = 0
     rejected = 0
     while t < t1:
         if steps >= max_steps:
-            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected
+            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected, y, h_abs
         if stop[0] != 0:  # set by the calling thread on Ctrl-C
-            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected
+            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected, y, h_abs
         min_step = 10 * abs(np.nextafter(t, np.inf) - t)
         if h_abs > max_step:
             h_abs = max_step
@@ -94,7 +94,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
         step_rejected = False
         while True:
             if h_abs < min_step:
-                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected
+                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected, y, h_abs
             t_new = t + h_abs
             if t_new > t1:
                 t_new = t1
@@ -108,12 +108,17 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
                 if not rhs(t + _C8[s] * h, arg, params, extra, K[s], work):
                     ok = False
                     break
+            if ok:
+                _stage(y, h, _B8, K, _S, y_new)
+                evaluations += 1
+                ok = rhs(t + h, y_new, params, extra, K[_S], work)
             if not ok:
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
-            _stage(y, h, _B8, K, _S, y_new)
-            evaluations += 1
-            if not rhs(t + h, y_new, params, extra, K[_S], work):
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
+                if REJECT_FAILED_STAGES:  # a trial stage the chart cannot reach: a shorter step
+                    h_abs *= 0.2
+                    step_rejected = True
+                    rejected += 1
+                    continue
+                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
             e5 = 0.0
             e3 = 0.0
             for i in range(n):
@@ -133,7 +138,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
                 error = abs(h) * e5 / math.sqrt((e5 + 0.01 * e3) * n)
             if not np.isfinite(error):
                 if not finite(y_new):
-                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected
+                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected, y, h_abs
                 h_abs *= 0.2
                 step_rejected = True
                 rejected += 1
@@ -152,7 +157,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
             K[13, 0] = np.nan
             while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
                 if not _dense853(t, h, y, y_new, f, K[_S], K, params, extra, t_eval[next_eval], work, arg):
-                    return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
+                    return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
                 ts[count] = t_eval[next_eval]
                 ys[count] = arg
                 count += 1
@@ -163,5 +168,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
         t = t_new
         y[:] = y_new
         f[:] = K[_S]
-    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected
+        if post_step(t, y, params, extra, work):  # the formulation wants a new chart at y
+            return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h_abs
+    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h_abs
 '''

@@ -8,9 +8,13 @@ and the module is compiled by numba and cached on disk (systems.codegen.compile_
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
 per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after
-the run. Status: 0 finished, -1 singular matrix, -2 step size underflow, -3 too many steps, -4
-non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a thread, see
-formulations.solvers.interrupts).
+the run. After every accepted step the module's ``post_step(t, y, params, extra, work)`` may ask
+for a new chart (formulations on tangent-space charts): the loop then returns with status 1 at that
+step, and run_compiled continues on the new chart. Where the module's REJECT_FAILED_STAGES is
+True, a trial stage whose evaluation fails (a chart that cannot reach it) shrinks the step instead
+of ending the run. Status: 1 new chart, 0 finished, -1 singular matrix, -2 step size underflow, -3
+too many steps, -4 non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a
+thread, see formulations.solvers.interrupts).
 """
 from __future__ import annotations
 
@@ -99,8 +103,9 @@ def _stage(y, h, a, K, s, out):
 
 @numba.njit(cache=True, nogil=True)
 def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
-    """(ts, ys, status, t_stop, evaluations, steps, rejected); t_eval empty: every accepted step.
-    One work array serves every evaluation; a step allocates nothing (output rows grow by doubling)."""
+    """(ts, ys, status, t_stop, evaluations, steps, rejected, y, h): the output (t_eval empty: every
+    accepted step), the state y at t_stop and the next step size h. One work array serves every
+    evaluation; a step allocates nothing (output rows grow by doubling)."""
     n = y0.size
     grid = t_eval.size > 0
     work = workspace()
@@ -111,24 +116,24 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
     if not rhs(t, y, params, extra, K[0], work):
-        return ts[:0], ys[:0], -1, t, evaluations, 0, 0
+        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, 0.0
     h = first_step
     if first_step <= 0:
         evaluations += 1
         h, ok = _initial_step(t, y, K[0], t1, rtol, atol, max_step, params, extra, 4, work)
         if not ok:
-            return ts[:count], ys[:count], -1, t, evaluations, 0, 0
+            return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
     steps = 0
     rejected = 0
     while t < t1:
         if steps >= max_steps:
-            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected
+            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected, y, h
         if stop[0] != 0:  # set by the calling thread on Ctrl-C
-            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected
+            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected, y, h
         h = min(h, max_step, t1 - t)
         while True:
             if h < 10 * np.spacing(abs(t) + 1.0):
-                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected
+                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected, y, h
             ok = True
             for i in range(1, 7):  # the last stage's argument is the new state (FSAL)
                 _stage(y, h, _A[i], K, i, y_new)
@@ -137,7 +142,11 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
                 if not ok:
                     break
             if not ok:
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected
+                if REJECT_FAILED_STAGES:  # a trial stage the chart cannot reach: a shorter step
+                    rejected += 1
+                    h *= 0.2
+                    continue
+                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h
             acc = 0.0
             for i in range(n):
                 e = 0.0
@@ -148,7 +157,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
             err = math.sqrt(acc / n) if n else 0.0
             if not np.isfinite(err):
                 if not finite(y_new):
-                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected
+                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected, y, h
                 rejected += 1
                 h *= 0.2
                 continue
@@ -172,7 +181,9 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         y[:] = y_new
         K[0] = K[6]
         h = h * factor
-    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected
+        if post_step(t, y, params, extra, work):  # the formulation wants a new chart at y
+            return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h
+    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
 '''
 
 
@@ -206,22 +217,15 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     formulation = problem.formulation
     module = compiled_module(formulation)
-    extra = np.asarray(formulation.compiled_arguments(), float)
-    t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
-    first = float(problem.first_step) if problem.first_step else 0.0
-    t0, t1 = problem.t_span
+    t0 = problem.t_span[0]
     params = np.asarray(formulation.par, float)
-    (ts, ys, status, t_stop, evaluations, steps, rejected), interrupted = run_interruptible(
-        getattr(module, loop), float(t0), float(t1), np.asarray(problem.y0, float), params, extra,
-        float(problem.rtol), float(problem.atol), float(problem.max_step), first, t_eval, int(max_steps))
-    message = "the integration reached the end of the interval"
-    if status < 0:
-        what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
-        message = f"stopped at t = {t_stop:.6g}: {what}"
-        status = -1
+    (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
+        _stretches, module, getattr(module, loop), problem, params, max_steps)
     mark_warm(formulation.warm_tag())
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
-        ydot, lam, ok, ps, vs, vdots = module.evaluate_all(ts, ys, params, extra)
+        parts = [module.evaluate_all(ts_, ys_, params, extra_) for ts_, ys_, extra_ in stretches]
+        ts, ys = (np.concatenate([part[i] for part in stretches]) for i in (0, 1))
+        ydot, lam, ok, ps, vs, vdots = (np.concatenate([part[i] for part in parts]) for i in range(6))
         checks = module.check_all(ts, ps, vs, vdots, ok, params)
     interrupted = interrupted or bool(caught)
     end = len(ts)
@@ -233,10 +237,15 @@ def run_compiled(problem, max_steps, loop="integrate"):
             crossed = bool(checks[k, 5] <= 0)
             status, end = -1, k
             message = f"stopped at t = {ts[k]:.6g}: {singular_message(formulation.system, ps[k], crossed, checks[k, 4])}"
-    stop = formulation.compiled_stop(module, ys[:end], params, extra) if end else None
-    if stop is not None:
-        end, why = stop
-        status, message = -1, f"stopped at t = {ts[end - 1]:.6g}: {why}"
+    offset = 0
+    for _, ys_, extra_ in stretches:  # the formulation's own watch, stretch by stretch
+        stop = formulation.compiled_stop(module, ys_[:end - offset], params, extra_) if end > offset else None
+        if stop is not None:
+            kept, why = stop
+            end = offset + kept
+            status, message = -1, f"stopped at t = {ts[end - 1]:.6g}: {why}"
+            break
+        offset += len(ys_)
     if interrupted:
         status, message = -1, interruption_message(ts[:end], t0)
     missing = ~ok[:end]
@@ -245,3 +254,45 @@ def run_compiled(problem, max_steps, loop="integrate"):
     return RunRecord(ts[:end].tolist(), None, status, message, int(steps), [], rejected=int(rejected),
                      evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
                      interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam))
+
+
+def _stretches(module, loop, problem, params, max_steps, stop):
+    """(stretches, status, message, evaluations, steps, rejected): the compiled loop from t0, and
+    where it stops for a new chart (status 1), again from the state the formulation gives on the
+    new chart (``compiled_restart``) with the step size it had reached; each stretch (ts, ys,
+    extra) keeps its own ``extra`` (its chart) for the pass over its points. Runs on the loop's
+    thread (formulations.solvers.interrupts); ``stop`` is its Ctrl-C flag."""
+    import numpy as np
+
+    from ..errors import StopRun
+
+    formulation = problem.formulation
+    t_eval = np.empty(0) if problem.t_eval is None else np.asarray(problem.t_eval, float)
+    first = float(problem.first_step) if problem.first_step else 0.0
+    t1 = float(problem.t_span[1])
+    y, t_start = np.asarray(problem.y0, float), float(problem.t_span[0])
+    stretches = []
+    evaluations = steps = rejected = 0
+    message = "the integration reached the end of the interval"
+    while True:
+        extra = np.asarray(formulation.compiled_arguments(), float)
+        grid = t_eval[t_eval > t_start] if stretches else t_eval
+        ts, ys, status, t_stop, n_eval, n_steps, n_rejected, y_end, h_end = loop(
+            t_start, t1, y, params, extra, float(problem.rtol), float(problem.atol), float(problem.max_step), first,
+            grid, int(max_steps - steps), stop)
+        if stretches and not t_eval.size:  # the first point is the last of the chart before
+            ts, ys = ts[1:], ys[1:]
+        stretches.append((ts, ys, extra))
+        evaluations, steps, rejected = evaluations + n_eval, steps + n_steps, rejected + n_rejected
+        if status < 0:
+            what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
+            if status == -2 and problem.explain is not None:  # what grew, as the Python loop says it
+                what = problem.explain(t_stop, y_end)
+            return stretches, -1, f"stopped at t = {t_stop:.6g}: {what}", evaluations, steps, rejected
+        if status == 0 or t_stop >= t1 or stop[0] != 0:
+            return stretches, 0, message, evaluations, steps, rejected
+        try:
+            y = np.asarray(formulation.compiled_restart(module, t_stop, y_end, params, extra), float)
+        except StopRun as exc:
+            return stretches, -1, f"stopped at t = {t_stop:.6g}: {exc}", evaluations, steps, rejected
+        t_start, first = float(t_stop), float(h_end)

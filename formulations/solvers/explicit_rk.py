@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, RECHART
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -113,15 +113,15 @@ class DormandPrince54:
 class DormandPrince(SteppingSolver):
     """``dopri5``: adaptive Dormand-Prince 5(4), our own implementation; in machine code where the
     formulation gives a compiled right-hand side (backend "compiled", formulations.solvers.compiled_rk)
-    and the run needs no events or post-step hook."""
+    and the run needs no events or post-step hook (a new tangent-space chart is taken inside it)."""
 
     forms = (COMPILED_ODE, EXPLICIT_ODE)
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
     order = 5
     max_steps = 10**7
 
     def offers_for(self, form):
-        return frozenset({ADAPTIVE, DENSE_OUTPUT}) if form == COMPILED_ODE else self.offers
+        return frozenset({ADAPTIVE, DENSE_OUTPUT, RECHART}) if form == COMPILED_ODE else self.offers
 
     def stepper(self, problem):
         return DormandPrince54()

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.integrate as si
 
 from ..errors import CapabilityError
-from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, RECHART
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -88,7 +88,7 @@ class ScipyStepper:
 class ScipyExplicitRK(SteppingSolver):
     """scipy's explicit Runge-Kutta pairs: adaptive, dense output, events, post-step hook."""
 
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
 
     @classmethod
     def order_of(cls, method):
@@ -102,13 +102,13 @@ class ScipyExplicitRK(SteppingSolver):
 class ScipyDOP853(ScipyExplicitRK):
     """scipy's DOP853; in machine code, with scipy's steps, where the formulation gives a compiled
     right-hand side (backend "compiled", formulations.solvers.compiled_dop853) and the run needs no
-    events or post-step hook."""
+    events or post-step hook (a new tangent-space chart is taken inside it)."""
 
     forms = (COMPILED_ODE, EXPLICIT_ODE)
     max_steps = 10**7
 
     def offers_for(self, form):
-        return frozenset({ADAPTIVE, DENSE_OUTPUT}) if form == COMPILED_ODE else self.offers
+        return frozenset({ADAPTIVE, DENSE_OUTPUT, RECHART}) if form == COMPILED_ODE else self.offers
 
     def integrate(self, problem):
         if problem.form != COMPILED_ODE:
