@@ -60,7 +60,7 @@ def workspace():
 
 @numba.njit(cache=True)
 def post_step(t, y, params, extra, work):
-    return False
+    return 0
 
 
 @numba.njit(cache=True)

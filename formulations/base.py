@@ -41,7 +41,7 @@ from systems.state import renormalize
 
 from .charts import Atlas
 from .errors import CapabilityError
-from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP
+from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE
 from .kernels import generator_hash
 from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy, with_frequency
 
@@ -125,6 +125,7 @@ class Formulation(ABC):
     stabilizations: ClassVar[tuple] = ("none",)
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
+    compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
@@ -301,8 +302,8 @@ class Formulation(ABC):
     def needs(self) -> dict:
         """{capability: (what needs it, why)}: what a solver must offer for this formulation as configured."""
         if isinstance(self.stabilization, Projection):
-            return {POST_STEP: ("stabilization 'projection'", "it moves the state back onto the constraints after "
-                                                               "every step")}
+            return {STATE_UPDATE if self.compiled_projection else POST_STEP: (
+                "stabilization 'projection'", "it moves the state back onto the constraints after every step")}
         return {}
 
     def prepare(self, p0, v0, offers=frozenset()):

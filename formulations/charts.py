@@ -75,6 +75,15 @@ class Atlas:
         self.charts += 1
         self.chart_seconds += time.perf_counter() - started
 
+    def adopt_chart(self, p0, U, V, B, seconds=0.0):
+        """A chart taken elsewhere (the compiled module's new_chart), counted as new_chart counts."""
+        self.p0, self.U, self.V, self.B = p0, U, V, B
+        self.h = np.zeros(self.m_a)
+        self.iterations = 0
+        self._last = None
+        self.charts += 1
+        self.chart_seconds += seconds
+
     def compiled_chart(self) -> np.ndarray:
         """The chart as the compiled module reads it (formulations.kernels.embedded): (utol, w_limit,
         cond_limit, p0 (n_p,), U (n_p, m_a), V (n_p, k)), flat, row-major."""

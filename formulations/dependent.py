@@ -16,7 +16,7 @@ from .forms import INDEX3, LIE_GROUP, not_made_of_bodies
 from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
 from .linear import saddle_system, solve_square
-from .stabilization import GGL, NoStabilization
+from .stabilization import GGL, NoStabilization, Projection
 
 
 @register
@@ -55,9 +55,18 @@ class Dependent(Formulation):
         vdot = sol[:s.na]
         return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
 
+    compiled_projection = True
+
     def compiled_rhs_source(self):
-        """The whole evaluation as generated numba source; extra = (alpha, beta)."""
+        """The whole evaluation as generated numba source, and the projection after a step;
+        extra = (alpha, beta, projecting, tol, max_iter, positions, velocities)."""
         return dependent_source(self)
+
+    def compiled_arguments(self):
+        stab = self.stabilization
+        if not isinstance(stab, Projection):
+            return np.concatenate([super().compiled_arguments(), np.zeros(5)])
+        return np.array([0.0, 0.0, 1.0, stab.tol, stab.max_iter, stab.positions, stab.velocities], float)
 
     def position_constraints(self, y_pos):
         Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]

@@ -34,8 +34,8 @@ ADAPTIVE = "adaptive steps"
 DENSE_OUTPUT = "dense output"
 EVENTS = "event location"
 POST_STEP = "a post-step hook"
-RECHART = "a new tangent-space chart between steps (a post-step hook)"  # every loop with a post-step hook, and the compiled loops
-CAPABILITIES = (ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART)
+STATE_UPDATE = "a projection or a new chart between steps (a post-step hook)"  # every loop with a post-step hook, and the compiled loops
+CAPABILITIES = (ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE)
 
 
 def not_made_of_bodies(system) -> str:

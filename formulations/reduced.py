@@ -12,13 +12,15 @@ tangent-space charts of formulations.charts.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .base import Formulation, Saddle, register
 from .charts import Atlas, ChartError, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
-from .forms import RECHART
+from .forms import STATE_UPDATE
 from .geometry import unit_norm_constraints
 from .kernels import reduced_source
 from .linear import resolved_reactions, saddle_system, solve_square
@@ -89,7 +91,7 @@ class Reduced(Formulation):
     def needs(self):
         needs = super().needs()
         if self.on_charts:
-            needs.setdefault(RECHART, (f"formulation {self.name!r} on tangent-space charts",
+            needs.setdefault(STATE_UPDATE, (f"formulation {self.name!r} on tangent-space charts",
                                        "a new chart changes the state"))
         return needs
 
@@ -118,7 +120,13 @@ class Reduced(Formulation):
         return np.concatenate([extra, self.geometry.compiled_chart()]) if self.on_charts else extra
 
     def compiled_restart(self, module, t, y, params, extra):
-        """A new chart at the dependent state of y (chart coordinates on the chart of ``extra``)."""
+        """A new chart at the dependent state of y (chart coordinates on the chart of ``extra``), by
+        the module's new_chart; where that fails, the Python chart's, which says why."""
+        started = time.perf_counter()
+        y_new, p0, U, V, B, ok = module.new_chart(t, y, params, extra)
+        if ok:
+            self.geometry.adopt_chart(p0, U, V, B, time.perf_counter() - started)
+            return y_new
         p, v = np.empty(len(self.system.coordinates)), np.empty(self.system.n)
         out, lam, vdot = np.empty(len(y)), np.empty(self.system.m + self.system.l), np.empty(self.system.n)
         if not module.evaluate(t, y, params, extra, out, lam, p, v, vdot, False, np.zeros(module.EVAL_WORK)):

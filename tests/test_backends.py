@@ -112,15 +112,30 @@ def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
 
 
 @pytest.mark.xdist_group("compiled")
-def test_compiled_loop_serves_an_output_grid_and_falls_back_for_projection():
+def test_compiled_loop_serves_an_output_grid_and_projects():
+    """The dependent formulation projects inside the compiled loop (the Python loop's projection:
+    the same steps, the same states to round-off); reduced with projection runs the Python loop."""
     system = systems.load("rolling_disc")
     grid = np.linspace(0.0, 1.0, 11)
     fast = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="dopri5", t_eval=grid)
     slow = F.create("dependent", system).simulate((0.0, 1.0), method="dopri5", t_eval=grid)
     assert np.array_equal(fast.t, grid) and np.max(np.abs(fast.p - slow.p)) < 1e-9
-    projected = F.create("dependent", system, stabilization="projection", backend="compiled").simulate(
+    for t_eval in (None, grid):
+        runs = [F.create("dependent", system, stabilization="projection", backend=b).simulate(
+            (0.0, 2.0), method="dopri5", rtol=1e-6, atol=1e-6, t_eval=t_eval) for b in ("numpy", "compiled")]
+        a, b = runs
+        assert a.status == b.status == 0 and b.stats.backend == "compiled"
+        assert a.stats.steps == b.stats.steps == b.stats.projections and a.stats.projections == a.stats.steps
+        assert a.stats.rhs_evaluations == b.stats.rhs_evaluations  # y' anew after every projection
+        assert np.max(np.abs(a.p - b.p)) < 1e-11 and np.max(np.abs(a.v - b.v)) < 1e-11
+        # at rtol 1e-6 the steps leave the constraints by far more than the projection's 1e-12
+        assert np.max(b.constraint_errors.position) <= 1e-12 and np.max(b.constraint_errors.velocity) < 1e-13
+    plain = F.create("dependent", system, backend="compiled").simulate((0.0, 2.0), method="dopri5", rtol=1e-6,
+                                                                       atol=1e-6)
+    assert np.max(plain.constraint_errors.position) > 1e-9
+    reduced = F.create("reduced", system, stabilization="projection", backend="compiled").simulate(
         (0.0, 1.0), method="dopri5")
-    assert projected.success and projected.stats.projections > 0  # the Python loop, which has the hook
+    assert reduced.success and reduced.stats.projections > 0  # the Python loop, which has the hook
 
 
 @pytest.mark.xdist_group("compiled")

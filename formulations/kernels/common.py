@@ -65,15 +65,16 @@ REJECT_FAILED_STAGES = False
 
 @numba.njit(cache=True)
 def post_step(t, y, params, extra, work):
-    """False: nothing changes between steps."""
-    return False
+    """0: nothing changes between steps."""
+    return 0
 '''
 
 
 def passes(system, post_step=None) -> str:
     """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``, and the loop's
-    ``post_step(t, y, params, extra, work) -> bool`` (True: stop for a new chart; ``post_step`` its
-    source, default: never) with REJECT_FAILED_STAGES."""
+    ``post_step(t, y, params, extra, work) -> int`` (0 nothing, 1 stop for a new chart, 2 y changed
+    in place, -1 failed; formulations.solvers.compiled_rk) with REJECT_FAILED_STAGES: ``post_step``
+    its source, default: 0 always."""
     lay = Layout(system)
     o = lay.dyn
     return (post_step or NO_POST_STEP) + f"""
@@ -96,6 +97,17 @@ def rhs(t, y, params, extra, out, work):
     v = work[C + N_P:C + N_P + N]
     vdot = work[C + N_P + N:SCRATCH]
     return evaluate(t, y, params, extra, out, lam, p, v, vdot, False, work[SCRATCH:])
+
+
+@numba.njit(cache=True)
+def project_all(ts, ys, params, extra):
+    \"\"\"The rows of ys projected in place where post_step projects (points of an output grid,
+    interpolated from steps that were not).\"\"\"
+    work = workspace()
+    for i in range(ys.shape[0]):
+        row = ys[i].copy()
+        if post_step(ts[i], row, params, extra, work) == 2:
+            ys[i] = row
 
 
 @numba.njit(cache=True)

@@ -10,6 +10,9 @@ def dependent_source(formulation) -> str:
     lay = Layout(sysm)
     kernels = {"_dynamics": num.kernel("dynamics"), "_constraints": num.kernel("constraints"),
                "_energy": num.kernel("energy")}
+    m_a = lay.m + len(sysm.unit_norm_blocks)
+    if m_a:
+        kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
     return header(sysm, kernels) + f'''
 EVAL_WORK = DYN + {size * size} + {size} + CON
@@ -53,4 +56,71 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     vdot[:] = b[:N]
     lam[:] = b[N:]
     return True
-''' + passes(sysm)
+''' + passes(sysm, projection_source(lay, m_a))
+
+
+def projection_source(lay, m_a) -> str:
+    """post_step of the dependent formulation: stabilization 'projection' as Dependent.project does
+    it (systems.state.project_positions and project_velocities), in place on y."""
+    views, inner = lay.dynamics_views(indent=" " * 8), lay.dynamics_views(indent=" " * 16)
+    positions = f'''
+    if extra[5] != 0.0 and M_H > 0:
+        have_metric = False
+        W = np.eye(N_P)
+        hc = np.zeros({m_a * (lay.n_p + 2)})
+        for it in range(int(extra[4]) + 1):
+            hc[:] = 0.0
+            _holonomic_chart(p, np.zeros(N_P), params, hc)
+            if not finite(hc):
+                return -1
+            if np.max(np.abs(hc[:M_H])) <= extra[3] or it == int(extra[4]):
+                break
+            if not have_metric:  # W = A^+T M A^+ + (I - A A^+), frozen at the first iterate
+                buf[:] = 0.0
+                _dynamics(0.0, p, np.zeros(N), params, buf)
+{inner}
+                if not all_finite(Ad) or not all_finite(M):
+                    return -1
+                A_pinv = np.linalg.pinv(Ad)
+                W = mm(mm(A_pinv.T, M), A_pinv) + np.eye(N_P) - mm(Ad, A_pinv)
+                have_metric = True
+            J = np.ascontiguousarray(hc[{m_a}:{m_a + m_a * lay.n_p}].reshape(({m_a}, N_P)))
+            WJt, ok = solve(W, np.ascontiguousarray(J.T))
+            if not ok:
+                return -1
+            mult, ok = solve1(mm(J, WJt), hc[:{m_a}].copy())
+            if not ok:
+                return -1
+            p -= mv(WJt, mult)
+            unit_blocks(p, BLOCKS)''' if m_a else ""
+    return f'''
+REJECT_FAILED_STAGES = False
+
+
+@numba.njit(cache=True)
+def post_step(t, y, params, extra, work):
+    \"\"\"Stabilization 'projection' (extra[2] = 1; else 0: nothing): p onto Phi(p) = 0 (with Euler
+    parameters, their unit norms too) by Newton's method in the metric W frozen at the first iterate,
+    to max |Phi| <= extra[3] within extra[4] iterations (where extra[5]), then v onto C v = 0 in the
+    metric M (where extra[6]), in place; 2 where y changed, -1 where a matrix is singular.\"\"\"
+    if extra[2] == 0.0:
+        return 0
+    p = y[:N_P]
+    v = y[N_P:]
+    unit_blocks(p, BLOCKS)
+    buf = np.zeros(DYN){positions}
+    if extra[6] != 0.0 and C > 0:
+        buf[:] = 0.0
+        _dynamics(0.0, p, v, params, buf)
+{views}
+        if not (all_finite(M) and all_finite(Cm)):
+            return -1
+        MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
+        if not ok:
+            return -1
+        mult, ok = solve1(mm(Cm, MCt), mv(Cm, v))
+        if not ok:
+            return -1
+        v -= mv(MCt, mult)
+    return 2
+'''

@@ -323,18 +323,47 @@ CHART_POST_STEP = '''
 
 @numba.njit(cache=True)
 def post_step(t, y, params, extra, work):
-    """True where the run should take a new chart at y: |w| past w_limit, cond(Phi_a_p U) past
-    cond_limit (2-norm), or a chart that no longer reaches y. work: the run's (workspace())."""
+    """1 where the run should take a new chart at y (|w| past w_limit, cond(Phi_a_p U) past
+    cond_limit (2-norm), or a chart that no longer reaches y), else 0. work: the run's."""
     q = y[:K_Q]
     if math.sqrt(np.sum(q * q)) > extra[XC + 1]:
-        return True
+        return 1
     p = np.empty(N_P)
     S = np.empty((M_A, M_A))
     perm = np.empty(M_A, np.int64)
     evaluation = work[SCRATCH:]
     if _chart_solve(q, params, extra, evaluation, p, S, perm) < 0:
-        return True
+        return 1
     p0, U, V = _chart(extra)
     ratio = sigma_ratio(mm(evaluation[W_H + M_A:W_H + M_A + M_A * N_P].reshape((M_A, N_P)), U))
-    return ratio <= 0.0 or 1.0 / ratio > extra[XC + 2]
+    return 1 if ratio <= 0.0 or 1.0 / ratio > extra[XC + 2] else 0
+
+@numba.njit(cache=True)
+def new_chart(t, y, params, extra):
+    """(y on a new chart, p0 (n_p,), U (n_p, m_a), V (n_p, k), B (m_a, m_a), ok): the chart of
+    formulations.charts.Atlas.new_chart taken at the state y has on the chart of extra, with
+    y = (0, V^T A v); ok False where that chart no longer reaches y or Phi_a_p loses rank there (the
+    Python chart then says why)."""
+    work = np.zeros(EVAL_WORK)
+    p = np.empty(N_P)
+    y_new = np.zeros(y.size)
+    U = np.empty((N_P, M_A))
+    V = np.empty((N_P, K))
+    B = np.eye(M_A)
+    D, A_q, A, Cg, LU, perm, ok = _geometry(y[:K_Q].copy(), params, p, extra, work)
+    if not ok:
+        return y_new, p, U, V, B, False
+    hc = np.zeros(HC)
+    _holonomic_chart(p, np.zeros(N_P), params, hc)
+    Phi_p = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))
+    if not finite(hc):
+        return y_new, p, U, V, B, False
+    _, s, Vt = np.linalg.svd(Phi_p)
+    if s[M_A - 1] < 1e-10 * max(1.0, s[0]):
+        return y_new, p, U, V, B, False
+    U[:, :] = Phi_p.T
+    V[:, :] = Vt[M_A:].T
+    B, ok = solve(mm(Phi_p, U), np.eye(M_A))
+    y_new[K_Q:] = tmv(V, mv(A, mv(D, y[K_Q:])))
+    return y_new, p, U, V, B, ok
 '''

@@ -5,7 +5,7 @@ A solver integrates one form of the equations (formulations.forms) and declares 
     @register("name", ...)      the method names users pass (simulate(..., method=name))
     class Solver:
         forms       the forms it integrates, in order of preference
-        offers      capabilities: ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART
+        offers      capabilities: ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE
         order       the order of accuracy (for step scaling in sweeps and convergence tests)
         integrate(problem) -> RunRecord
 

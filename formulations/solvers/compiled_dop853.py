@@ -168,7 +168,16 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
         t = t_new
         y[:] = y_new
         f[:] = K[_S]
-        if post_step(t, y, params, extra, work):  # the formulation wants a new chart at y
+        action = post_step(t, y, params, extra, work)
+        if action == 1:  # the formulation wants a new chart at y
             return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h_abs
+        if action < 0:
+            return ts[:count], ys[:count], -6, t, evaluations, steps, rejected, y, h_abs
+        if action == 2:  # y projected in place: its row and its derivative anew
+            if not grid:
+                ys[count - 1] = y
+            evaluations += 1
+            if not rhs(t, y, params, extra, f, work):
+                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h_abs
 '''

@@ -8,13 +8,14 @@ and the module is compiled by numba and cached on disk (systems.codegen.compile_
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
 per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after
-the run. After every accepted step the module's ``post_step(t, y, params, extra, work)`` may ask
-for a new chart (formulations on tangent-space charts): the loop then returns with status 1 at that
-step, and run_compiled continues on the new chart. Where the module's REJECT_FAILED_STAGES is
+the run. After every accepted step the module's ``post_step(t, y, params, extra, work)`` says 0
+(nothing), 2 (y projected in place: the loop records it and evaluates y' anew), 1 (a new chart is
+wanted, on tangent-space charts: the loop returns with status 1 at that step, and run_compiled
+goes on from the new chart) or -1 (the projection failed). Where the module's REJECT_FAILED_STAGES is
 True, a trial stage whose evaluation fails (a chart that cannot reach it) shrinks the step instead
 of ending the run. Status: 1 new chart, 0 finished, -1 singular matrix, -2 step size underflow, -3
 too many steps, -4 non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a
-thread, see formulations.solvers.interrupts).
+thread, see formulations.solvers.interrupts), -6 a failed projection.
 """
 from __future__ import annotations
 
@@ -181,8 +182,17 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         y[:] = y_new
         K[0] = K[6]
         h = h * factor
-        if post_step(t, y, params, extra, work):  # the formulation wants a new chart at y
+        action = post_step(t, y, params, extra, work)
+        if action == 1:  # the formulation wants a new chart at y
             return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h
+        if action < 0:
+            return ts[:count], ys[:count], -6, t, evaluations, steps, rejected, y, h
+        if action == 2:  # y projected in place: its row and its derivative anew
+            if not grid:
+                ys[count - 1] = y
+            evaluations += 1
+            if not rhs(t, y, params, extra, K[0], work):
+                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
 '''
 
@@ -190,7 +200,9 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
 MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of t",
             -3: "max_steps = {max_steps} accepted steps reached before the end of t_span (raise max_steps, loosen "
                 "the tolerance or shorten t_span; the points so far are kept)",
-            -4: "non-finite state values", -5: "interrupted"}
+            -4: "non-finite state values", -5: "interrupted",
+            -6: "the projection onto the constraints failed (a singular constraint Jacobian, metric or mass matrix, "
+                "or a state that is not finite)"}
 
 
 def compiled_module(formulation):
@@ -211,6 +223,7 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     from systems.codegen import mark_warm
 
+    from ..stabilization import Projection
     from .base import RunRecord, interruption_message
     from .interrupts import held_back, run_interruptible
     from .monitor import singular_message
@@ -221,8 +234,13 @@ def run_compiled(problem, max_steps, loop="integrate"):
     params = np.asarray(formulation.par, float)
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
         _stretches, module, getattr(module, loop), problem, params, max_steps)
+    if isinstance(formulation.stabilization, Projection):  # one per accepted step, as the Python loop's
+        formulation.projections += int(steps)
     mark_warm(formulation.warm_tag())
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
+        if problem.t_eval is not None and isinstance(formulation.stabilization, Projection):
+            for ts_, ys_, extra_ in stretches:  # dense output interpolates unprojected states
+                module.project_all(ts_, ys_, params, extra_)
         parts = [module.evaluate_all(ts_, ys_, params, extra_) for ts_, ys_, extra_ in stretches]
         ts, ys = (np.concatenate([part[i] for part in stretches]) for i in (0, 1))
         ydot, lam, ok, ps, vs, vdots = (np.concatenate([part[i] for part in parts]) for i in range(6))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, RECHART
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, STATE_UPDATE
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -116,12 +116,12 @@ class DormandPrince(SteppingSolver):
     and the run needs no events or post-step hook (a new tangent-space chart is taken inside it)."""
 
     forms = (COMPILED_ODE, EXPLICIT_ODE)
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
     order = 5
     max_steps = 10**7
 
     def offers_for(self, form):
-        return frozenset({ADAPTIVE, DENSE_OUTPUT, RECHART}) if form == COMPILED_ODE else self.offers
+        return frozenset({ADAPTIVE, DENSE_OUTPUT, STATE_UPDATE}) if form == COMPILED_ODE else self.offers
 
     def stepper(self, problem):
         return DormandPrince54()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..forms import DENSE_OUTPUT, EVENTS, POST_STEP, RECHART
+from ..forms import DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE
 from .base import register
 from .driver import SteppingSolver
 from .explicit_rk import hermite
@@ -53,7 +53,7 @@ class RungeKutta4:
 class FixedStepRK4(SteppingSolver):
     """``rk4``: classical Runge-Kutta, fixed step."""
 
-    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
+    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
     order = 4
     fixed_step = True
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CapabilityError
-from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP, RECHART, not_made_of_bodies
+from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP, STATE_UPDATE, not_made_of_bodies
 from .base import StepFailure, register
 from .driver import SteppingSolver
 from .explicit_rk import A as _A, B as _B, C as _C, E as _E, hermite, rms
@@ -299,7 +299,7 @@ class RKMK4(_Lie):
 
     step_hint = "or the configuration '...@RKMK4-SE3:1e-3'"
 
-    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
+    offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
     order = 4
     fixed_step = True
 
@@ -308,6 +308,6 @@ class RKMK4(_Lie):
 class RKMK45(_Lie):
     """Munthe-Kaas Dormand-Prince 5(4) on SE(3) or SO(3) x R^3, adaptive, landing on the output grid."""
 
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
     order = 5
     step_hint = "for a fixed step use RKMK4-SE3 or RKMK4-SO3xR3"

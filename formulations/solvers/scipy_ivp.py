@@ -9,7 +9,7 @@ import numpy as np
 import scipy.integrate as si
 
 from ..errors import CapabilityError
-from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, RECHART
+from ..forms import ADAPTIVE, COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, STATE_UPDATE
 from .base import StepFailure, register
 from .driver import SteppingSolver
 
@@ -88,7 +88,7 @@ class ScipyStepper:
 class ScipyExplicitRK(SteppingSolver):
     """scipy's explicit Runge-Kutta pairs: adaptive, dense output, events, post-step hook."""
 
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, RECHART})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
 
     @classmethod
     def order_of(cls, method):
@@ -108,7 +108,7 @@ class ScipyDOP853(ScipyExplicitRK):
     max_steps = 10**7
 
     def offers_for(self, form):
-        return frozenset({ADAPTIVE, DENSE_OUTPUT, RECHART}) if form == COMPILED_ODE else self.offers
+        return frozenset({ADAPTIVE, DENSE_OUTPUT, STATE_UPDATE}) if form == COMPILED_ODE else self.offers
 
     def integrate(self, problem):
         if problem.form != COMPILED_ODE:
