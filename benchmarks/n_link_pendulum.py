@@ -8,8 +8,8 @@ machine, likely longer at n = 40).
 
 Pipelines, per n:
   pfaff <formulation> numpy DOP853       dependent, reduced, minimal, manifold
-  pfaff <formulation> compiled DOP853    dependent, reduced, minimal (fused right-hand side in the
-                                         machine-code loop); the compile cache is filled once per n
+  pfaff <formulation> compiled DOP853    dependent, reduced, minimal, manifold (fused right-hand side
+                                         in the machine-code loop); the compile cache is filled once per n
                                          by an untimed process before the timed repetitions, whose
                                          time is reported as the cold start
   sympy Kane + lambdify DOP853           KanesMethod in the link angles and angular rates
@@ -52,7 +52,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TOL = 1e-8
 PIPELINES = ["pfaff:dependent:numpy", "pfaff:reduced:numpy", "pfaff:minimal:numpy", "pfaff:manifold:numpy",
-             "pfaff:dependent:compiled", "pfaff:reduced:compiled", "pfaff:minimal:compiled", "kane"]
+             "pfaff:dependent:compiled", "pfaff:reduced:compiled", "pfaff:minimal:compiled", "pfaff:manifold:compiled",
+             "kane"]
 PARAMS = (1.0, 1.0, 9.81)  # m, L, g as in systems/catalogue/n_pendulum.py
 
 

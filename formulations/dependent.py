@@ -25,6 +25,7 @@ class Dependent(Formulation):
     numeric_form = "explicit ODE in (p, v); v' and lambda from the augmented (saddle-point) system each evaluation"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
+    compiled_projection = True
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
@@ -54,8 +55,6 @@ class Dependent(Formulation):
         sol = solve_square(s.K, s.rhs, self.system_matrix)
         vdot = sol[:s.na]
         return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
-
-    compiled_projection = True
 
     def compiled_rhs_source(self):
         """The whole evaluation as generated numba source, and the projection after a step;

@@ -92,7 +92,7 @@ class Reduced(Formulation):
         needs = super().needs()
         if self.on_charts:
             needs.setdefault(STATE_UPDATE, (f"formulation {self.name!r} on tangent-space charts",
-                                       "a new chart changes the state"))
+                                            "a new chart changes the state"))
         return needs
 
     def _reduced_saddle(self, t, y):

@@ -54,6 +54,19 @@ def _source(formulation, minimal):
              '    """p = g(q) into p; (D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), LU factors of a square A and',
              '    their row swaps (lu_in_place; empty otherwise), ok) at q."""']
     add = lines.append
+
+    def solve_D(G, A_q):
+        """Lines for D = A^-1 G (least squares where A is not square) and _geometry's return; a square
+        A is factored once: D here, gamma in evaluate."""
+        if square:
+            add("    LU = A.copy()")
+            add(f"    D = {G}")
+            add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
+            add(f"    return D, {A_q}, A, Cg, LU, perm, ok")
+        else:
+            add("    D, ok = " + left.format(G))
+            add(f"    return D, {A_q}, A, Cg, A, perm, ok")
+
     if charts:
         del lines[2:]  # the chart's own _geometry and its helpers
         lines += ["", ""] + CHART_SOURCE.format(m_a=geo.m_a, hc=geo.m_a * (n_p + 2)).splitlines()
@@ -67,14 +80,7 @@ def _source(formulation, minimal):
         add("    if not (ok and finite(cb) and finite(kb)):")
         add("        return np.zeros((N, K)), np.eye(K), A, Cg, A, perm, False")
         add("    D_p = work[W_D:W_D + N_P * K].reshape((N_P, K))")
-        if square:
-            add("    LU = A.copy()")
-            add("    D = D_p.copy()")
-            add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
-            add("    return D, np.eye(K), A, Cg, LU, perm, ok")
-        else:
-            add("    D, ok = " + left.format("D_p.copy()"))
-            add("    return D, np.eye(K), A, Cg, A, perm, ok")
+        solve_D("D_p.copy()", "np.eye(K)")
     elif trivial:
         add("    p[:] = q")
         add("    kb = np.zeros(N_P * N)")
@@ -94,14 +100,7 @@ def _source(formulation, minimal):
         add("    perm = np.empty(N if N_P == N else 0, np.int64)")
         add("    if not finite(cb):")
         add("        return np.zeros((N, K)), A_q, A, Cg, A, perm, False")
-        if square:  # factored once: D here, gamma in evaluate
-            add("    LU = A.copy()")
-            add("    D = np.ascontiguousarray(G)")
-            add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
-            add("    return D, A_q, A, Cg, LU, perm, ok")
-        else:
-            add("    D, ok = " + left.format("np.ascontiguousarray(G)"))
-            add("    return D, A_q, A, Cg, A, perm, ok")
+        solve_D("np.ascontiguousarray(G)", "A_q")
     if minimal:
         lines += ["", "", "@numba.njit(cache=True)", "def _choice(D, Cg, extra):",
                   '    """[C_bar_nh; E] with E = S_w + S_v D (l + r, k)."""',
