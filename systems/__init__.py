@@ -16,7 +16,7 @@ from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, S
                      UnknownNameError)
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
-           "from_rigid_bodies", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
+           "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
            "pfaffian_matrix", "analyze_constraints",
            "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
            "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome"]
@@ -29,6 +29,15 @@ def analyze_constraints(system, **options):
     from .arguments import as_system
 
     return run(as_system(system), **options)
+
+
+def from_sympy(model, parameters=None, **options):
+    """A System from a sympy.physics.mechanics KanesMethod, LagrangesMethod or System, with
+    ``parameters`` {name: value} for every free symbol of the model (see
+    systems.builders.from_sympy.from_sympy for the options)."""
+    from .builders.from_sympy import from_sympy as build  # local: sympy.physics.mechanics loads on use
+
+    return build(model, parameters, **options)
 
 
 def check_pfaffian(rows, coordinates, **options):

@@ -1,0 +1,440 @@
+"""A System from a sympy.physics.mechanics model: a KanesMethod, a LagrangesMethod or a System.
+
+The model's generalized coordinates become p and its generalized speeds v (for a LagrangesMethod,
+v = p'). The kinematic differential equations q' = A(q) u give A; the bodies and loads give the
+unconstrained equations M v' + d = f over all speeds (independent and dependent alike: Kane's
+equations formed again with every speed independent, so that the constraint forces appear as
+-C^T lambda instead of being projected out). The configuration constraints become Phi, and the
+velocity constraints that are not time derivatives of configuration constraints become the rows of
+C_nh. Kane's constrained equations (T. R. Kane, D. A. Levinson, *Dynamics: Theory and
+Applications*, ch. 6) are the projection of these onto the null space of C, so every formulation
+run on the result gives the model's accelerations.
+
+    system = systems.from_sympy(kane, {"m": 2.0, "r": 0.3, "g": 9.81})
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+import sympy.physics.mechanics as me
+from sympy.core.function import AppliedUndef
+
+from ..description import TIME, Parameter, System
+from ..errors import SystemDescriptionError
+from ..parameters import parameter_value
+from .._bounded import bounded
+from .common import tidy
+
+SIMPLIFY_SECONDS = 10.0  # bound on simplifying A and the velocity rows (see _simplified_linear)
+RANK_TOL = 1e-9  # relative singular-value bound: a velocity row within it of span(C_h) is a holonomic derivative
+
+
+@dataclass(frozen=True)
+class _Model:
+    """What the three kinds of sympy model have in common, in sympy's dynamic symbols."""
+
+    kind: str              # "KanesMethod", "LagrangesMethod" or "System"
+    q: tuple               # generalized coordinates q(t)
+    u: tuple               # generalized speeds u(t); for Lagrange the derivatives q'(t)
+    qdot_map: dict         # q'(t) -> expression in q, u, t
+    holonomic: tuple       # configuration constraints, expressions in q, t
+    velocity_rows: tuple   # velocity constraints (holonomic derivatives included), in q, u, t
+    row_labels: tuple      # a readable name for each velocity row
+    M: sp.Matrix           # unconstrained M v' + d = f over all speeds
+    d: sp.Matrix
+    f: sp.Matrix
+    potential: sp.Expr     # V(q) where the model gives it (Lagrangian), else 0
+
+
+def from_sympy(model, parameters=None, *, name="from_sympy", state=None, constraint_names=None, potential=0,
+               simplify=True, description="", **system_fields) -> System:
+    """A :class:`System` from a sympy.physics.mechanics ``KanesMethod``, ``LagrangesMethod`` or ``System``.
+
+    parameters: {name or Symbol: value} for every free symbol of the model other than time; a missing
+    or unknown name is an error that names it (no default values are made up).
+    state: the default (p, v) — two sequences in the order of the model's coordinates and speeds, or
+    two {name: value} dicts; default p = 0 moved onto Phi = 0 by Newton's method, v = 0.
+    constraint_names: the m + l reaction names, holonomic rows first (in the order of the model's
+    configuration constraints), then the nonholonomic rows (in the order of its velocity constraints);
+    default "configuration constraint i" and "velocity constraint j" (j the row's place among the
+    model's velocity constraints). The multipliers carry the sign of the rows: the constraint force is
+    -C^T lambda.
+    potential: V(p) for the energy v^T M v / 2 + V (a LagrangesMethod gives it: minus the part of the
+    Lagrangian free of velocities); written in the model's symbols.
+    simplify: the builders' cheap simplification (expand, sin^2 -> 1 - cos^2) of A, M, d, f.
+    Remaining keywords go to System (e.g. independent_velocities, embedding, reference).
+    """
+    read = _read(model, name)
+    return _build(read, parameters, name, state, constraint_names, potential, simplify, description, system_fields)
+
+
+# -- reading the three kinds of model ----------------------------------------------------------
+
+def _read(model, name) -> _Model:
+    if isinstance(model, me.KanesMethod):
+        return _read_kane(model, name)
+    if isinstance(model, me.LagrangesMethod):
+        return _read_lagrange(model, name)
+    if isinstance(model, me.System):
+        return _read_system(model, name)
+    raise SystemDescriptionError(name, [f"model got {type(model).__name__} but expected a "
+                                        "sympy.physics.mechanics KanesMethod, LagrangesMethod or System"])
+
+
+def _read_kane(kane, name) -> _Model:
+    t = me.dynamicsymbols._t
+    problems = []
+    if len(kane._uaux):
+        problems.append(f"auxiliary speeds {_names(kane._uaux)} are not supported: they bring non-contributing "
+                        "forces into evidence, which pfaff computes as reactions; build the KanesMethod without "
+                        "u_auxiliary and read the reactions from formulations.reactions or traj.reactions")
+    if not kane._qdot_u_map:
+        problems.append("the KanesMethod has no kinematic differential equations; pass kd_eqs")
+    if not kane.bodies:
+        problems.append("the KanesMethod has no bodies; pass bodies= to KanesMethod or call "
+                        "kanes_equations(bodies, loads) before from_sympy")
+    if problems:
+        raise SystemDescriptionError(name, problems)
+    q, u = tuple(kane.q), tuple(kane.u)
+    qdot = [x.diff(t) for x in q]
+    qdot_map = dict(zip(qdot, _simplified_linear([kane._qdot_u_map[x] for x in qdot], u)))
+    rows = tuple(_simplified_linear(kane._k_nh * sp.Matrix(u) + kane._f_nh, u)) if len(kane._k_nh) else ()
+    M, d, f = _kane_dynamics(kane._inertial, q, u, qdot_map, kane.bodies, kane.loads)
+    return _Model("KanesMethod", q, u, qdot_map, tuple(kane._f_h), rows,
+                  tuple(f"velocity constraint {j + 1}" for j in range(len(rows))), M, d, f, sp.S.Zero)
+
+
+def _read_system(system, name) -> _Model:
+    t = me.dynamicsymbols._t
+    if not len(system.u):
+        lagrangian = me.Lagrangian(system.frame, *system.bodies)
+        loads = tuple(system.loads) + tuple(load for act in system.actuators for load in act.to_loads())
+        return _lagrange_model("System", lagrangian, tuple(system.q), system.frame, loads,
+                               tuple(system.holonomic_constraints), tuple(system.nonholonomic_constraints), name)
+    if len(system.u_aux):
+        raise SystemDescriptionError(name, [f"auxiliary speeds {_names(system.u_aux)} are not supported: pfaff "
+                                            "computes the constraint forces as reactions; remove them"])
+    q, u = tuple(system.q), tuple(system.u)
+    qdot = [x.diff(t) for x in q]
+    kdes = sp.Matrix(system.kdes)
+    if kdes.shape[0] != len(q):
+        raise SystemDescriptionError(name, [f"the System has {kdes.shape[0]} kinematic differential equations but "
+                                            f"expected {len(q)}, one per coordinate ({_names(q)})"])
+    K_qdot = kdes.jacobian(qdot)
+    if me.find_dynamicsymbols(K_qdot.row_join(kdes.jacobian(u))) & set(qdot + list(u)):
+        raise SystemDescriptionError(name, ["the kinematic differential equations are not linear in the speeds "
+                                            "and coordinate derivatives; write them as q' = A(q) u"])
+    rest = kdes.xreplace({x: 0 for x in qdot}).xreplace({x: 0 for x in u})
+    solved = K_qdot.LUsolve(-(kdes.jacobian(u) * sp.Matrix(u) + rest))
+    qdot_map = dict(zip(qdot, _simplified_linear(solved, u)))
+    loads = tuple(system.loads) + tuple(load for act in system.actuators for load in act.to_loads())
+    rows = tuple(system.velocity_constraints)
+    M, d, f = _kane_dynamics(system.frame, q, u, qdot_map, system.bodies, loads)
+    return _Model("System", q, u, qdot_map, tuple(system.holonomic_constraints), rows,
+                  tuple(f"velocity constraint {j + 1}" for j in range(len(rows))), M, d, f, sp.S.Zero)
+
+
+def _read_lagrange(lagranges, name) -> _Model:
+    hol = tuple(lagranges._hol_coneqs)
+    nonhol = tuple(lagranges.coneqs)[len(hol):]
+    return _lagrange_model("LagrangesMethod", lagranges._L[0], tuple(lagranges.q), lagranges.inertial,
+                           tuple(lagranges.forcelist or ()), hol, nonhol, name)
+
+
+def _lagrange_model(kind, L, q, frame, loads, hol, nonhol, name) -> _Model:
+    """M, d, f of Lagrange's equations d/dt dL/dq' - dL/dq = Q: M = d2L/dq'dq', the velocity-free part
+    L0 of L gives f = dL0/dq + Q (and V = -L0), the rest is d."""
+    t = me.dynamicsymbols._t
+    qd = tuple(x.diff(t) for x in q)
+    if loads and frame is None:
+        raise SystemDescriptionError(name, ["the model has loads but no inertial frame; pass frame= to "
+                                            "LagrangesMethod"])
+    Q = sp.zeros(len(q), 1)
+    for point_or_frame, vector in loads:
+        speed = point_or_frame.vel(frame) if isinstance(point_or_frame, me.Point) else point_or_frame.ang_vel_in(frame)
+        for i, x in enumerate(qd):
+            Q[i] += speed.diff(x, frame).dot(vector)
+    L = sp.sympify(L)
+    dL_dqd = sp.Matrix([L]).jacobian(qd).T
+    M = dL_dqd.jacobian(qd)
+    if me.find_dynamicsymbols(M) & set(qd):
+        raise SystemDescriptionError(name, ["the Lagrangian is not quadratic in the coordinate derivatives "
+                                            "(its Hessian in q' depends on q'); pfaff needs M(q) v' + d = f"])
+    L0 = L.xreplace({x: 0 for x in qd})
+    d = dL_dqd.jacobian(q) * sp.Matrix(qd) + _partial_t(dL_dqd, q, qd) - sp.Matrix([L - L0]).jacobian(q).T
+    f = sp.Matrix([L0]).jacobian(q).T + Q
+    rows = tuple(sp.Matrix(hol).diff(t)) + tuple(nonhol) if hol else tuple(nonhol)
+    labels = tuple(f"derivative of configuration constraint {i + 1}" for i in range(len(hol))) + tuple(
+        f"nonholonomic constraint {j + 1}" for j in range(len(nonhol)))
+    potential = -L0 if _partial_t(sp.Matrix([L0]), q, qd)[0] == 0 else sp.S.Zero
+    return _Model(kind, q, qd, {x: x for x in qd}, hol, rows, labels, M, d, f, potential)
+
+
+def _partial_t(expr, q, qd):
+    """The explicit time derivative of ``expr`` (q(t) and q'(t) held)."""
+    t = me.dynamicsymbols._t
+    held = {x: sp.Dummy() for x in list(qd) + list(q)}
+    frozen = expr.xreplace({k: v for k, v in held.items() if k in qd}).xreplace(
+        {k: v for k, v in held.items() if k in q})
+    back = {v: k for k, v in held.items()}
+    return frozen.diff(t).xreplace(back)
+
+
+def _simplified_linear(exprs, u, seconds=SIMPLIFY_SECONDS):
+    """Expressions linear in ``u`` with each coefficient trigsimp'd, within ``seconds`` in all (else as
+    given): a symbolic LU solve of the kinematic equations leaves quotients such as 1/sin(q3) that
+    cancel, and that are 0/0 at q = 0 if left."""
+    def simplify():
+        out = []
+        for expr in exprs:
+            expr = sp.expand(expr)
+            out.append(sum((sp.trigsimp(expr.coeff(s)) * s for s in u), sp.S.Zero) + expr.xreplace({s: 0 for s in u}))
+        return out
+
+    return bounded(simplify, seconds, list(exprs))
+
+
+def _kane_dynamics(frame, q, u, qdot_map, bodies, loads):
+    """M, d, f of Kane's equations with every speed independent: M u' + d = f, Fr = f, Fr* = -(M u' + d)."""
+    t = me.dynamicsymbols._t
+    kd = [x.diff(t) - qdot_map[x.diff(t)] for x in q]
+    free = me.KanesMethod(frame, q_ind=list(q), u_ind=list(u), kd_eqs=kd)
+    free.kanes_equations(list(bodies), list(loads) if loads else None)
+    fr = free._fr if free._fr is not None else sp.zeros(len(u), 1)
+    return sp.Matrix(free.mass_matrix), sp.Matrix(free._f_d + fr), sp.Matrix(fr)
+
+
+def _names(symbols) -> str:
+    return ", ".join(_name(s) for s in symbols)
+
+
+def _name(s) -> str:
+    return s.func.__name__ if isinstance(s, AppliedUndef) else str(s)
+
+
+# -- building the System -----------------------------------------------------------------------
+
+def _build(model: _Model, values, name, state, constraint_names, potential, simplify, description, fields):
+    t = me.dynamicsymbols._t
+    p = tuple(sp.Symbol(_name(x), real=True) for x in model.q)
+    if model.kind == "KanesMethod" or model.u != tuple(x.diff(t) for x in model.q):
+        v = tuple(sp.Symbol(_name(x), real=True) for x in model.u)
+    else:
+        v = tuple(sp.Symbol(f"{_name(x)}_dot", real=True) for x in model.q)
+    qdots = {x.diff(t): model.qdot_map[x.diff(t)] for x in model.q}
+    to_v = {a: b for a, b in zip(model.u, v)}
+    to_p = {a: b for a, b in zip(model.q, p)}
+
+    def plain(expr):
+        """Model expression -> expression in p, v and TIME; q' through the kinematic equations."""
+        e = sp.sympify(expr)
+        e = me.msubs(e, qdots) if any(isinstance(a, sp.Derivative) for a in e.atoms(sp.Derivative)) else e
+        return e.xreplace(to_v).xreplace(to_p).xreplace({t: TIME})
+
+    qdot_col = sp.Matrix([plain(model.qdot_map[x.diff(t)]) for x in model.q])
+    A = qdot_col.jacobian(v)
+    problems = []
+    if model.kind != "LagrangesMethod" and model.u != tuple(x.diff(t) for x in model.q):
+        if A.free_symbols & set(v):
+            problems.append("the kinematic differential equations are not linear in the speeds: q' = "
+                            f"{list(qdot_col)}; pfaff needs q' = A(q) u")
+        rest = sp.simplify(qdot_col.xreplace({s: 0 for s in v}))
+        if any(e != 0 for e in rest):
+            problems.append(f"the kinematic differential equations have a speed-free term q' = A u + b with b = "
+                            f"{list(rest)}; pfaff needs q' = A(q) u (b = 0)")
+        if A.free_symbols & {TIME}:
+            problems.append("the kinematic differential equations depend on time explicitly; pfaff needs q' = A(q) u")
+    if len(v) > len(p):
+        problems.append(f"the model has {len(v)} speeds but {len(p)} coordinates: give every speed a coordinate "
+                        "(e.g. a wheel's rotation angle for its spin rate) with its kinematic differential equation")
+    M = sp.Matrix(model.M).applyfunc(plain)
+    d = sp.Matrix(model.d).applyfunc(plain)
+    f = sp.Matrix(model.f).applyfunc(plain)
+    Phi = sp.Matrix([plain(e) for e in model.holonomic]) if model.holonomic else None
+    rows = [sp.expand(plain(e)) for e in model.velocity_rows]
+    V = plain(potential) if potential != 0 else plain(model.potential)
+    leftover = set()
+    for piece in [A, M, d, f, Phi, sp.Matrix(rows) if rows else None, sp.Matrix([V])]:
+        if piece is not None:
+            leftover |= {a for a in piece.atoms(AppliedUndef)} | {a for a in piece.atoms(sp.Derivative)}
+    if leftover:
+        problems.append(f"the model depends on functions of time that are neither coordinates nor speeds: "
+                        f"{', '.join(sorted(map(str, leftover)))}; write specified inputs as expressions of t or "
+                        "as parameters")
+    if problems:
+        raise SystemDescriptionError(name, problems)
+    if simplify:
+        A, M, d, f = (_tidy(x) for x in (A, M, d, f))
+    parameters = _parameters(name, [A, M, d, f, Phi, sp.Matrix(rows) if rows else None, sp.Matrix([V])],
+                             set(p) | set(v) | {TIME}, values)
+    par_values = {par.symbol: par.default for par in parameters}
+    C_rows = _velocity_matrix(name, rows, v, model.row_labels)
+    C_nh, kept = _nonholonomic_rows(name, Phi, A, C_rows, p, par_values, model.row_labels)
+    names = _constraint_names(name, constraint_names, len(model.holonomic), kept, model.row_labels)
+    p0, v0 = _default_state(name, state, p, v, Phi, par_values)
+    system = System(name=name, coordinates=p, velocities=v, A=A, M=M, d=d, f=f, Phi=Phi, C_nh=C_nh,
+                    constraint_names=names, parameters=parameters, potential=V, default_p=tuple(p0),
+                    default_v=tuple(v0), description=description or f"imported from a sympy {model.kind}", **fields)
+    _warn_if_massless(system)
+    return system
+
+
+def _warn_if_massless(system):
+    """Warn where M is singular at the default state: the model's velocities were written with the
+    constraints applied (e.g. a wheel centre's velocity as rolling), so some speeds carry no inertia off
+    the constraints. The accelerations are right; the projections in the kinetic-energy metric
+    (consistent_state, Projection) need M regular."""
+    p0, v0 = system.default_state()
+    M0 = system.numeric.dynamics(0.0, p0, v0, system.params)[0]
+    values, vectors = np.linalg.eigh(M0)
+    null = values <= 1e-12 * max(1.0, float(np.max(np.abs(values))))
+    if not null.any():
+        return
+    massless = [n for n, row in zip(system.velocity_names, vectors[:, null]) if np.linalg.norm(row) > 1e-6]
+    warnings.warn(f"system {system.name!r}: M is singular at the default state (smallest eigenvalue "
+                  f"{values[0]:.3g}, along the speeds {', '.join(massless)}): the model's velocities seem to be "
+                  "written with the constraints applied (e.g. a mass centre's velocity as rolling); the accelerations "
+                  "are right, but consistent_state and the Projection stabilization need M regular: write every "
+                  "point's velocity from its position (v2pt_theory from the contact point's own velocity)",
+                  stacklevel=3)
+
+
+def _tidy(matrix):
+    return sp.Matrix(matrix).applyfunc(lambda e: tidy(sp.cancel(e)) if e.is_rational_function() else tidy(e))
+
+
+def _parameters(name, pieces, known, values) -> tuple:
+    """Parameter objects for the free symbols of ``pieces`` other than ``known``, valued from ``values``."""
+    symbols = set()
+    for piece in pieces:
+        if piece is not None:
+            symbols |= piece.free_symbols
+    symbols = sorted(symbols - known, key=lambda s: s.name)
+    values = dict(values or {})
+    by_name = {}
+    problems = []
+    for key, value in values.items():
+        key_name = key.name if isinstance(key, sp.Symbol) else key
+        if not isinstance(key_name, str):
+            problems.append(f"parameters key {key!r} ({type(key).__name__}) is not a name or a sympy Symbol")
+            continue
+        by_name[key_name] = value
+    known_names = [s.name for s in symbols]
+    unknown = sorted(set(by_name) - set(known_names))
+    if unknown:
+        problems.append(f"parameters got values for {', '.join(unknown)}, which the model does not contain; its "
+                        f"parameters are: {', '.join(known_names) or 'none'}")
+    missing = [s for s in known_names if s not in by_name]
+    if missing:
+        problems.append(f"no value for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}: pass "
+                        "parameters={" + ", ".join(f"{m!r}: ..." for m in missing) + "} (no value is assumed)")
+    if problems:
+        raise SystemDescriptionError(name, problems)
+    out = []
+    for s in symbols:
+        par = Parameter(s, 0.0, "", "from the sympy model")
+        out.append(Parameter(s, parameter_value(name, par, by_name[s.name]), "", "from the sympy model"))
+    return tuple(out)
+
+
+def _velocity_matrix(name, rows, v, labels):
+    """The matrix of the velocity rows (each linear and homogeneous in v)."""
+    if not rows:
+        return sp.zeros(0, len(v))
+    out = sp.Matrix(rows).jacobian(v)
+    problems = []
+    for i, row in enumerate(rows):
+        if out[i, :].free_symbols & set(v):
+            problems.append(f"{labels[i]} is not linear in the speeds: {row}")
+            continue
+        rest = sp.simplify(row.xreplace({s: 0 for s in v}))
+        if rest != 0:
+            problems.append(f"{labels[i]} has a speed-free term {rest} (a rheonomic or affine row, which this "
+                            "import does not take)")
+    if problems:
+        raise SystemDescriptionError(name, problems)
+    return out
+
+
+def _nonholonomic_rows(name, Phi, A, C_rows, p, values, labels):
+    """(C_nh, indices kept): the velocity rows that are not combinations of the holonomic rows
+    Phi_p A, chosen in order by their rank at a random configuration."""
+    m = Phi.shape[0] if Phi is not None else 0
+    if C_rows.shape[0] == 0:
+        return C_rows, ()
+    if m == 0:
+        return C_rows, tuple(range(C_rows.shape[0]))
+    C_h = Phi.jacobian(p) * A
+    point = dict(values)
+    point.update(zip(p, np.random.default_rng(7).uniform(-0.3, 0.3, len(p))))
+    C_h_num = np.array(C_h.evalf(subs=point), dtype=float)
+    rows_num = np.array(C_rows.evalf(subs=point), dtype=float)
+    basis, kept = C_h_num, []
+    for i, row in enumerate(rows_num):
+        trial = np.vstack([basis, row])
+        s = np.linalg.svd(trial, compute_uv=False)
+        if s[-1] > RANK_TOL * max(1.0, s[0]):
+            basis, kept = trial, kept + [i]
+    if C_rows.shape[0] - len(kept) != m:
+        dropped = [labels[i] for i in range(C_rows.shape[0]) if i not in kept]
+        raise SystemDescriptionError(name, [
+            f"of {C_rows.shape[0]} velocity constraints, {len(dropped)} ({', '.join(dropped) or 'none'}) are "
+            f"combinations of the derivatives of the {m} configuration constraints but expected {m}: the velocity "
+            "constraints must hold the time derivative of every configuration constraint (as KanesMethod "
+            "needs), and be independent otherwise"])
+    return C_rows.extract(kept, list(range(C_rows.shape[1]))), tuple(kept)
+
+
+def _constraint_names(name, given, m, kept, labels) -> tuple:
+    default = tuple(f"configuration constraint {i + 1}" for i in range(m)) + tuple(labels[i] for i in kept)
+    if given is None:
+        return default
+    given = tuple(given)
+    if len(given) != len(default) or not all(isinstance(x, str) and x for x in given):
+        raise SystemDescriptionError(name, [f"constraint_names got {given!r} but expected {len(default)} names, "
+                                            f"one per row in this order: {', '.join(default)}"])
+    return given
+
+
+def _default_state(name, state, p, v, Phi, values):
+    """(p0, v0): the given state, or p = 0 moved onto Phi = 0 and v = 0."""
+    if state is not None:
+        try:
+            p_given, v_given = state
+        except (TypeError, ValueError):
+            raise SystemDescriptionError(name, [f"state got {state!r} but expected (p, v)"]) from None
+        return _vector(name, "p", p_given, p), _vector(name, "v", v_given, v)
+    p0 = np.zeros(len(p))
+    if Phi is not None:
+        Phi_n = sp.lambdify([p], Phi.subs(values), modules="numpy")
+        J_n = sp.lambdify([p], Phi.jacobian(p).subs(values), modules="numpy")
+        for _ in range(50):
+            res = np.asarray(Phi_n(p0), float).ravel()
+            if np.max(np.abs(res)) < 1e-13 * (1 + np.max(np.abs(p0))):
+                break
+            p0 = p0 - np.linalg.lstsq(np.asarray(J_n(p0), float), res, rcond=None)[0]
+        else:
+            raise SystemDescriptionError(name, [
+                f"Newton's method from p = 0 did not reach Phi = 0 (|Phi| = {np.max(np.abs(res)):.2e}); pass "
+                "state=(p, v) with a configuration that satisfies the configuration constraints"])
+    return tuple(float(x) for x in p0), tuple(0.0 for _ in v)
+
+
+def _vector(name, label, given, symbols):
+    names = [s.name for s in symbols]
+    if isinstance(given, dict):
+        unknown = sorted(set(map(str, given)) - set(names))
+        missing = [n for n in names if n not in {str(k) for k in given}]
+        if unknown or missing:
+            raise SystemDescriptionError(name, [f"state {label} got names {sorted(map(str, given))} but expected "
+                                                f"{', '.join(names)}"])
+        given = {str(k): x for k, x in given.items()}
+        return tuple(float(given[n]) for n in names)
+    values = np.asarray(given, dtype=float).ravel()
+    if values.shape != (len(names),):
+        raise SystemDescriptionError(name, [f"state {label} got {values.shape[0]} values but expected {len(names)} "
+                                            f"({', '.join(names)})"])
+    return tuple(float(x) for x in values)
