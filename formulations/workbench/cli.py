@@ -11,6 +11,7 @@
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
+    pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear
 
 Exit status: 0 ok; 1 a run did not finish (what was computed is kept: printed, and written with
@@ -28,7 +29,7 @@ import warnings
 from formulations.stabilization import STRATEGIES
 
 from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cache, cmd_compare, cmd_derive,
-                       cmd_list, cmd_simulate)
+                       cmd_export, cmd_list, cmd_simulate)
 from .inputs import UsageError, count, join_negative_values, number, tolerance
 from .output import OutputError
 from . import sweep
@@ -121,6 +122,11 @@ def build_parser():
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true", help="print LaTeX")
     style.add_argument("--markdown", action="store_true", help="print Markdown with math")
+    export = _command(sub, "export", "the right-hand side of a formulation as standalone code", cmd_export)
+    export.add_argument("--formulation", default="dependent", help="dependent, reduced or minimal (C: dependent)")
+    export.add_argument("--to", default="python", choices=["python", "c", "latex"],
+                        help="python (a module that imports only numpy), c (one function) or latex (a fragment)")
+    export.add_argument("--out", metavar="FILE", help="write to this file instead of printing")
     return parser
 
 

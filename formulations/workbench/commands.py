@@ -292,6 +292,31 @@ def cmd_derive(args):
     return OK
 
 
+def cmd_export(args):
+    import formulations
+
+    from .export import ExportError, export
+
+    system = load_system(args.system, args.set)
+    try:
+        backend = "compiled" if args.to == "python" else "numpy"
+        form = formulations.create(args.formulation, system, backend=backend)
+        form.prepare(*system.default_state())
+        text = export(form, args.to)
+    except (ExportError, systems.UnknownNameError, formulations.CapabilityError, ImportError, ValueError) as exc:
+        raise UsageError(explain(exc)) from None
+    if args.out:
+        try:
+            with open(args.out, "w") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: cannot write the file ({exc.strerror})") from None
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        print(text, end="")
+    return OK
+
+
 def cmd_cache(args):
     from systems import codegen
 

@@ -1,0 +1,234 @@
+"""A formulation's right-hand side as standalone code: Python that imports only numpy, C, or LaTeX.
+
+Python: the compiled backend's generated module (the primitives as CSE'd expressions from sympy's
+code printer, and the formulation's whole evaluation: the saddle-point solve of the dependent
+formulation, the projected equations of reduced and minimal), with the small linear algebra it
+uses written out and its numba decorators made plain Python, so that the module runs where only
+numpy is installed and gives pfaff's numbers to round-off. Its docstring lists the order of the
+states and parameters (as PyDy's generated code does); ``rhs(t, y, params=PARAMETERS)`` takes the
+parameter values as a default argument.
+
+C: the dependent formulation — the primitives printed by sympy's C printer with CSE, and the
+saddle-point system [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi] solved by Gaussian elimination
+with partial pivoting — as one function with a documented signature.
+
+LaTeX: the formulation's equations (form.equations()) as a fragment.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+
+import numpy as np
+import sympy as sp
+
+TARGETS = ("python", "c", "latex")
+
+_SHIM = '''class numba:
+    """The decorators of the generated code, as plain Python."""
+
+    @staticmethod
+    def njit(*args, **kwargs):
+        return args[0] if args and callable(args[0]) else (lambda function: function)
+'''
+
+
+class ExportError(ValueError):
+    """A formulation or system this export cannot write; says which and what to use instead."""
+
+
+def export(form, to: str = "python") -> str:
+    """The source text of ``form``'s right-hand side in ``to`` ("python", "c" or "latex")."""
+    if to == "python":
+        return export_python(form)
+    if to == "c":
+        return export_c(form)
+    if to == "latex":
+        return export_latex(form)
+    raise ExportError(f"export got target {to!r} but expected one of {', '.join(TARGETS)}")
+
+
+# -- Python ------------------------------------------------------------------------------------
+
+def export_python(form) -> str:
+    """A Python module (numpy only) of ``form``'s right-hand side; ``form`` built with
+    backend="compiled" (its generated module is the source) and prepared at the state it will start
+    from (the minimal formulation's choice of u is fixed then)."""
+    if form.backend != "compiled":
+        raise ExportError(f"export of the {form.name} formulation of {form.system.name!r} takes its generated "
+                          "module: create it with backend='compiled' (needs numba at export time only)")
+    source = _inline(form.compiled_rhs_source(), set())
+    sysm = form.system
+    p0, v0 = sysm.default_state()
+    y0 = form.initial_state(p0, v0)
+    extra = np.asarray(form.compiled_arguments(), float)
+    states = form.state_names()
+    lines = [f"    y[{i}] = {name}" for i, name in enumerate(states)]
+    params = [f"    params[{i}] = {par.name} = {value!r} {par.unit}".rstrip()
+              for i, (par, value) in enumerate(zip(sysm.parameters, sysm.parameter_values))]
+    doc = "\n".join([
+        f'"""Right-hand side y\' = F(t, y) of the {form.name} formulation of {sysm.name}, written by pfaff',
+        "(pfaff export). Only numpy is needed.",
+        "",
+        f"    import {sysm.name}_{form.name} as model",
+        "    dydt = model.rhs(0.0, model.Y0)              # params default to PARAMETERS",
+        "",
+        f"State y ({len(states)}):", *lines,
+        f"Parameters ({len(params)}):", *(params or ["    (none)"]),
+        "Y0 is the system's default state in this formulation's variables.",
+        '"""'])
+    api = f'''
+
+STATE_NAMES = {tuple(states)!r}
+PARAMETER_NAMES = {tuple(sysm.parameter_names)!r}
+PARAMETERS = np.array({[float(x) for x in sysm.parameter_values]!r}, dtype=float)
+EXTRA = np.array({extra.tolist()!r}, dtype=float)  # the formulation's run-time constants
+Y0 = np.array({np.asarray(y0, float).tolist()!r}, dtype=float)
+
+
+def rhs(t, y, params=PARAMETERS):
+    """y' at (t, y) for the parameter values ``params`` (in the order PARAMETER_NAMES)."""
+    y = np.ascontiguousarray(y, dtype=float)
+    out = np.empty(y.shape[0])
+    lam = np.empty(C)
+    p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
+    if not evaluate(float(t), y, np.ascontiguousarray(params, dtype=float), EXTRA, out, lam, p, v, vdot, True,
+                    np.zeros(EVAL_WORK)):
+        raise FloatingPointError(f"a matrix of the evaluation is singular or not finite at t = {{t}}, y = {{y}}")
+    return out
+'''
+    source = source.replace("import numba\nimport numpy as np\n", "import numpy as np\n\n\n" + _SHIM, 1)
+    source = source.replace("def rhs(t, y, params, extra, out, work):", "def rhs_into(t, y, params, extra, out, work):")
+    return doc + "\n" + source + api
+
+
+_KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
+_LINALG_IMPORT = re.compile(r"^from formulations\.kernels\.linalg import \([^)]*\)\n", re.M)
+
+
+def _inline(source, done) -> str:
+    """``source`` with the generated kernels and the linear algebra it imports written in."""
+    def kernel(match):
+        module, name, alias = match.groups()
+        text = inspect.getsource(sys.modules[module])
+        body = _body(_inline(text, done)).replace(f"def {name}(", f"def {alias}(", 1)
+        return f"\n{body}\n"
+
+    source = _KERNEL_IMPORT.sub(kernel, source)
+    if _LINALG_IMPORT.search(source):
+        from formulations.kernels import linalg
+
+        text = _body(inspect.getsource(linalg)) if "linalg" not in done else ""
+        done.add("linalg")
+        source = _LINALG_IMPORT.sub(lambda _: text + "\n", source, count=1)
+    return source
+
+
+def _body(text) -> str:
+    """A generated or library module without its docstring and imports (the exported module has them once)."""
+    text = re.sub(r'^"""(.|\n)*?"""\n', "", text, count=1)
+    keep = [line for line in text.splitlines() if not re.match(r"^(import \w+( as \w+)?|from __future__ import .*)$", line)]
+    return "\n".join(keep).strip("\n") + "\n"
+
+
+# -- C -----------------------------------------------------------------------------------------
+
+def export_c(form) -> str:
+    """C source of the dependent formulation's right-hand side (other formulations: ExportError)."""
+    sysm = form.system
+    if form.name != "dependent":
+        raise ExportError(f"C export writes the dependent formulation (the saddle-point solve); got {form.name!r}: "
+                          "export --formulation dependent, or --to python for reduced and minimal")
+    if sysm.is_nonideal or sysm.unit_norm_blocks:
+        raise ExportError(f"C export of {sysm.name!r}: forces that depend on the multipliers, and Euler-parameter "
+                          "blocks, are not written in C; use --to python")
+    n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
+    p, v = sysm.coordinates, sysm.velocities
+    xi = sp.Matrix(sysm.C) * sp.Matrix(v)
+    xi = xi.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) if c else sp.zeros(0, 1)
+    pieces = [("A", sp.Matrix(sysm.A)), ("M", sp.Matrix(sysm.M)), ("d", sp.Matrix(sysm.d)),
+              ("f", sp.Matrix(sysm.f)), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
+    subs = {s: sp.Symbol(f"y[{i}]") for i, s in enumerate(list(p) + list(v))}
+    subs.update({par.symbol: sp.Symbol(f"params[{i}]") for i, par in enumerate(sysm.parameters)})
+    subs[sysm.time] = sp.Symbol("t")
+    entries = [(name, i, e.xreplace(subs)) for name, m in pieces for i, e in enumerate(m) if e != 0]
+    replacements, reduced = sp.cse([e for _, _, e in entries], symbols=sp.numbered_symbols("x_"), order="none")
+    temps = "\n".join(f"    const double {s} = {sp.ccode(e)};" for s, e in replacements)
+    assigns = "\n".join(f"    {name}[{i}] = {sp.ccode(e)};" for (name, i, _), e in zip(entries, reduced))
+    states = "\n".join(f" *   y[{i}] = {s}" for i, s in enumerate(sysm.coordinate_names + sysm.velocity_names))
+    params = "\n".join(f" *   params[{i}] = {par.name} ({value!r} {par.unit})".rstrip()
+                       for i, (par, value) in enumerate(zip(sysm.parameters, sysm.parameter_values))) or " *   (none)"
+    size = n + c
+    return f"""/* Right-hand side of the dependent formulation of {sysm.name}, written by pfaff (pfaff export).
+ *
+ *   int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda);
+ *
+ * y' = (A(p) v, v') with [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi] (pfaff's sign convention: the
+ * constraint force is -C^T lambda). Returns 0, or 1 where the matrix is singular. dydt has {n_p + n} entries,
+ * lambda {c} (the multipliers: {', '.join(sysm.constraint_names) or 'none'}).
+ * State y ({n_p + n}):
+{states}
+ * Parameters ({len(sysm.parameters)}):
+{params}
+ */
+#include <math.h>
+
+int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda)
+{{
+    double A[{max(n_p * n, 1)}] = {{0}}, M[{max(n * n, 1)}] = {{0}}, d[{n}] = {{0}}, f[{n}] = {{0}};
+    double Cm[{max(c * n, 1)}] = {{0}}, xi[{max(c, 1)}] = {{0}};
+    double K[{size * size}], b[{size}];
+    int i, j, k;
+    (void)t; (void)params;
+{temps}
+{assigns}
+    for (i = 0; i < {size}; i++) for (j = 0; j < {size}; j++) K[i * {size} + j] = 0.0;
+    for (i = 0; i < {n}; i++) {{
+        for (j = 0; j < {n}; j++) K[i * {size} + j] = M[i * {n} + j];
+        for (j = 0; j < {c}; j++) {{
+            K[i * {size} + {n} + j] = Cm[j * {n} + i];
+            K[({n} + j) * {size} + i] = Cm[j * {n} + i];
+        }}
+        b[i] = f[i] - d[i];
+    }}
+    for (j = 0; j < {c}; j++) b[{n} + j] = -xi[j];
+    for (k = 0; k < {size}; k++) {{          /* Gaussian elimination with partial pivoting */
+        int piv = k;
+        for (i = k + 1; i < {size}; i++) if (fabs(K[i * {size} + k]) > fabs(K[piv * {size} + k])) piv = i;
+        if (K[piv * {size} + k] == 0.0 || !isfinite(K[piv * {size} + k])) return 1;
+        if (piv != k) {{
+            for (j = 0; j < {size}; j++) {{ double s = K[k * {size} + j]; K[k * {size} + j] = K[piv * {size} + j]; K[piv * {size} + j] = s; }}
+            {{ double s = b[k]; b[k] = b[piv]; b[piv] = s; }}
+        }}
+        for (i = k + 1; i < {size}; i++) {{
+            double factor = K[i * {size} + k] / K[k * {size} + k];
+            for (j = k; j < {size}; j++) K[i * {size} + j] -= factor * K[k * {size} + j];
+            b[i] -= factor * b[k];
+        }}
+    }}
+    for (i = {size} - 1; i >= 0; i--) {{
+        double s = b[i];
+        for (j = i + 1; j < {size}; j++) s -= K[i * {size} + j] * b[j];
+        b[i] = s / K[i * {size} + i];
+    }}
+    for (i = 0; i < {n_p}; i++) {{
+        double s = 0.0;
+        for (j = 0; j < {n}; j++) s += A[i * {n} + j] * y[{n_p} + j];
+        dydt[i] = s;
+    }}
+    for (i = 0; i < {n}; i++) dydt[{n_p} + i] = b[i];
+    for (j = 0; j < {c}; j++) lambda[j] = b[{n} + j];
+    return 0;
+}}
+"""
+
+
+# -- LaTeX -------------------------------------------------------------------------------------
+
+def export_latex(form) -> str:
+    """The formulation's equations as a LaTeX fragment (an aligned block per form.equations())."""
+    eq = form.equations()
+    relations = "\n".join(f"% {r}" for r in eq.relations)
+    return (f"% {form.name} formulation of {form.system.name}, written by pfaff (pfaff export)\n{relations}\n"
+            f"\\[\n{eq.to_latex()}\n\\]\n")
