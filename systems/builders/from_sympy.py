@@ -184,17 +184,26 @@ def _partial_t(expr, q, qd):
 
 
 def _simplified_linear(exprs, u, seconds=SIMPLIFY_SECONDS):
-    """Expressions linear in ``u`` with each coefficient trigsimp'd, within ``seconds`` in all (else as
-    given): a symbolic LU solve of the kinematic equations leaves quotients such as 1/sin(q3) that
-    cancel, and that are 0/0 at q = 0 if left."""
+    """Expressions linear in ``u`` with each coefficient cancelled (_cancelled), within ``seconds`` in
+    all (else as given): a symbolic LU solve of the kinematic equations leaves quotients such as
+    1/(sin(q3) + cos(q3)^2/sin(q3)) that cancel, and that are 0/0 at q3 = 0 if left."""
     def simplify():
         out = []
         for expr in exprs:
             expr = sp.expand(expr)
-            out.append(sum((sp.trigsimp(expr.coeff(s)) * s for s in u), sp.S.Zero) + expr.xreplace({s: 0 for s in u}))
+            out.append(sum((_cancelled(expr.coeff(s)) * s for s in u), sp.S.Zero) + expr.xreplace({s: 0 for s in u}))
         return out
 
     return bounded(simplify, seconds, list(exprs))
+
+
+def _cancelled(coefficient):
+    """A coefficient with a variable denominator as one quotient, sin^2 written 1 - cos^2 above and
+    below, and cancelled (linear in the size of the expression, unlike trigsimp); others as they are."""
+    if not coefficient.as_numer_denom()[1].free_symbols:
+        return coefficient
+    numerator, denominator = sp.together(coefficient).as_numer_denom()
+    return sp.factor_terms(sp.cancel(tidy(numerator) / tidy(denominator)))
 
 
 def _kane_dynamics(frame, q, u, qdot_map, bodies, loads):
