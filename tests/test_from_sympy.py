@@ -176,7 +176,65 @@ def test_system_sleigh_matches_sympy_system_rhs(rng):
             assert np.max(np.abs(got - expected[3:])) < 1e-10 * (1 + np.max(np.abs(expected)))
 
 
+def test_system_without_speeds_is_read_by_lagrange_as_the_lagrangesmethod_is(rng):
+    """The pendulum as a sympy System with coordinates only: its Lagrangian from the bodies."""
+    lagranges, expected = pendulum()
+    x, y = lagranges.q
+    m, L, g = sp.symbols("m L g", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    bob = me.Particle("bob", O.locatenew("P", x * N.x + y * N.y), m)
+    bob.point.set_vel(N, x.diff() * N.x + y.diff() * N.y)
+    bob.potential_energy = m * g * y
+    model = me.System(N, O)
+    model.add_coordinates(x, y)
+    model.add_bodies(bob)
+    model.add_holonomic_constraints(x**2 + y**2 - L**2)
+    system = systems.from_sympy(model, PENDULUM, state=expected.default_state())
+    assert system.velocity_names == ("x_dot", "y_dot") and system.holonomic_names == ("configuration constraint 1",)
+    for p, v in random_states(system, rng, count=2, spread=0.3):
+        assert np.allclose(accelerations(system, "dependent", p, v), accelerations(expected, "dependent", p, v),
+                           rtol=1e-12, atol=1e-12)
+
+
 # -- models it cannot take, and bad values -------------------------------------------------------
+
+def test_kinematics_not_linear_in_the_speeds_are_refused():
+    q, u = me.dynamicsymbols("q u")
+    m = sp.Symbol("m", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", q * N.x)
+    P.set_vel(N, u * N.x)
+    model = me.System(N, O)
+    model.add_coordinates(q)
+    model.add_speeds(u)
+    model.add_kdes(q.diff() - u**2)
+    model.add_bodies(me.Particle("pa", P, m))
+    with pytest.raises(SystemDescriptionError, match="not linear in the speeds"):
+        systems.from_sympy(model, {"m": 1.0})
+
+
+def test_affine_velocity_constraint_is_refused():
+    x, y, u1, u2 = me.dynamicsymbols("x y u1 u2")
+    m, w = sp.symbols("m w", positive=True)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    kane = me.KanesMethod(N, [x, y], [u1], [x.diff() - u1, y.diff() - u2], u_dependent=[u2],
+                          velocity_constraints=[u2 - w])  # a moving guide: y' = w
+    kane.kanes_equations([me.Particle("pa", P, m)], [(P, m * N.x)])
+    with pytest.raises(SystemDescriptionError, match="velocity constraint 1 has a speed-free term -w"):
+        systems.from_sympy(kane, {"m": 1.0, "w": 1.0})
+
+
+def test_wrong_number_of_constraint_names_lists_the_rows():
+    with pytest.raises(SystemDescriptionError, match="expected 2 names, one per row in this order: velocity "
+                                                     "constraint 1, velocity constraint 2"):
+        systems.from_sympy(disc_kane(), DISC, constraint_names=["contact"])
+
 
 def test_missing_parameter_value_is_named():
     with pytest.raises(SystemDescriptionError, match=r"no value for parameter r: pass parameters=\{'r': \.\.\.\}"):

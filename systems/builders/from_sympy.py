@@ -58,10 +58,9 @@ def from_sympy(model, parameters=None, *, name="from_sympy", state=None, constra
 def _build(model: Model, values, name, state, constraint_names, potential, simplify, description, fields):
     t = me.dynamicsymbols._t
     p = tuple(sp.Symbol(name_of(x), real=True) for x in model.q)
-    if model.kind == "KanesMethod" or model.u != tuple(x.diff(t) for x in model.q):
-        v = tuple(sp.Symbol(name_of(x), real=True) for x in model.u)
-    else:
-        v = tuple(sp.Symbol(f"{name_of(x)}_dot", real=True) for x in model.q)
+    speeds_are_qdots = model.u == tuple(x.diff(t) for x in model.q)  # a Lagrangian model: v = p'
+    v = tuple(sp.Symbol(f"{name_of(x)}_dot", real=True) for x in model.q) if speeds_are_qdots else \
+        tuple(sp.Symbol(name_of(x), real=True) for x in model.u)
     qdots = {x.diff(t): model.qdot_map[x.diff(t)] for x in model.q}
     to_v = {a: b for a, b in zip(model.u, v)}
     to_p = {a: b for a, b in zip(model.q, p)}
@@ -69,22 +68,12 @@ def _build(model: Model, values, name, state, constraint_names, potential, simpl
     def plain(expr):
         """Model expression -> expression in p, v and TIME; q' through the kinematic equations."""
         e = sp.sympify(expr)
-        e = me.msubs(e, qdots) if any(isinstance(a, sp.Derivative) for a in e.atoms(sp.Derivative)) else e
+        e = me.msubs(e, qdots) if e.atoms(sp.Derivative) else e
         return e.xreplace(to_v).xreplace(to_p).xreplace({t: TIME})
 
     qdot_col = sp.Matrix([plain(model.qdot_map[x.diff(t)]) for x in model.q])
     A = qdot_col.jacobian(v)
-    problems = []
-    if model.kind != "LagrangesMethod" and model.u != tuple(x.diff(t) for x in model.q):
-        if A.free_symbols & set(v):
-            problems.append("the kinematic differential equations are not linear in the speeds: q' = "
-                            f"{list(qdot_col)}; pfaff needs q' = A(q) u")
-        rest = sp.simplify(qdot_col.xreplace({s: 0 for s in v}))
-        if any(e != 0 for e in rest):
-            problems.append(f"the kinematic differential equations have a speed-free term q' = A u + b with b = "
-                            f"{list(rest)}; pfaff needs q' = A(q) u (b = 0)")
-        if A.free_symbols & {TIME}:
-            problems.append("the kinematic differential equations depend on time explicitly; pfaff needs q' = A(q) u")
+    problems = [] if speeds_are_qdots else _kinematics_problems(qdot_col, A, v)
     if len(v) > len(p):
         problems.append(f"the model has {len(v)} speeds but {len(p)} coordinates: give every speed a coordinate "
                         "(e.g. a wheel's rotation angle for its spin rate) with its kinematic differential equation")
@@ -94,18 +83,11 @@ def _build(model: Model, values, name, state, constraint_names, potential, simpl
     Phi = sp.Matrix([plain(e) for e in model.holonomic]) if model.holonomic else None
     rows = [sp.expand(plain(e)) for e in model.velocity_rows]
     V = plain(potential) if potential != 0 else plain(model.potential)
-    leftover = set()
-    for piece in [A, M, d, f, Phi, sp.Matrix(rows) if rows else None, sp.Matrix([V])]:
-        if piece is not None:
-            leftover |= {a for a in piece.atoms(AppliedUndef)} | {a for a in piece.atoms(sp.Derivative)}
-    if leftover:
-        problems.append(f"the model depends on functions of time that are neither coordinates nor speeds: "
-                        f"{', '.join(sorted(map(str, leftover)))}; write specified inputs as expressions of t or "
-                        "as parameters")
+    problems += _unknown_functions([A, M, d, f, Phi, sp.Matrix(rows) if rows else None, sp.Matrix([V])])
     if problems:
         raise SystemDescriptionError(name, problems)
     if simplify:
-        A, M, d, f = (_tidy(x) for x in (A, M, d, f))
+        A, M, d, f = (tidy(x) for x in (A, M, d, f))
     parameters = _parameters(name, [A, M, d, f, Phi, sp.Matrix(rows) if rows else None, sp.Matrix([V])],
                              set(p) | set(v) | {TIME}, values)
     par_values = {par.symbol: par.default for par in parameters}
@@ -118,6 +100,33 @@ def _build(model: Model, values, name, state, constraint_names, potential, simpl
                     default_v=tuple(v0), description=description or f"imported from a sympy {model.kind}", **fields)
     _warn_if_massless(system)
     return system
+
+
+def _kinematics_problems(qdot_col, A, v) -> list:
+    """What keeps q' = qdot_col from being q' = A(q) u."""
+    problems = []
+    if A.free_symbols & set(v):
+        problems.append(f"the kinematic differential equations are not linear in the speeds: q' = {list(qdot_col)}; "
+                        "pfaff needs q' = A(q) u")
+    rest = sp.simplify(qdot_col.xreplace({s: 0 for s in v}))
+    if any(e != 0 for e in rest):
+        problems.append(f"the kinematic differential equations have a speed-free term q' = A u + b with b = "
+                        f"{list(rest)}; pfaff needs q' = A(q) u (b = 0)")
+    if TIME in A.free_symbols:
+        problems.append("the kinematic differential equations depend on time explicitly; pfaff needs q' = A(q) u")
+    return problems
+
+
+def _unknown_functions(pieces) -> list:
+    """Functions of time left in the pieces once q, u and q' are replaced (specified inputs)."""
+    left = set()
+    for piece in pieces:
+        if piece is not None:
+            left |= piece.atoms(AppliedUndef) | piece.atoms(sp.Derivative)
+    if not left:
+        return []
+    return [f"the model depends on functions of time that are neither coordinates nor speeds: "
+            f"{', '.join(sorted(map(str, left)))}; write specified inputs as expressions of t or as parameters"]
 
 
 def _warn_if_massless(system):
@@ -140,8 +149,6 @@ def _warn_if_massless(system):
                   stacklevel=3)
 
 
-def _tidy(matrix):
-    return sp.Matrix(matrix).applyfunc(lambda e: tidy(sp.cancel(e)) if e.is_rational_function() else tidy(e))
 
 
 def _parameters(name, pieces, known, values) -> tuple:

@@ -72,9 +72,9 @@ def _read_kane(kane, name) -> Model:
 
 def _read_system(system, name) -> Model:
     t = me.dynamicsymbols._t
+    loads = tuple(system.loads) + tuple(load for act in system.actuators for load in act.to_loads())
     if not len(system.u):
         lagrangian = me.Lagrangian(system.frame, *system.bodies)
-        loads = tuple(system.loads) + tuple(load for act in system.actuators for load in act.to_loads())
         return _lagrange_model("System", lagrangian, tuple(system.q), system.frame, loads,
                                tuple(system.holonomic_constraints), tuple(system.nonholonomic_constraints), name)
     if len(system.u_aux):
@@ -93,7 +93,6 @@ def _read_system(system, name) -> Model:
     rest = kdes.xreplace({x: 0 for x in qdot}).xreplace({x: 0 for x in u})
     solved = K_qdot.LUsolve(-(kdes.jacobian(u) * sp.Matrix(u) + rest))
     qdot_map = dict(zip(qdot, _simplified_linear(solved, u)))
-    loads = tuple(system.loads) + tuple(load for act in system.actuators for load in act.to_loads())
     rows = tuple(system.velocity_constraints)
     M, d, f = _kane_dynamics(system.frame, q, u, qdot_map, system.bodies, loads)
     return Model("System", q, u, qdot_map, tuple(system.holonomic_constraints), rows,
