@@ -73,16 +73,21 @@ def test_exported_python_takes_other_parameter_values(tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) on this machine: the C export is not run")
-@pytest.mark.parametrize("system_name", ["knife_edge", "slider_crank"])
-def test_exported_c_reproduces_the_dependent_formulation(system_name, tmp_path, rng):
+@pytest.mark.parametrize("system_name, settings", [("knife_edge", {}), ("slider_crank", {}),
+                                                   ("rolling_disc", {"thickness": 0.02, "rolling_resistance": 0.01}),
+                                                   ("heavy_top", {})],
+                         ids=["knife_edge", "slider_crank", "coin-rolling-resistance", "heavy_top-quaternions"])
+def test_exported_c_reproduces_the_dependent_formulation(system_name, settings, tmp_path, rng):
+    """Forces that depend on the multipliers (rolling resistance) and Euler-parameter blocks included."""
     source = tmp_path / "rhs.c"
     library = tmp_path / "librhs.so"
-    assert main(["export", system_name, "--to", "c", "--out", str(source)]) == 0
+    options = [x for name, value in settings.items() for x in ("--set", f"{name}={value}")]
+    assert main(["export", system_name, "--to", "c", "--out", str(source), *options]) == 0
     subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source), "-lm"], check=True)
     function = getattr(ctypes.CDLL(str(library)), f"{system_name}_rhs")
     double_p = ctypes.POINTER(ctypes.c_double)
     function.argtypes = [ctypes.c_double, double_p, double_p, double_p, double_p]
-    system = systems.load(system_name)
+    system = systems.load(system_name, **settings)
     form = formulations.create("dependent", system)
     p0, v0 = system.default_state()
     c = system.m + system.l
@@ -107,6 +112,12 @@ def test_exported_latex_is_the_formulations_equations(capsys):
 def test_c_export_of_another_formulation_is_bad_input(capsys):
     assert main(["export", "knife_edge", "--formulation", "minimal", "--to", "c"]) == 2
     assert "C export writes the dependent formulation" in capsys.readouterr().err
+
+
+def test_python_export_of_a_formulation_on_charts_is_bad_input(capsys):
+    """A new chart between steps changes the state; a right-hand side alone cannot do that."""
+    assert main(["export", "pendulum_cartesian", "--formulation", "manifold"]) == 2
+    assert "changes its state between steps" in capsys.readouterr().err
 
 
 def test_python_export_needs_the_generated_module():

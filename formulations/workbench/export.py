@@ -58,6 +58,12 @@ def export_python(form) -> str:
     if form.backend != "compiled":
         raise ExportError(f"export of the {form.name} formulation of {form.system.name!r} takes its generated "
                           "module: create it with backend='compiled' (needs numba at export time only)")
+    needs = form.needs()
+    if needs:
+        what, why = next(iter(needs.values()))
+        raise ExportError(f"the {form.name} formulation of {form.system.name!r} changes its state between steps "
+                          f"({what}: {why}), which a right-hand side alone cannot do: export dependent without "
+                          "projection, or reduced or minimal of a system with an embedding")
     source = _inline(form.compiled_rhs_source(), set())
     sysm = form.system
     p0, v0 = sysm.default_state()
@@ -140,22 +146,29 @@ def export_c(form) -> str:
     if form.name != "dependent":
         raise ExportError(f"C export writes the dependent formulation (the saddle-point solve); got {form.name!r}: "
                           "export --formulation dependent, or --to python for reduced and minimal")
-    if sysm.is_nonideal or sysm.unit_norm_blocks:
-        raise ExportError(f"C export of {sysm.name!r}: forces that depend on the multipliers, and Euler-parameter "
-                          "blocks, are not written in C; use --to python")
+    if form.needs():
+        raise ExportError(f"C export writes the dependent formulation without stabilization; got {form.label()}")
     n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
     p, v = sysm.coordinates, sysm.velocities
     xi = sp.Matrix(sysm.C) * sp.Matrix(v)
     xi = xi.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) if c else sp.zeros(0, 1)
+    lam = list(sysm.multipliers)
+    f = sp.Matrix(sysm.f)
+    F = f.jacobian(lam) if c else sp.zeros(n, 0)  # f = f0 + F lambda (non-ideal constraints)
     pieces = [("A", sp.Matrix(sysm.A)), ("M", sp.Matrix(sysm.M)), ("d", sp.Matrix(sysm.d)),
-              ("f", sp.Matrix(sysm.f)), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
-    subs = {s: sp.Symbol(f"y[{i}]") for i, s in enumerate(list(p) + list(v))}
+              ("f0", f.xreplace({x: 0 for x in lam})), ("F", F), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
+    subs = {s: sp.Symbol(f"p[{i}]") for i, s in enumerate(p)}
+    subs.update({s: sp.Symbol(f"y[{n_p + i}]") for i, s in enumerate(v)})
     subs.update({par.symbol: sp.Symbol(f"params[{i}]") for i, par in enumerate(sysm.parameters)})
     subs[sysm.time] = sp.Symbol("t")
     entries = [(name, i, e.xreplace(subs)) for name, m in pieces for i, e in enumerate(m) if e != 0]
     replacements, reduced = sp.cse([e for _, _, e in entries], symbols=sp.numbered_symbols("x_"), order="none")
     temps = "\n".join(f"    const double {s} = {sp.ccode(e)};" for s, e in replacements)
     assigns = "\n".join(f"    {name}[{i}] = {sp.ccode(e)};" for (name, i, _), e in zip(entries, reduced))
+    normalize = "\n".join(
+        f"    {{ const double s = sqrt({' + '.join(f'y[{i}] * y[{i}]' for i in block)}); "
+        + " ".join(f"p[{i}] = y[{i}] / s;" for i in block) + " }"
+        for block in sysm.unit_norm_blocks)
     states = "\n".join(f" *   y[{i}] = {s}" for i, s in enumerate(sysm.coordinate_names + sysm.velocity_names))
     params = "\n".join(f" *   params[{i}] = {par.name} ({value!r} {par.unit})".rstrip()
                        for i, (par, value) in enumerate(zip(sysm.parameters, sysm.parameter_values))) or " *   (none)"
@@ -164,9 +177,10 @@ def export_c(form) -> str:
  *
  *   int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda);
  *
- * y' = (A(p) v, v') with [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi] (pfaff's sign convention: the
- * constraint force is -C^T lambda). Returns 0, or 1 where the matrix is singular. dydt has {n_p + n} entries,
- * lambda {c} (the multipliers: {', '.join(sysm.constraint_names) or 'none'}).
+ * y' = (A(p) v, v') with [[M, C^T - F], [C, 0]] [v'; lambda] = [f0 - d; -xi], f = f0 + F lambda (pfaff's
+ * sign convention: the constraint force is -C^T lambda). Returns 0, or 1 where the matrix is singular. dydt
+ * has {n_p + n} entries, lambda {c} (the multipliers: {', '.join(sysm.constraint_names) or 'none'}).
+ * Euler-parameter blocks of p are normalized before use ({len(sysm.unit_norm_blocks)} blocks).
  * State y ({n_p + n}):
 {states}
  * Parameters ({len(sysm.parameters)}):
@@ -176,21 +190,23 @@ def export_c(form) -> str:
 
 int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda)
 {{
-    double A[{max(n_p * n, 1)}] = {{0}}, M[{max(n * n, 1)}] = {{0}}, d[{n}] = {{0}}, f[{n}] = {{0}};
-    double Cm[{max(c * n, 1)}] = {{0}}, xi[{max(c, 1)}] = {{0}};
-    double K[{size * size}], b[{size}];
+    double A[{max(n_p * n, 1)}] = {{0}}, M[{max(n * n, 1)}] = {{0}}, d[{n}] = {{0}}, f0[{n}] = {{0}};
+    double F[{max(n * c, 1)}] = {{0}}, Cm[{max(c * n, 1)}] = {{0}}, xi[{max(c, 1)}] = {{0}};
+    double p[{n_p}], K[{size * size}], b[{size}];
     int i, j, k;
     (void)t; (void)params;
+    for (i = 0; i < {n_p}; i++) p[i] = y[i];
+{normalize}
 {temps}
 {assigns}
     for (i = 0; i < {size}; i++) for (j = 0; j < {size}; j++) K[i * {size} + j] = 0.0;
     for (i = 0; i < {n}; i++) {{
         for (j = 0; j < {n}; j++) K[i * {size} + j] = M[i * {n} + j];
         for (j = 0; j < {c}; j++) {{
-            K[i * {size} + {n} + j] = Cm[j * {n} + i];
+            K[i * {size} + {n} + j] = Cm[j * {n} + i] - F[i * {c} + j];
             K[({n} + j) * {size} + i] = Cm[j * {n} + i];
         }}
-        b[i] = f[i] - d[i];
+        b[i] = f0[i] - d[i];
     }}
     for (j = 0; j < {c}; j++) b[{n} + j] = -xi[j];
     for (k = 0; k < {size}; k++) {{          /* Gaussian elimination with partial pivoting */
