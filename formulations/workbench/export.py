@@ -146,8 +146,9 @@ def export_c(form) -> str:
     if form.name != "dependent":
         raise ExportError(f"C export writes the dependent formulation (the saddle-point solve); got {form.name!r}: "
                           "export --formulation dependent, or --to python for reduced and minimal")
-    if form.needs():
-        raise ExportError(f"C export writes the dependent formulation without stabilization; got {form.label()}")
+    if form.label() != form.name:
+        raise ExportError(f"C export writes the dependent formulation without stabilization; got {form.label()}: "
+                          "export --to python for Baumgarte or constraint dynamics")
     n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
     p, v = sysm.coordinates, sysm.velocities
     xi = sp.Matrix(sysm.C) * sp.Matrix(v)
