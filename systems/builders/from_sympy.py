@@ -41,9 +41,9 @@ def from_sympy(model, parameters=None, *, name="from_sympy", state=None, constra
     two {name: value} dicts; default p = 0 moved onto Phi = 0 by Newton's method, v = 0.
     constraint_names: the m + l reaction names, holonomic rows first (in the order of the model's
     configuration constraints), then the nonholonomic rows (in the order of its velocity constraints);
-    default "configuration constraint i" and "velocity constraint j" (j the row's place among the
-    model's velocity constraints). The multipliers carry the sign of the rows: the constraint force is
-    -C^T lambda.
+    default "configuration constraint i" and, for a KanesMethod, "velocity constraint j" (j the row's
+    place among its velocity constraints), for a LagrangesMethod or a System "nonholonomic constraint
+    j". The multipliers carry the sign of the rows: the constraint force is -C^T lambda.
     potential: V(p) for the energy v^T M v / 2 + V (a LagrangesMethod gives it: minus the part of the
     Lagrangian free of velocities); written in the model's symbols.
     simplify: the builders' cheap simplification (expand, sin^2 -> 1 - cos^2) of A, M, d, f.
@@ -149,8 +149,6 @@ def _warn_if_massless(system):
                   stacklevel=3)
 
 
-
-
 def _parameters(name, pieces, known, values) -> tuple:
     """Parameter objects for the free symbols of ``pieces`` other than ``known``, valued from ``values``."""
     symbols = set()
@@ -212,11 +210,9 @@ def _nonholonomic_rows(name, Phi, A, C_rows, p, values, labels):
         return C_rows, ()
     if m == 0:
         return C_rows, tuple(range(C_rows.shape[0]))
-    C_h = Phi.jacobian(p) * A
-    point = dict(values)
-    point.update(zip(p, np.random.default_rng(7).uniform(-0.3, 0.3, len(p))))
-    C_h_num = np.array(C_h.evalf(subs=point), dtype=float)
-    rows_num = np.array(C_rows.evalf(subs=point), dtype=float)
+    at = sp.lambdify([p, list(values)], [Phi.jacobian(p) * A, C_rows], modules="numpy", cse=True)
+    C_h_num, rows_num = (np.array(x, dtype=float) for x in at(np.random.default_rng(7).uniform(-0.3, 0.3, len(p)),
+                                                               list(values.values())))
     basis, kept = C_h_num, []
     for i, row in enumerate(rows_num):
         trial = np.vstack([basis, row])
@@ -278,7 +274,11 @@ def _vector(name, label, given, symbols):
                                                 f"{', '.join(names)}"])
         given = {str(k): x for k, x in given.items()}
         return tuple(float(given[n]) for n in names)
-    values = np.asarray(given, dtype=float).ravel()
+    try:
+        values = np.asarray(given, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise SystemDescriptionError(name, [f"state {label} got {given!r} but expected {len(names)} numbers "
+                                            f"({', '.join(names)}) or a {{name: value}} dict"]) from None
     if values.shape != (len(names),):
         raise SystemDescriptionError(name, [f"state {label} got {values.shape[0]} values but expected {len(names)} "
                                             f"({', '.join(names)})"])

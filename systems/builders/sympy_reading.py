@@ -67,7 +67,7 @@ def _read_kane(kane, name) -> Model:
     rows = tuple(_simplified_linear(kane._k_nh * sp.Matrix(u) + kane._f_nh, u)) if len(kane._k_nh) else ()
     M, d, f = _kane_dynamics(kane._inertial, q, u, qdot_map, kane.bodies, kane.loads)
     return Model("KanesMethod", q, u, qdot_map, tuple(kane._f_h), rows,
-                  tuple(f"velocity constraint {j + 1}" for j in range(len(rows))), M, d, f, sp.S.Zero)
+                 tuple(f"velocity constraint {j + 1}" for j in range(len(rows))), M, d, f, sp.S.Zero)
 
 
 def _read_system(system, name) -> Model:
@@ -94,9 +94,12 @@ def _read_system(system, name) -> Model:
     solved = K_qdot.LUsolve(-(kdes.jacobian(u) * sp.Matrix(u) + rest))
     qdot_map = dict(zip(qdot, _simplified_linear(solved, u)))
     rows = tuple(system.velocity_constraints)
+    if system._vel_constrs is None:  # the derivatives of the holonomic constraints, then the nonholonomic ones
+        labels = _labels(len(system.holonomic_constraints), len(system.nonholonomic_constraints))
+    else:
+        labels = tuple(f"velocity constraint {j + 1}" for j in range(len(rows)))
     M, d, f = _kane_dynamics(system.frame, q, u, qdot_map, system.bodies, loads)
-    return Model("System", q, u, qdot_map, tuple(system.holonomic_constraints), rows,
-                  tuple(f"velocity constraint {j + 1}" for j in range(len(rows))), M, d, f, sp.S.Zero)
+    return Model("System", q, u, qdot_map, tuple(system.holonomic_constraints), rows, labels, M, d, f, sp.S.Zero)
 
 
 def _read_lagrange(lagranges, name) -> Model:
@@ -129,10 +132,14 @@ def _lagrange_model(kind, L, q, frame, loads, hol, nonhol, name) -> Model:
     d = dL_dqd.jacobian(q) * sp.Matrix(qd) + _partial_t(dL_dqd, q, qd) - sp.Matrix([L - L0]).jacobian(q).T
     f = sp.Matrix([L0]).jacobian(q).T + Q
     rows = tuple(sp.Matrix(hol).diff(t)) + tuple(nonhol) if hol else tuple(nonhol)
-    labels = tuple(f"derivative of configuration constraint {i + 1}" for i in range(len(hol))) + tuple(
-        f"nonholonomic constraint {j + 1}" for j in range(len(nonhol)))
     potential = -L0 if _partial_t(sp.Matrix([L0]), q, qd)[0] == 0 else sp.S.Zero
-    return Model(kind, q, qd, {x: x for x in qd}, hol, rows, labels, M, d, f, potential)
+    return Model(kind, q, qd, {x: x for x in qd}, hol, rows, _labels(len(hol), len(nonhol)), M, d, f, potential)
+
+
+def _labels(holonomic, nonholonomic) -> tuple:
+    """Names of velocity rows made of the holonomic constraints' derivatives and the nonholonomic rows."""
+    return tuple(f"derivative of configuration constraint {i + 1}" for i in range(holonomic)) + tuple(
+        f"nonholonomic constraint {j + 1}" for j in range(nonholonomic))
 
 
 def _partial_t(expr, q, qd):
