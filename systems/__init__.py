@@ -16,8 +16,8 @@ from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, S
                      UnknownNameError)
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
-           "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame", "spherical_joint",
-           "pfaffian_matrix", "analyze_constraints",
+           "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",
+           "spherical_joint", "pfaffian_matrix", "analyze_constraints",
            "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
            "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome"]
 

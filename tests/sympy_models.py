@@ -5,9 +5,10 @@ rolling_disc_kane: the rolling disc of sympy's documentation (yaw q1, lean q2, s
 z-x-y rotation; angular speeds u1..u3 in the disc frame) with the contact point's position (q4, q5)
 and velocity (u4, u5) added as in sympy's test_kane5.py: u4, u5 are dependent speeds fixed by the
 two no-slip rows. The centre's velocity follows from its position (not from rolling), so that the
-unconstrained M is regular and the multipliers are the contact friction forces. whipple_bicycle: the Whipple bicycle of sympy's test_kane3.py (after Meijaard,
-Papadopoulos, Ruina and Schwab 2007), with the wheel rotation angles q3, q6 added as coordinates so
-that every speed has one. pendulum_lagrange: a planar pendulum in Cartesian coordinates with the rod
+unconstrained M is regular and the multipliers are the contact friction forces.
+whipple_bicycle: the Whipple bicycle of sympy's test_kane3.py (after Meijaard, Papadopoulos, Ruina
+and Schwab 2007), with the wheel rotation angles q3, q6 added as coordinates so that every speed
+has one. pendulum_lagrange: a planar pendulum in Cartesian coordinates with the rod
 as a holonomic constraint. sleigh_system: the Chaplygin sleigh as a sympy System.
 """
 import sympy as sp

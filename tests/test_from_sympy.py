@@ -81,7 +81,8 @@ def test_kane_rolling_disc_accelerations_match_sympy(formulation, rng):
 def test_kane_rolling_disc_gives_the_numbers_of_sympys_test_suite(q, u_ind, expected):
     """sympy's test_kane5.py records (q', u') of this disc at two states (15 digits)."""
     system = disc()
-    p, v = system.consistent_state(np.array(q), np.array(u_ind + (0.0, 0.0)), fix=system.coordinate_names + ("u1", "u2", "u3"))
+    p, v = system.consistent_state(np.array(q), np.array(u_ind + (0.0, 0.0)),
+                                   fix=system.coordinate_names + ("u1", "u2", "u3"))
     got = np.concatenate([system.numeric.A(p, system.params) @ v, accelerations(system, "minimal", p, v)])
     assert np.max(np.abs(got - np.array(expected))) < 1e-12
 
@@ -295,7 +296,7 @@ def test_specified_inputs_are_refused():
     P.set_vel(N, u * N.x)
     kane = me.KanesMethod(N, [q], [u], [q.diff() - u])
     kane.kanes_equations([me.Particle("pa", P, m)], [(P, F * N.x)])
-    with pytest.raises(SystemDescriptionError, match=r"functions of time that are neither coordinates nor speeds: F\(t\)"):
+    with pytest.raises(SystemDescriptionError, match=r"neither coordinates nor speeds: F\(t\)"):
         systems.from_sympy(kane, {"m": 1.0})
 
 

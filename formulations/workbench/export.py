@@ -104,7 +104,11 @@ def rhs(t, y, params=PARAMETERS):
         raise FloatingPointError(f"a matrix of the evaluation is singular or not finite at t = {{t}}, y = {{y}}")
     return out
 '''
-    source = source.replace("import numba\nimport numpy as np\n", "import numpy as np\n\n\n" + _SHIM, 1)
+    source = source.replace("import numba\n", "", 1)
+    source = source.replace("import numpy as np\n", "import numpy as np\n\n\n" + _SHIM, 1)
+    if re.search(r"^(import|from) numba", source, re.M) or _SHIM not in source:
+        raise ExportError(f"the generated module of the {form.name} formulation has a layout this export does not "
+                          "know (its numba import); export --to c, or run it with backend='compiled'")
     source = source.replace("def rhs(t, y, params, extra, out, work):", "def rhs_into(t, y, params, extra, out, work):")
     return doc + "\n" + source + api
 
@@ -134,7 +138,8 @@ def _inline(source, done) -> str:
 def _body(text) -> str:
     """A generated or library module without its docstring and imports (the exported module has them once)."""
     text = re.sub(r'^"""(.|\n)*?"""\n', "", text, count=1)
-    keep = [line for line in text.splitlines() if not re.match(r"^(import \w+( as \w+)?|from __future__ import .*)$", line)]
+    imports = re.compile(r"^(import \w+( as \w+)?|from __future__ import .*)$")
+    keep = [line for line in text.splitlines() if not imports.match(line)]
     return "\n".join(keep).strip("\n") + "\n"
 
 
@@ -215,7 +220,9 @@ int {sysm.name}_rhs(double t, const double *y, const double *params, double *dyd
         for (i = k + 1; i < {size}; i++) if (fabs(K[i * {size} + k]) > fabs(K[piv * {size} + k])) piv = i;
         if (K[piv * {size} + k] == 0.0 || !isfinite(K[piv * {size} + k])) return 1;
         if (piv != k) {{
-            for (j = 0; j < {size}; j++) {{ double s = K[k * {size} + j]; K[k * {size} + j] = K[piv * {size} + j]; K[piv * {size} + j] = s; }}
+            for (j = 0; j < {size}; j++) {{
+                double s = K[k * {size} + j]; K[k * {size} + j] = K[piv * {size} + j]; K[piv * {size} + j] = s;
+            }}
             {{ double s = b[k]; b[k] = b[piv]; b[piv] = s; }}
         }}
         for (i = k + 1; i < {size}; i++) {{
