@@ -113,17 +113,27 @@ def test_kane_rolling_disc_runs_like_the_catalogue_disc():
         assert np.max(np.abs(run.p[:, 0] - ref.p[:, 3])) < 1e-8, name  # yaw
 
 
-def test_kane_rolling_disc_reactions_are_the_contact_forces():
-    """Rolling straight upright, the rows' multipliers are minus the contact force's horizontal
-    components (the rows are the contact velocity along N.x, N.y): zero, and the weight is carried
-    by the contact's vertical reaction, which this description has no row for (z is not a coordinate)."""
-    system = disc()
-    r = DISC["r"]
-    p = np.zeros(5)
-    v = np.array([0.0, 4.0, 0.0, 4.0 * r, 0.0])
-    lam = formulations.reactions(system, 0.0, p, v)
-    assert list(lam) == ["velocity constraint 1", "velocity constraint 2"]
-    assert np.allclose(list(lam.values()), 0.0, atol=1e-12)
+def test_kane_rolling_disc_reactions_are_the_horizontal_contact_forces(rng):
+    """The rows are the slip velocity along N.x and N.y, so the contact force on the disc is
+    (-lambda_1, -lambda_2) horizontally: Newton's law for the mass centre, m a_G = F + m g, checked
+    with a_G from sympy's kinematics of G at pfaff's accelerations."""
+    kane, system = disc_kane(), disc()
+    G = kane.bodies[0].masscenter
+    N = kane._inertial
+    t = me.dynamicsymbols._t
+    kinematics = kane.kindiffdict()
+    v_G = me.msubs(G.vel(N).to_matrix(N), kinematics)
+    udot = sp.symbols(f"udot1:{len(kane.u) + 1}")
+    a_G = me.msubs(v_G.diff(t), kinematics).xreplace({x.diff(t): s for x, s in zip(kane.u, udot)})
+    params = [sp.Symbol(k, positive=True) for k in DISC]
+    acceleration = sp.lambdify([list(kane.q), list(kane.u), udot, params], a_G, cse=True)
+    for p, v in random_states(system, rng, count=3):
+        vdot = accelerations(system, "dependent", p, v)
+        lam = formulations.reactions(system, 0.0, p, v)
+        assert list(lam) == ["velocity constraint 1", "velocity constraint 2"]
+        a = np.array(acceleration(p, v, vdot, list(DISC.values())), float).ravel()
+        force = -np.array(list(lam.values()))
+        assert np.allclose(DISC["m"] * a[:2], force, rtol=1e-10, atol=1e-10), (DISC["m"] * a[:2], force)
 
 
 @functools.lru_cache(maxsize=None)
