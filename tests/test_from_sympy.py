@@ -173,6 +173,29 @@ def test_lagrange_pendulum_rod_reaction_is_sympys_multiplier(rng):
         assert formulations.reactions(system, 0.0, p, v)["rod"] == pytest.approx(-lam_sympy, rel=1e-10)
 
 
+def test_lagrange_loads_become_generalized_forces(rng):
+    """A pendulum with viscous drag c v at the bob, given as a load: sympy's rhs with its multiplier."""
+    x, y = me.dynamicsymbols("x y")
+    m, L, g, c = sp.symbols("m L g c", positive=True)
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    P = O.locatenew("P", x * N.x + y * N.y)
+    P.set_vel(N, x.diff() * N.x + y.diff() * N.y)
+    bob = me.Particle("bob", P, m)
+    bob.potential_energy = m * g * y
+    lagranges = me.LagrangesMethod(me.Lagrangian(N, bob), [x, y], hol_coneqs=[x**2 + y**2 - L**2],
+                                   forcelist=[(P, -c * P.vel(N))], frame=N)
+    lagranges.form_lagranges_equations()
+    values = {**PENDULUM, "c": 0.7}
+    system = systems.from_sympy(lagranges, values, state=pendulum()[1].default_state())
+    rhs = sp.lambdify([[x, y, x.diff(), y.diff()], [m, L, g, c]], lagranges.rhs(), cse=True)
+    for p, v in random_states(system, rng, count=2, spread=0.3):
+        expected = np.array(rhs(np.concatenate([p, v]), list(values.values())), float).ravel()
+        assert np.max(np.abs(accelerations(system, "dependent", p, v) - expected[2:4])) < 1e-10 * (
+            1 + np.max(np.abs(expected)))
+
+
 def test_system_sleigh_matches_sympy_system_rhs(rng):
     model = sympy_models.sleigh_system()
     system = systems.from_sympy(model, SLEIGH, name="sympy_sleigh")
