@@ -201,12 +201,14 @@ def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
         keep = _choose(form, names, np.eye(n_p + n), at["G"], (range(n_p), range(n_p, n_p + n)), (), independent)
         return _StateMap([names[i] for i in keep], ["q" if i < n_p else "u" for i in keep],
                          np.eye(n_p + n)[keep], np.zeros((len(keep), n_p + n)), "identity")
-    if hasattr(form, "choice"):
-        form.prepare(p0, v0)
-    else:
+    kind = "chart" if not hasattr(geometry, "trivial") else "identity" if geometry.trivial else "embedding"
+    if kind == "chart":
         geometry.from_dependent(p0, v0)
-    kind = "chart" if getattr(geometry, "V", None) is not None and not getattr(geometry, "trivial", False) else \
-        "identity" if geometry.trivial else "embedding"
+        _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
+    if hasattr(form, "choice"):
+        form.prepare(p0, v0) if kind != "chart" else form._choose(np.zeros(len(geometry.q_names)), form.requested)
+    elif kind != "chart":
+        geometry.from_dependent(p0, v0)
     if kind == "embedding" and pieces.embedding is None:
         raise CapabilityError(f"linearize got system {system.name!r}, whose embedding has a kinematic matrix A_q other "
                               f"than the identity, but expected q' = w; use the 'dependent' formulation")
@@ -226,6 +228,27 @@ def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
     keep = _choose(form, names, Q_all, at["G"], (range(k_q), range(k_q, len(names))), range(k_q), independent)
     return _StateMap([names[i] for i in keep], ["q" if i < k_q else "u" for i in keep],
                      np.eye(k_q + k)[keep], np.zeros((len(keep), n_p + n)), kind)
+
+
+def _align_chart(geometry, Phi_p):
+    """Turn the chart's orthonormal basis V of the null space of Phi_p so that its axes follow the
+    coordinates as far as they can (Gram-Schmidt on the projected coordinate axes, the coordinates
+    that Phi_p involves least first): a coordinate the constraints do not involve is then a chart
+    coordinate of its own, and is found ignorable where it is."""
+    V = geometry.V
+    projected = V @ V.T
+    order = np.argsort(np.abs(Phi_p).sum(axis=0), kind="stable")
+    basis = []
+    for i in order:
+        x = projected[:, i].copy()
+        for b in basis:
+            x -= (b @ x) * b
+        if np.linalg.norm(x) > 1e-8:
+            basis.append(x / np.linalg.norm(x))
+        if len(basis) == V.shape[1]:
+            break
+    geometry.V = np.array(basis).T[:, np.argsort([int(np.argmax(np.abs(b))) for b in basis], kind="stable")]
+    geometry._last = None
 
 
 def _rows(state, geometry, pieces, at):
