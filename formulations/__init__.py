@@ -15,6 +15,8 @@ from .base import Evaluation, Formulation, create, names, register
 from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, NotSteadyError, RunInterrupted
 from .linearization import linearize
 from .linear_modes import LinearEquations, Linearization
+from .stability import Critical, StabilityResult, stability
+from .workbench.stability_plot import plot_stability
 from systems.errors import ArgumentError, ArgumentTypeError
 
 from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Trajectory, reactions
@@ -40,4 +42,5 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
            "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
-           "Linearization", "LinearEquations", "NotSteadyError"]
+           "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
+           "plot_stability"]
