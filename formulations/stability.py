@@ -105,8 +105,9 @@ class _Family:
         elif parameter in variables:
             self.kind = "variable"
         else:
-            raise UnknownNameError(f"parameter of system {system.name!r} or variable of its state family "
-                                   f"{getattr(self.family, 'name', '(none given)')!r}", parameter,
+            where = f" or variable of its state family {self.family.name!r}" if self.family is not None else \
+                " (no state family given)"
+            raise UnknownNameError(f"parameter of system {system.name!r}{where}", parameter,
                                    system.parameter_names + tuple(variables), argument="parameter")
         if given and self.family is None:
             raise ArgumentError(f"stability got values {sorted(given)} of state-family variables but no family",
