@@ -42,12 +42,12 @@ def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num,
     K = K.extract(kept, kept)
     zero = {s: 0 for s in pieces.a} | {s: 0 for s in lam}
     RS = sp.Matrix.vstack(pieces.R, pieces.S)
-    sol = _solve(K, -RS.xreplace(zero).xreplace(at).extract(kept, [0])).applyfunc(_tidy)
+    sol = K.solve(-RS.xreplace(zero).xreplace(at).extract(kept, [0])).applyfunc(_tidy)
     lam_values = [sp.S.Zero] * c
     for j, row in enumerate(kept[n:]):
         lam_values[row - n] = sol[n + j]
     at |= dict(zip(pieces.a, sol[:n])) | dict(zip(lam, lam_values))
-    a_z = -_solve(K, pieces.dynamics.matrix.xreplace(at).extract(kept, list(range(n_p + n))))[:n, :]
+    a_z = -K.solve(pieces.dynamics.matrix.xreplace(at).extract(kept, list(range(n_p + n))))[:n, :]
     F0 = sp.Matrix.vstack(pieces.rho.xreplace(at), sp.Matrix(sol[:n]))
     J = sp.Matrix.vstack(pieces.rho_z.xreplace(at), a_z)
     if state.geometry == "identity":
@@ -67,23 +67,14 @@ def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num,
                          sp.Matrix.hstack(pieces.Cv_p.xreplace(at), C))
     keep = _independent(G_num)
     QG = sp.Matrix.vstack(Q, G.extract(keep, list(range(n_p + n))))
-    P = _solve(QG, sp.Matrix.vstack(sp.eye(Q.shape[0]), sp.zeros(len(keep), Q.shape[0])))
+    P = QG.solve(sp.Matrix.vstack(sp.eye(Q.shape[0]), sp.zeros(len(keep), Q.shape[0])))
     A = (Q * J + H) * P
     B = sp.zeros(Q.shape[0], len(inputs))
     if inputs:
         cols = [pieces.params[system.parameter_names.index(name)] for name in inputs]
         RS_u = RS.jacobian(cols).xreplace(at).extract(kept, list(range(len(cols))))
-        B = Q * sp.Matrix.vstack(sp.zeros(n_p, len(inputs)), -_solve(K, RS_u)[:n, :])
+        B = Q * sp.Matrix.vstack(sp.zeros(n_p, len(inputs)), -K.solve(RS_u)[:n, :])
     return A.applyfunc(_tidy), B.applyfunc(_tidy), (Q * F0).applyfunc(_tidy)
-
-
-def _solve(K, rhs):
-    """K^-1 rhs by LU with the entries cancelled at the end (no simplification between the steps)."""
-    from sympy.matrices.utilities import dotprodsimp
-
-    with dotprodsimp(False):
-        x = K.LUsolve(rhs)
-    return x.applyfunc(lambda e: sp.cancel(e) if e.free_symbols else e)
 
 
 def _independent(X, tol=1e-10):

@@ -85,6 +85,7 @@ def test_upright_disc_labels_name_the_zero_modes():
         lin.select("wobble")
 
 
+@pytest.mark.slow
 def test_upright_disc_formula_agrees_with_sympys_linearizer():
     """sympy.physics.mechanics's KanesMethod model of tests/kane_models.py, linearized by its
     Linearizer at the same steady motion (the rates left in A by the Linearizer set to the motion's)."""
@@ -114,7 +115,7 @@ def test_steady_turning_oscillates_at_the_closed_form_frequency(formulation, lea
     assert np.max(np.abs(_pair(lin).real)) < 1e-9
 
 
-@pytest.mark.parametrize("formulation", ("minimal", "dependent"))
+@pytest.mark.parametrize("formulation", ["minimal", pytest.param("dependent", marks=pytest.mark.slow)])
 def test_symbolic_and_numeric_agree(formulation):
     disc = systems.load("rolling_disc")
     p, v = disc.family("rolling").state(disc, spin=5.0)
