@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import null_space, qr
+from scipy.linalg import lu_factor, lu_solve, null_space, qr
 
 from systems.arguments import as_system, real, state_pair
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
@@ -131,6 +131,8 @@ def _input_names(system, inputs):
     if isinstance(inputs, str):
         inputs = (inputs,)
     inputs = tuple(inputs)
+    if not inputs:
+        return inputs
     structural = (system.A.free_symbols | system.Phi.free_symbols | system.C_nh.free_symbols
                   | (system.embedding.g.free_symbols if system.embedding is not None else set()))
     for name in inputs:
@@ -151,14 +153,26 @@ def _saddle(M, C, F):
     return np.block([[M, C.T - F], [C, np.zeros((c, c))]])
 
 
-def _least_squares(K, rhs, system, what):
-    """The minimum-norm solution of K x = rhs (redundant constraint rows allowed), checked."""
-    x, *_ = np.linalg.lstsq(K, rhs, rcond=None)
-    scale = 1.0 + np.max(np.abs(rhs), initial=0.0)
-    if np.max(np.abs(K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(K))):
-        raise CapabilityError(f"system {system.name!r}: the saddle-point matrix [[M, C^T], [C, 0]] is singular at the "
-                              f"operating point and {what} has no solution; the constraints may be inconsistent there")
-    return x
+class _Saddle:
+    """Solves with the saddle-point matrix K of one point: by LU where K is regular, as the
+    minimum-norm least-squares solution where redundant constraint rows make it singular."""
+
+    def __init__(self, K, system):
+        self.K, self.system = K, system
+        self.lu = None
+        if np.linalg.cond(K) < 1e12:
+            self.lu = lu_factor(K, check_finite=False)
+
+    def solve(self, rhs, what):
+        if self.lu is not None:
+            return lu_solve(self.lu, rhs, check_finite=False)
+        x, *_ = np.linalg.lstsq(self.K, rhs, rcond=None)
+        scale = 1.0 + np.max(np.abs(rhs), initial=0.0)
+        if np.max(np.abs(self.K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(self.K))):
+            raise CapabilityError(f"system {self.system.name!r}: the saddle-point matrix [[M, C^T], [C, 0]] is "
+                                  f"singular at the operating point and {what} has no solution; the constraints may "
+                                  f"be inconsistent there")
+        return x
 
 
 def _numeric_point(system, pieces, t, p, v, inputs):
@@ -166,11 +180,11 @@ def _numeric_point(system, pieces, t, p, v, inputs):
     par = system.params
     n_p, n = len(p), len(v)
     M, d, f0, F, C, xi, A, _ = system.numeric.dynamics(t, p, v, par)
-    K = _saddle(M, C, F)
-    sol = _least_squares(K, np.concatenate([f0 - d, -xi]), system, "the accelerations")
+    K = _Saddle(_saddle(M, C, F), system)
+    sol = K.solve(np.concatenate([f0 - d, -xi]), "the accelerations")
     a, lam = sol[:n], sol[n:]
     RS_z = pieces.dynamics(t, p, v, a, lam, par)
-    a_z = -_least_squares(K, RS_z, system, "the derivative of the accelerations")[:n]
+    a_z = -K.solve(RS_z, "the derivative of the accelerations")[:n]
     rho_z = pieces.kinematics(p, v, par)
     J = np.vstack([rho_z, a_z])
     Phi_p = system.numeric.constraints(p, par)[1]
@@ -179,7 +193,7 @@ def _numeric_point(system, pieces, t, p, v, inputs):
     if inputs:
         idx = [system.parameter_names.index(name) for name in inputs]
         RS_u = pieces.dynamics_params(t, p, v, a, lam, par)[:, idx]
-        F_u[n_p:] = -_least_squares(K, RS_u, system, "the derivative with respect to the inputs")[:n]
+        F_u[n_p:] = -K.solve(RS_u, "the derivative with respect to the inputs")[:n]
     return {"F0": np.concatenate([A @ v, a]), "J": J, "G": G, "F_u": F_u, "p": p, "v": v, "par": par,
             "lam": lam, "a": a, "C": C}
 
