@@ -27,12 +27,13 @@ def symbolic_point(system, p0, v0):
             column(v0, system.n, system.velocity_names, "v0"))
 
 
-def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num, inputs):
+def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num, inputs, fixed):
     """(A, B, y') as sympy matrices with the parameters as symbols, by the steps of the numeric
     variant (a chart's basis V enters as numbers, rational where they are so)."""
     p0, v0 = z0
     n_p, n = len(p0), len(v0)
-    at = dict(zip(pieces.p, p0)) | dict(zip(pieces.v, v0)) | {pieces.t: sp.nsimplify(t)}
+    p0, v0 = [sp.sympify(x).xreplace(fixed) for x in p0], [sp.sympify(x).xreplace(fixed) for x in v0]
+    at = dict(zip(pieces.p, p0)) | dict(zip(pieces.v, v0)) | {pieces.t: sp.nsimplify(t)} | fixed
     lam = pieces.lam
     F = sp.Matrix(system.f).jacobian(lam).xreplace(at) if lam else sp.zeros(n, 0)
     M, C = sp.Matrix(system.M).xreplace(at), sp.Matrix(system.C).xreplace(at)

@@ -42,7 +42,7 @@ METHODS = ("numeric", "symbolic")
 
 
 def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(), independent=None,
-              method="numeric", t=0.0, tol=1e-8, **options) -> Linearization:
+              method="numeric", symbols=None, t=0.0, tol=1e-8, **options) -> Linearization:
     """The linearization of ``system`` about the equilibrium or steady motion (p0, v0).
 
     formulation: a name (``formulations.names()``) or a created Formulation; options go to
@@ -51,7 +51,9 @@ def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(
     only M, d and f (forces, torques): the columns of B. independent: names of the independent
     coordinates and velocities (dependent: components of p and v; reduced, manifold: of w;
     minimal: its ``independent`` option); default: chosen by pivoting. method: "numeric" (exact
-    derivatives lambdified once per structure) or "symbolic" (sympy; ``equations()`` in LaTeX). t:
+    derivatives lambdified once per structure) or "symbolic" (sympy; ``equations()`` in LaTeX).
+    symbols: the parameters kept as symbols by the symbolic variant (default: all; the others take
+    their values). t:
     the time of the point (a description with time in it is linearized at that instant). tol: the
     relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
     of the point that are not zero, InconsistentStateError where (p0, v0) violates the constraints.
@@ -72,11 +74,11 @@ def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(
         raise ArgumentTypeError(f"linearize got formulation={formulation!r} but expected a formulation name or a "
                                 f"created Formulation", "formulation")
     return linearize_formulation(form, p0, v0, ignorable=ignorable, inputs=inputs, independent=independent,
-                                 method=method, t=t, tol=tol)
+                                 method=method, symbols=symbols, t=t, tol=tol)
 
 
 def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independent=None, method="numeric",
-                          t=0.0, tol=1e-8, conserved=None) -> Linearization:
+                          symbols=None, t=0.0, tol=1e-8, conserved=None) -> Linearization:
     """linearize for a created formulation (Formulation.linearize); ``conserved``: the number of
     conserved quantities to label (default: found from the rank of the state matrix)."""
     system = form.system
@@ -107,7 +109,9 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
     ydot = Q @ at["F0"]
     equations = None
     if symbolic:
-        A_sym, B_sym, ydot_sym = symbolic_linearization(system, pieces, form.geometry, state, t, z0_sym, at["G"], at["C"], inputs)
+        fixed = _fixed_parameters(system, symbols)
+        A_sym, B_sym, ydot_sym = symbolic_linearization(system, pieces, form.geometry, state, t, z0_sym, at["G"],
+                                                        at["C"], inputs, fixed)
         values = system.parameter_map
         A = np.array(A_sym.xreplace(values).evalf(), dtype=float)
         B = np.array(B_sym.xreplace(values).evalf(), dtype=float).reshape(len(names), len(inputs))
@@ -125,6 +129,19 @@ def _symbolic_later(form, p0, v0, ignorable, inputs, independent, t, tol):
         return linearize_formulation(form, p0, v0, ignorable=ignorable, inputs=inputs, independent=independent,
                                      method="symbolic", t=t, tol=tol).equations()
     return make
+
+
+def _fixed_parameters(system, symbols):
+    """{symbol: value} of the parameters that the symbolic variant does not keep as symbols."""
+    if symbols is None:
+        return {}
+    symbols = (symbols,) if isinstance(symbols, str) else tuple(symbols)
+    for name in symbols:
+        if name not in system.parameter_names:
+            raise UnknownNameError(f"parameter of system {system.name!r}", name, system.parameter_names,
+                                   argument="symbols")
+    return {par.symbol: sp.nsimplify(value) for par, value in zip(system.parameters, system.parameter_values)
+            if par.name not in symbols and par.symbol.name not in symbols}
 
 
 def _input_names(system, inputs):
