@@ -47,6 +47,26 @@ def _combination(row, names):
     return text
 
 
+def _echelon(X, tol=1e-9):
+    """The reduced row echelon form of X (rows independent), numerically: each row leads with a 1 in
+    a column of its own (the first column, in the state's order, where it can)."""
+    X = np.array(X, float)
+    row = 0
+    for col in range(X.shape[1]):
+        if row == X.shape[0]:
+            break
+        pivot = row + int(np.argmax(np.abs(X[row:, col])))
+        if abs(X[pivot, col]) <= tol:
+            continue
+        X[[row, pivot]] = X[[pivot, row]]
+        X[row] /= X[row, col]
+        others = [i for i in range(X.shape[0]) if i != row]
+        X[others] -= np.outer(X[others, col], X[row])
+        row += 1
+    X[np.abs(X) < 1e-12] = 0.0
+    return X
+
+
 def _ignorable_set(A, names, kind, given, threshold):
     coordinates = [i for i, k in enumerate(kind) if k == "q"]
     if given is not None:
@@ -106,8 +126,7 @@ def split_modes(A, names, kind, *, ignorable=None, conserved=None, tol=1e-9) -> 
             values.append(lam[j]), vectors.append(x / np.linalg.norm(x)), kinds.append("dynamic")
             labels.append(f"mode {k + 1}")
         if count:
-            rows = sp.Matrix(np.round(U[:, len(rest) - count:].T, 12)).rref(iszerofunc=lambda x: abs(x) < 1e-9)[0]
-            rows = np.array(rows.evalf(), dtype=float)[:count]
+            rows = _echelon(U[:, len(rest) - count:].T)
             conserved_labels = tuple(_combination(row, [names[i] for i in rest]) for row in rows)
             for label, v in zip(conserved_labels, Vt[len(rest) - count:]):
                 x = np.zeros(n_y, complex)

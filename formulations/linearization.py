@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import lu_factor, lu_solve, null_space, qr
+from scipy.linalg import null_space, qr
 
 from systems.arguments import as_system, real, state_pair
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
@@ -176,13 +176,11 @@ class _Saddle:
 
     def __init__(self, K, system):
         self.K, self.system = K, system
-        self.lu = None
-        if np.linalg.cond(K) < 1e12:
-            self.lu = lu_factor(K, check_finite=False)
+        self.regular = np.linalg.cond(K) < 1e12
 
     def solve(self, rhs, what):
-        if self.lu is not None:
-            return lu_solve(self.lu, rhs, check_finite=False)
+        if self.regular:
+            return np.linalg.solve(self.K, rhs)
         x, *_ = np.linalg.lstsq(self.K, rhs, rcond=None)
         scale = 1.0 + np.max(np.abs(rhs), initial=0.0)
         if np.max(np.abs(self.K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(self.K))):
