@@ -33,6 +33,7 @@ from scipy.linalg import null_space, qr
 from systems.arguments import as_system, real, state_pair
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
+from .charts import Atlas
 from .errors import CapabilityError, NotSteadyError
 from .linear_modes import Linearization, LinearEquations, split_modes
 from .linear_pieces import pieces as linear_pieces
@@ -230,7 +231,7 @@ def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
         keep = _choose(form, names, np.eye(n_p + n), at["G"], (range(n_p), range(n_p, n_p + n)), (), independent)
         return _StateMap([names[i] for i in keep], ["q" if i < n_p else "u" for i in keep],
                          np.eye(n_p + n)[keep], np.zeros((len(keep), n_p + n)), "identity")
-    kind = "chart" if not hasattr(geometry, "trivial") else "identity" if geometry.trivial else "embedding"
+    kind = "chart" if isinstance(geometry, Atlas) else "identity" if geometry.trivial else "embedding"
     if kind == "chart":
         geometry.from_dependent(p0, v0)
         _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
