@@ -24,10 +24,12 @@ class UsageError(Exception):
 
 def join_negative_values(argv):
     """``--rtol -1e-6`` as ``--rtol=-1e-6``, so that a negative number is read as the option's value
-    (and then checked) rather than as an unknown option."""
+    (and then checked) rather than as an unknown option; the two values of ``--range`` stay apart (argparse
+    reads negative numbers there as values)."""
     out = []
     for token in argv:
-        if out and _NEGATIVE.match(token) and out[-1].startswith("--") and "=" not in out[-1]:
+        if out and _NEGATIVE.match(token) and out[-1].startswith("--") and "=" not in out[-1] \
+                and out[-1] != "--range":
             out[-1] = f"{out[-1]}={token}"
         else:
             out.append(token)
@@ -35,7 +37,8 @@ def join_negative_values(argv):
 
 
 def number(kind="positive", below=None):
-    """An argparse type: a finite float, > 0 ("positive") or >= 0, and < ``below`` if given."""
+    """An argparse type: a finite float, > 0 (kind "positive") or of either sign (kind "real"), and
+    < ``below`` if given."""
 
     def parse(text):
         try:
