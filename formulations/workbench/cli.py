@@ -10,7 +10,8 @@
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
-    pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
+    pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
+                 [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff cache info | clear
 
 Exit status: 0 ok; 1 a run did not finish (what was computed is kept: printed, and written with
@@ -121,6 +122,17 @@ def build_parser():
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true", help="print LaTeX")
     style.add_argument("--markdown", action="store_true", help="print Markdown with math")
+    derive.add_argument("--standalone", action="store_true",
+                        help="with --latex: a complete document for pdflatex instead of a fragment")
+    derive.add_argument("--compact", action="store_true",
+                        help="the relations between named matrices only, without their entries")
+    derive.add_argument("--until", metavar="STEP", default=None,
+                        help="stop after this step (its number from 1, or its key: description, holonomic, "
+                             "nonholonomic, analysis, acceleration, embedding, accelerations, projection, "
+                             "constraints_q, independent, accelerations_u, projection_u, equations, reactions)")
+    derive.add_argument("--simplify", type=number("non-negative"), default=20.0, metavar="SECONDS",
+                        help="time for sympy's trigsimp on the derived matrices (0: the cheap expansion only)")
+    derive.add_argument("--no-analysis", action="store_true", help="leave out the constraint analysis step")
     return parser
 
 

@@ -1,12 +1,16 @@
 """Classroom derivations: the equations of each formulation, step by step, in the notation of
 Blajer's *A geometrical framework for modeling and simulation of nonholonomic mechanical systems*.
 
-Each step is simplified cheaply (expansion and sin^2 -> 1 - cos^2 reduction) and then, within a
-time bound, by sympy's simplify; what the bound cuts stays correct, only longer. These symbolic
-forms are for reading; simulation never needs them (formulations work numerically at run time).
+A derivation is one list of steps, each a title, one sentence and the relations it states (in a
+small LaTeX subset, see transcript.py) with the named sympy objects it computes; ``text()``,
+``to_latex()`` and ``to_markdown()`` render that one list. Each object is reduced cheaply
+(expansion and sin^2 -> 1 - cos^2) and then, within a time bound, by sympy's trigsimp; what the
+bound cuts stays correct, only longer. These symbolic forms are for reading; simulation never
+needs them (formulations work numerically at run time).
 """
 from __future__ import annotations
 
+import textwrap
 import time
 from dataclasses import dataclass, field
 
@@ -16,24 +20,37 @@ import sympy as sp
 from systems._bounded import bounded
 from systems.builders.common import tidy
 
-from ..equations import LATEX_NAMES
+from . import transcript as tr
 
-LATEX_NAMES = dict(LATEX_NAMES, M_barbar=r"\bar{\bar{\mathbf{M}}}", d_barbar=r"\bar{\bar{\mathbf{d}}}",
-                   f_barbar=r"\bar{\bar{\mathbf{f}}}", gamma_bar=r"\bar{\boldsymbol{\gamma}}",
-                   xi_bar=r"\bar{\boldsymbol{\xi}}", V=r"V", E=r"\mathbf{E}")
+FORMULATIONS = ("dependent", "reduced", "minimal")
+
+# relations in the LaTeX subset of transcript.py, written once
+B = {name: tex for name, (tex, _) in tr.NAMES.items()}
+DOT = {name: rf"\dot{{{B[name]}}}" for name in ("p", "q", "v", "w", "u")}
+LAM, LAM_NH, ZERO = r"\boldsymbol{\lambda}", r"\boldsymbol{\lambda}_{nh}", r"\mathbf{0}"
+
+
+def _tr(name):
+    return B[name] + "^{T}"
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a derivation: a title, a sentence, and named results."""
+    """One step of a derivation: a key (for ``until``), a title, one sentence (prose with $math$
+    and `names`), the relations it states and the named sympy objects it computes."""
 
+    key: str
     title: str
     text: str
-    results: tuple = ()  # ((name, sympy object), ...)
+    relations: tuple = ()  # display equations, LaTeX subset
+    results: tuple = ()    # ((name, sympy object), ...)
 
 
 @dataclass(frozen=True)
 class Derivation:
+    """The steps of one formulation's derivation for one system; ``pieces`` holds every named
+    object by name (``derivation["M_barbar"]``), ``analysis`` the constraint analysis (or None)."""
+
     system_name: str
     formulation: str
     steps: tuple
@@ -44,75 +61,100 @@ class Derivation:
     def __getitem__(self, name):
         return self.pieces[name]
 
-    def text(self) -> str:
-        out = [f"Derivation of the {self.formulation} formulation for {self.system_name}", ""]
-        for i, step in enumerate(self.steps, 1):
-            out.append(f"{i}. {step.title}: {step.text}")
-            out += [f"   {name} = {sp.sstr(value)}" for name, value in step.results]
-        out += [f"note: {n}" for n in self.notes]
-        if self.analysis is not None:
-            out += ["", self.analysis.text()]
+    def __repr__(self):
+        keys = ", ".join(step.key for step in self.steps)
+        return f"<Derivation of the {self.formulation} formulation of {self.system_name}: steps {keys}>"
+
+    @property
+    def title(self) -> str:
+        return f"The {self.formulation} formulation of `{self.system_name}`"
+
+    def shown_steps(self, until=None) -> tuple:
+        """The steps up to and including ``until`` (a step's key, or its number from 1)."""
+        if until is None:
+            return self.steps
+        keys = [step.key for step in self.steps]
+        if isinstance(until, int) or str(until).isdigit():
+            if not 1 <= int(until) <= len(keys):
+                raise ValueError(f"derivation of {self.system_name}: step {until} is out of range; expected "
+                                 f"1 .. {len(keys)}")
+            return self.steps[:int(until)]
+        if until not in keys:
+            raise ValueError(f"derivation of {self.system_name} has no step {until!r}; expected one of: "
+                             f"{', '.join(keys)} (or a number 1 .. {len(keys)})")
+        return self.steps[:keys.index(until) + 1]
+
+    def _lines(self, step, expanded):
+        return [line for name, value in step.results for line in tr.layout(name, value)] if expanded else []
+
+    def text(self, *, expanded=True, until=None, width=None) -> str:
+        """Terminal text: unicode math from sympy's pretty printer, wrapped to ``width`` (default:
+        the terminal's width)."""
+        width = width or tr.terminal_width()
+        title = tr.sentence_text(self.title)
+        out = [title, "═" * min(len(title), width)]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            out += ["", f"{i}. {step.title}"]
+            out += textwrap.wrap(tr.sentence_text(step.text), width - 3, initial_indent="   ",
+                                 subsequent_indent="   ")
+            out += ["", *("      " + tr.tex_to_unicode(r) for r in step.relations)] if step.relations else []
+            lines = self._lines(step, expanded)
+            out += ["", *("   " + row for row in tr.lines_text(lines, width - 3))] if lines else []
+        for note in self.notes:
+            out += [""] + textwrap.wrap("Note: " + tr.sentence_text(note), width)
         return "\n".join(out)
 
     __str__ = text
 
-    def to_latex(self) -> str:
-        out = [rf"\section*{{{self.formulation.capitalize()} formulation: {_tex_text(self.system_name)}}}"]
-        for i, step in enumerate(self.steps, 1):
-            out.append(rf"\paragraph{{{i}. {_tex_text(step.title)}}} {_tex_text(step.text)}")
-            if step.results:
-                rows = [rf"{LATEX_NAMES.get(name, _tex_name(name))} &= {_latex(value)}" for name, value in step.results]
-                out.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
-        out += [rf"\noindent\emph{{Note:}} {_tex_text(n)}" for n in self.notes]
-        return "\n\n".join(out)
+    def to_latex(self, *, expanded=True, until=None, standalone=False) -> str:
+        """A LaTeX fragment (amsmath), or with ``standalone`` a complete document for pdflatex."""
+        out = [rf"\section*{{{tr.sentence_latex(self.title)}}}"]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            block = [rf"\subsection*{{{i}.\ {tr.tex_escape(step.title)}}}", tr.sentence_latex(step.text)]
+            if step.relations:
+                block.append("\\begin{gather*}\n" + " \\\\\n".join(step.relations) + "\n\\end{gather*}")
+            rows = tr.lines_latex(self._lines(step, expanded))
+            if rows:
+                block.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
+            out.append("\n".join(block))
+        out += [rf"\noindent\textit{{Note.}} {tr.sentence_latex(n)}" for n in self.notes]
+        body = "\n\n".join(out)
+        return tr.latex_document(body) if standalone else body
 
-    def to_markdown(self) -> str:
-        out = [f"## {self.formulation.capitalize()} formulation: `{self.system_name}`", ""]
-        for i, step in enumerate(self.steps, 1):
-            out += [f"**{i}. {step.title}.** {step.text}", ""]
-            for name, value in step.results:
-                out += [f"$$ {LATEX_NAMES.get(name, _tex_name(name))} = {_latex(value)} $$", ""]
-        out += [f"> {n}" for n in self.notes]
-        if self.analysis is not None:
-            out += ["", self.analysis.to_markdown()]
-        return "\n".join(out)
+    def to_markdown(self, *, expanded=True, until=None) -> str:
+        """Markdown with $...$ and $$...$$ math (Jupyter, MathJax, GitHub)."""
+        out = [f"### {tr.sentence_markdown(self.title)}", ""]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            out += [f"**{i}. {step.title}.** {tr.sentence_markdown(step.text)}", ""]
+            out += [f"$$ {r} $$" for r in step.relations] + ([""] if step.relations else [])
+            rows = tr.lines_latex(self._lines(step, expanded))
+            if rows:
+                out += ["$$\\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}$$", ""]
+        out += [f"> Note: {tr.sentence_markdown(n)}" for n in self.notes]
+        return "\n".join(out).rstrip() + "\n"
 
     def _repr_markdown_(self):
         return self.to_markdown()
 
-    def _repr_latex_(self):
-        rows = [rf"{LATEX_NAMES.get(n, _tex_name(n))} &= {_latex(v)}" for s in self.steps for n, v in s.results]
-        return "$$\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}$$"
-
-
-def _tex_text(text):
-    return text.replace("_", r"\_").replace("&", r"\&").replace("%", r"\%")
-
-
-def _tex_name(name):
-    return name.replace("_", r"\_")
-
-
-def _latex(value):
-    return sp.latex(value, mat_delim="(") if isinstance(value, sp.MatrixBase) else sp.latex(value)
-
 
 class _Simplifier:
-    """Cheap reduction always; sympy's simplify while the time budget lasts."""
+    """Cheap reduction always; sympy's trigsimp, entry by entry, while the time budget lasts."""
 
-    def __init__(self, seconds):
-        self.deadline = time.monotonic() + seconds
+    def __init__(self, seconds, simplify=True):
+        self.deadline = time.monotonic() + (seconds if simplify else 0.0)
 
     def __call__(self, expr):
         expr = tidy(expr)
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            return expr
         if isinstance(expr, sp.MatrixBase):
-            out = bounded(lambda: expr.applyfunc(sp.simplify), min(left, 5.0))
-        else:
-            out = bounded(lambda: sp.simplify(expr), min(left, 5.0))
-        return expr if out is None else out
+            return expr.applyfunc(self._one)
+        return self._one(expr)
+
+    def _one(self, expr):
+        left = self.deadline - time.monotonic()
+        if left <= 0 or expr.is_number:
+            return expr
+        out = bounded(lambda: sp.trigsimp(expr), min(left, 5.0))
+        return expr if out is None or sp.count_ops(out) > sp.count_ops(expr) else out
 
 
 def _velocity_map(system, simp):
@@ -126,39 +168,91 @@ def _velocity_map(system, simp):
     return q, on_g, D
 
 
+def _rows(names):
+    """"row 1: name" or "rows 1: name; 2: name" ('' without rows)."""
+    listed = "; ".join(f"{i + 1}: {name}" for i, name in enumerate(names))
+    return f"{'row' if len(names) == 1 else 'rows'} {listed}" if names else ""
+
+
 def _common_steps(system, simp):
     p, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
-    steps = [Step("Description", f"coordinates p and velocities v of {system.name}, kinematics p' = A v, "
-                  "mass matrix M, inertia terms d and applied forces f (Blajer's notation); V is the potential "
-                  "energy", (("p", p), ("v", v), ("A", system.A), ("M", system.M), ("d", system.d), ("f", system.f),
-                             ("V", system.potential)))]
+    steps = [Step("description", "Description",
+                  f"The coordinates ${B['p']}$ and velocities ${B['v']}$ of `{system.name}` are related by the "
+                  f"kinematics ${DOT['p']} = {B['A']}{B['v']}$, and without constraints the motion obeys the "
+                  f"dynamics below with mass matrix ${B['M']}$, velocity-dependent inertia terms ${B['d']}$ and "
+                  f"applied forces ${B['f']}$ ($V$ is the potential energy of the conservative ones).",
+                  (f"{DOT['p']} = {B['A']}{B['v']}", f"{B['M']}{DOT['v']} + {B['d']} = {B['f']}"),
+                  (("p", p), ("v", v), ("A", system.A), ("M", system.M), ("d", system.d), ("f", system.f),
+                   ("V", system.potential)))]
     if system.m:
-        names = "; ".join(f"row {i + 1}: {n}" for i, n in enumerate(system.holonomic_names))
-        steps.append(Step("Holonomic constraints", f"Phi(p) = 0, each row carrying a reaction ({names}); at "
-                          "velocity level C_h = Phi_p A", (("Phi", system.Phi), ("C_h", simp(system.C_h)))))
+        steps.append(Step("holonomic", "Holonomic constraints",
+                          f"The holonomic constraints ({_rows(system.holonomic_names)}) restrict the "
+                          f"configuration, and their time derivative restricts the velocities, with "
+                          f"${B['C_h']} = (\\partial{B['Phi']}/\\partial{B['p']})\\,{B['A']}$.",
+                          (f"{B['Phi']}({B['p']}) = {ZERO}", f"{B['C_h']}{B['v']} = {ZERO}"),
+                          (("Phi", system.Phi), ("C_h", simp(system.C_h)))))
     if system.l:
-        names = "; ".join(f"row {i + 1}: {n}" for i, n in enumerate(system.nonholonomic_names))
-        steps.append(Step("Nonholonomic constraints", f"C_nh(p) v = 0 ({names})", (("C_nh", system.C_nh),)))
+        steps.append(Step("nonholonomic", "Nonholonomic constraints",
+                          f"The nonholonomic constraints ({_rows(system.nonholonomic_names)}) restrict the "
+                          "velocities alone and are linear in them (Pfaffian).",
+                          (f"{B['C_nh']}({B['p']})\\,{B['v']} = {ZERO}",), (("C_nh", system.C_nh),)))
     return steps
+
+
+def _analysis_step(report):
+    k, r = report.k, report.r
+    counts = (f"With $n = {report.n}$ velocities, $m = {report.m}$ holonomic and $l = {report.l}$ nonholonomic "
+              f"constraints there are $k = n - m = {k}$ configuration and $r = n - m - l = {r}$ velocity degrees "
+              "of freedom")
+    how = ("shown symbolically" if report.classification_how.startswith("symbolic")
+           else "observed numerically at random points")
+    if report.rows:
+        rows = ", ".join(f"row {i + 1} is "
+                         f"{'exact' if row.exact else 'integrable' if row.integrable else 'not integrable'}"
+                         for i, row in enumerate(report.rows))
+        hidden = (f", with {report.hidden_holonomic} holonomic constraints hidden among the rows"
+                  if report.hidden_holonomic else "")
+        growth = ", ".join(str(g) for g in report.growth_vector)
+        text = (f"{counts}; taken alone, {rows}, and under Lie brackets the distribution of admissible "
+                f"directions grows as $({growth})$, so the constraints are {report.classification}{hidden} ({how}).")
+    else:
+        text = f"{counts}; there are no Pfaffian rows, so every constraint is holonomic."
+    return Step("analysis", "Constraint analysis", text)
 
 
 def _dependent(system, simp, steps):
     C = sp.Matrix(system.C)
     v = sp.Matrix(system.velocities)
     xi = simp((C * v).jacobian(system.coordinates) * sp.Matrix(system.A) * v) if C.shape[0] else C
-    steps.append(Step("Acceleration level", "C v' + xi = 0 with C = [C_h; C_nh] and xi = (dC/dt) v",
-                      (("C", simp(C)), ("xi", xi))))
-    steps.append(Step("Equations of motion", "M v' + d = f - C^T lambda together with C v' + xi = 0: the "
-                      "augmented system [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]; p' = A v", ()))
+    steps.append(Step("acceleration", "Constraints at acceleration level",
+                      f"Differentiating ${B['C']}{B['v']} = {ZERO}$ with all constraint rows "
+                      f"${B['C']} = \\begin{{bmatrix}}{B['C_h']} \\\\ {B['C_nh']}\\end{{bmatrix}}$ in time "
+                      f"gives linear equations for the accelerations, with ${B['xi']} = \\dot{{{B['C']}}}{B['v']}$.",
+                      (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))))
+    steps.append(Step("equations", "Equations of motion",
+                      f"The constraint reactions ${_tr('C')}{LAM}$ join the dynamics, and with the constraints at "
+                      "acceleration level they give one linear system for the accelerations and the multipliers, "
+                      "the dependent formulation.",
+                      (rf"\begin{{bmatrix}}{B['M']} & {_tr('C')} \\ {B['C']} & {ZERO}\end{{bmatrix}}"
+                       rf"\begin{{bmatrix}}{DOT['v']} \\ {LAM}\end{{bmatrix}} = "
+                       rf"\begin{{bmatrix}}{B['f']} - {B['d']} \\ -{B['xi']}\end{{bmatrix}}",
+                       f"{DOT['p']} = {B['A']}{B['v']}")))
     return {"C": C, "xi": xi}
 
 
-def _reduced(system, simp, steps):
+def _reduced(system, simp, steps, trivial=False):
     emb = system.embedding
     q, on_g, D = _velocity_map(system, simp)
     w = sp.Matrix(emb.velocities)
-    steps.append(Step("Embedding", "the holonomic constraints hold identically for p = g(q); with q' = w, "
-                      "v = D w and D = A^-1 g_q (so C_h D = 0)", (("q", sp.Matrix(q)), ("g", emb.g), ("D", D))))
+    embedding = ("There are no holonomic constraints, so the coordinates themselves serve as independent "
+                 f"coordinates, ${B['p']} = {B['q']}$, and ${B['v']} = {B['D']}{B['w']}$ with "
+                 f"${B['w']} = {DOT['q']}$ and ${B['D']} = {B['A']}^{{-1}}$." if trivial else
+                 f"The holonomic constraints hold identically for ${B['p']} = {B['g']}({B['q']})$ with independent "
+                 f"coordinates ${B['q']}$ and ${DOT['q']} = {B['w']}$, so that ${B['v']} = {B['D']}{B['w']}$ with "
+                 f"${B['D']} = {B['A']}^{{-1}}\\,\\partial{B['g']}/\\partial{B['q']}$ and "
+                 f"${B['C_h']}{B['D']} = {ZERO}$.")
+    steps.append(Step("embedding", "Embedding", embedding, (f"{B['v']} = {B['D']}{B['w']}",),
+                      (("q", sp.Matrix(q)), ("w", w), ("g", emb.g), ("D", D))))
     gamma = simp((D * w).jacobian(q) * w)
     on_state = dict(on_g)
     on_state.update(dict(zip(system.velocities, D * w)))
@@ -166,20 +260,44 @@ def _reduced(system, simp, steps):
     M_bar = simp(D.T * M * D)
     d_bar = simp(D.T * (M * gamma + sp.Matrix(system.d).subs(on_state)))
     f_bar = simp(D.T * sp.Matrix(system.f).subs(on_state))
-    steps.append(Step("Accelerations", "v' = D w' + gamma with gamma = D' w", (("gamma", gamma),)))
-    steps.append(Step("Projected dynamics", "premultiplying M v' + d = f - C^T lambda by D^T removes the "
-                      "holonomic reactions: M_bar = D^T M D, d_bar = D^T (M gamma + d), f_bar = D^T f",
+    steps.append(Step("accelerations", "Accelerations",
+                      f"Differentiating ${B['v']} = {B['D']}{B['w']}$ in time expresses the accelerations through "
+                      f"${DOT['w']}$.",
+                      (rf"{DOT['v']} = {B['D']}{DOT['w']} + {B['gamma']}, \quad {B['gamma']} = "
+                       rf"\dot{{{B['D']}}}{B['w']}",), (("gamma", gamma),)))
+    reactions = f" - {B['C_bar_nh']}^{{T}}{LAM_NH}" if system.l else ""
+    steps.append(Step("projection", "Projected dynamics",
+                      f"Premultiplying ${B['M']}{DOT['v']} + {B['d']} = {B['f']} - {_tr('C')}{LAM}$ by "
+                      f"${_tr('D')}$ removes the holonomic reactions, since ${B['C_h']}{B['D']} = {ZERO}$.",
+                      (f"{B['M_bar']}{DOT['w']} + {B['d_bar']} = {B['f_bar']}{reactions}",
+                       rf"{B['M_bar']} = {_tr('D')}{B['M']}{B['D']}, \quad {B['d_bar']} = {_tr('D')}"
+                       rf"({B['M']}{B['gamma']} + {B['d']}), \quad {B['f_bar']} = {_tr('D')}{B['f']}"),
                       (("M_bar", M_bar), ("d_bar", d_bar), ("f_bar", f_bar))))
     pieces = {"q": sp.Matrix(q), "w": w, "D": D, "gamma": gamma, "M_bar": M_bar, "d_bar": d_bar, "f_bar": f_bar}
     if system.l:
         C_bar = simp(sp.Matrix(system.C_nh).subs(on_g) * D)
         xi_bar = simp((C_bar * w).jacobian(q) * w)
-        steps.append(Step("Nonholonomic constraints in q", "C_bar_nh = C_nh D, and at acceleration level "
-                          "C_bar_nh w' + xi_bar = 0 with xi_bar = (d C_bar_nh/dt) w",
+        steps.append(Step("constraints_q", "Nonholonomic constraints in the independent coordinates",
+                          f"In terms of ${B['w']}$ the nonholonomic constraints read ${B['C_bar_nh']}{B['w']} = "
+                          f"{ZERO}$ with ${B['C_bar_nh']} = {B['C_nh']}{B['D']}$, and differentiated in time they "
+                          "restrict the accelerations.",
+                          (f"{B['C_bar_nh']}{DOT['w']} + {B['xi_bar']} = {ZERO}, \\quad {B['xi_bar']} = "
+                           f"\\dot{{\\bar{{\\mathbf{{C}}}}}}_{{nh}}{B['w']}",),
                           (("C_bar_nh", C_bar), ("xi_bar", xi_bar))))
         pieces.update(C_bar_nh=C_bar, xi_bar=xi_bar)
-    steps.append(Step("Equations of motion", "[[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = "
-                      "[f_bar - d_bar; -xi_bar]; holonomic reactions follow in resolved form", ()))
+        steps.append(Step("equations", "Equations of motion",
+                          "The projected dynamics and the nonholonomic constraints at acceleration level give one "
+                          "linear system for the accelerations and the nonholonomic multipliers; the holonomic "
+                          "reactions no longer appear.",
+                          (rf"\begin{{bmatrix}}{B['M_bar']} & {B['C_bar_nh']}^{{T}} \\ {B['C_bar_nh']} & {ZERO}"
+                           rf"\end{{bmatrix}}\begin{{bmatrix}}{DOT['w']} \\ {LAM_NH}\end{{bmatrix}} = "
+                           rf"\begin{{bmatrix}}{B['f_bar']} - {B['d_bar']} \\ -{B['xi_bar']}\end{{bmatrix}}",
+                           f"{DOT['q']} = {B['w']}")))
+    else:
+        steps.append(Step("equations", "Equations of motion",
+                          f"Without nonholonomic constraints the projected dynamics are an ordinary differential "
+                          f"equation in ${B['q']}$ and ${B['w']}$.",
+                          (f"{B['M_bar']}{DOT['w']} + {B['d_bar']} = {B['f_bar']}, \\quad {DOT['q']} = {B['w']}",)))
     return pieces
 
 
@@ -199,8 +317,8 @@ def _independent_choice(system, names):
     return [emb.velocity_names.index(n) for n in form.choice]
 
 
-def _minimal(system, simp, steps, independent=None):
-    pieces = _reduced(system, simp, steps)
+def _minimal(system, simp, steps, independent=None, trivial=False):
+    pieces = _reduced(system, simp, steps, trivial)
     steps.pop()  # the reduced equations of motion are replaced by the minimal ones
     emb = system.embedding
     q, w = pieces["q"], pieces["w"]
@@ -218,76 +336,93 @@ def _minimal(system, simp, steps, independent=None):
         for row, j in enumerate(dep):
             D_bar[j, :] = W_d[row, :]
     D_bar = simp(D_bar)
-    steps.append(Step("Independent velocities", f"u = ({', '.join(str(s) for s in u)}); solving C_bar_nh w = 0 "
-                      "for the others gives w = D_bar u with C_bar_nh D_bar = 0", (("u", u), ("D_bar", D_bar))))
+    chosen = ", ".join(sp.latex(tr.display_symbols(s)) for s in u)
+    steps.append(Step("independent", "Independent velocities",
+                      f"Choosing ${B['u']} = ({chosen})$ as independent velocities and solving "
+                      f"${B['C_bar_nh']}{B['w']} = {ZERO}$ for the others gives ${B['w']} = {B['D_bar']}{B['u']}$ "
+                      f"with ${B['C_bar_nh']}{B['D_bar']} = {ZERO}$." if system.l else
+                      f"Without nonholonomic constraints all of ${B['w']}$ is independent: ${B['u']} = {B['w']}$ and "
+                      f"${B['D_bar']}$ is the identity.",
+                      (f"{B['w']} = {B['D_bar']}{B['u']}",), (("u", u), ("D_bar", D_bar))))
     on_u = dict(zip(list(w), D_bar * u))
     gamma_bar = simp((D_bar * u).jacobian(list(q)) * (D_bar * u))
     M_bar = pieces["M_bar"]
     M_bb = simp(D_bar.T * M_bar * D_bar)
     d_bb = simp(D_bar.T * (M_bar * gamma_bar + pieces["d_bar"].subs(on_u)))
     f_bb = simp(D_bar.T * pieces["f_bar"].subs(on_u))
-    steps.append(Step("Accelerations", "w' = D_bar u' + gamma_bar with gamma_bar = D_bar' u",
-                      (("gamma_bar", gamma_bar),)))
-    steps.append(Step("Minimal equations", "premultiplying by D_bar^T removes the nonholonomic reactions: "
-                      "M_barbar u' + d_barbar = f_barbar with M_barbar = D_bar^T M_bar D_bar, "
-                      "d_barbar = D_bar^T (M_bar gamma_bar + d_bar), f_barbar = D_bar^T f_bar; q' = D_bar u",
+    steps.append(Step("accelerations_u", "Accelerations of the independent velocities",
+                      f"Differentiating ${B['w']} = {B['D_bar']}{B['u']}$ in time expresses ${DOT['w']}$ through "
+                      f"${DOT['u']}$.",
+                      (rf"{DOT['w']} = {B['D_bar']}{DOT['u']} + {B['gamma_bar']}, \quad {B['gamma_bar']} = "
+                       rf"\dot{{{B['D_bar']}}}{B['u']}",), (("gamma_bar", gamma_bar),)))
+    steps.append(Step("projection_u", "Projection onto the independent velocities",
+                      f"Premultiplying the projected dynamics by ${_tr('D_bar')}$ removes the nonholonomic "
+                      f"reactions as well, since ${B['C_bar_nh']}{B['D_bar']} = {ZERO}$.",
+                      (rf"{B['M_barbar']} = {_tr('D_bar')}{B['M_bar']}{B['D_bar']}, \quad {B['d_barbar']} = "
+                       rf"{_tr('D_bar')}({B['M_bar']}{B['gamma_bar']} + {B['d_bar']}), \quad {B['f_barbar']} = "
+                       rf"{_tr('D_bar')}{B['f_bar']}",),
                       (("M_barbar", M_bb), ("d_barbar", d_bb), ("f_barbar", f_bb))))
+    steps.append(Step("equations", "Equations of motion",
+                      f"The motion is an ordinary differential equation in ${B['q']}$ and ${B['u']}$ without "
+                      f"multipliers, the minimal formulation, and its dimension is $k + r$.",
+                      (f"{B['M_barbar']}{DOT['u']} + {B['d_barbar']} = {B['f_barbar']}, \\quad "
+                       f"{DOT['q']} = {B['D_bar']}{B['u']}",), (("q_dot", D_bar * u),)))
     pieces.update(u=u, D_bar=D_bar, gamma_bar=gamma_bar, M_barbar=M_bb, d_barbar=d_bb, f_barbar=f_bb,
                   independent=[emb.velocity_names[j] for j in ind])
     return pieces
 
 
-def derive(system, formulation="minimal", *, seconds=20.0, independent=None, analysis=True) -> Derivation:
+def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, independent=None,
+           analysis=True) -> Derivation:
     """The derivation of ``formulation`` ("dependent", "reduced" or "minimal") for ``system``.
 
-    seconds bounds the time spent in sympy's simplify (the cheap reduction always runs).
+    simplify: run sympy's trigsimp on each entry within ``seconds`` in total (the cheap reduction
+    always runs); analysis: include the constraint analysis as a step.
     """
-    if formulation not in ("dependent", "reduced", "minimal"):
-        raise ValueError(f"derive got formulation {formulation!r} but expected one of: dependent, reduced, minimal")
-    simp = _Simplifier(seconds)
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"derive got formulation {formulation!r} but expected one of: {', '.join(FORMULATIONS)}")
+    simp = _Simplifier(seconds, simplify)
     steps = _common_steps(system, simp)
     notes = []
-    emb = system.embedding
-    if formulation != "dependent" and emb is None and system.m == 0:
-        notes.append("no holonomic constraints: q = p and D = I")
-        emb_ok = False
-    else:
-        emb_ok = emb is not None and len(system.coordinates) == system.n and emb.A_q == sp.eye(len(emb.coordinates))
-    if formulation == "dependent":
-        pieces = _dependent(system, simp, steps)
-    elif not emb_ok and system.m == 0 and len(system.coordinates) == system.n and system.A == sp.eye(system.n):
-        from systems.description import Embedding
-
-        trivial = Embedding(coordinates=system.coordinates, g=sp.Matrix(system.coordinates),
-                            inverse=sp.Matrix(system.coordinates), velocities=system.velocities)
-        pieces = _with_embedding(system, trivial, formulation, simp, steps, independent)
-    elif emb_ok:
-        pieces = _reduced(system, simp, steps) if formulation == "reduced" else _minimal(system, simp, steps,
-                                                                                      independent)
-    else:
-        raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
-                         f"{formulation} formulation has no symbolic form here (it runs numerically); "
-                         f"use --formulation dependent")
-    if system.is_nonideal:
-        notes.append("f depends on the multipliers (a non-ideal constraint): at run time the accelerations and "
-                     "all multipliers are solved for together; set the multipliers to zero in f for the ideal case")
-    steps.append(Step("Reactions", "once the accelerations are known, C^T lambda = f - d - M v' gives every "
-                      "multiplier in resolved form, lambda = (C C^T)^-1 C (f - d - M v')", ()))
     report = None
     if analysis:
         from systems.analysis import analyze_constraints
 
         report = analyze_constraints(system)
+        steps.append(_analysis_step(report))
+    emb = system.embedding
+    trivial = (emb is None and system.m == 0 and len(system.coordinates) == system.n
+               and system.A == sp.eye(system.n))
+    emb_ok = emb is not None and len(system.coordinates) == system.n and emb.A_q == sp.eye(len(emb.coordinates))
+    if formulation == "dependent":
+        pieces = _dependent(system, simp, steps)
+    elif trivial or emb_ok:
+        if trivial:
+            from dataclasses import replace
+
+            from systems.description import Embedding
+
+            system = replace(system, embedding=Embedding(
+                coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
+                velocities=system.velocities), independent_velocities=system.independent_velocities)
+        pieces = (_reduced(system, simp, steps, trivial) if formulation == "reduced"
+                  else _minimal(system, simp, steps, independent, trivial))
+    else:
+        raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
+                         f"{formulation} formulation has no symbolic form here (it runs numerically); "
+                         f"use --formulation dependent")
+    if system.is_nonideal:
+        notes.append(f"${B['f']}$ depends on the multipliers (a non-ideal constraint): at run time the accelerations "
+                     "and all multipliers are solved for together; set the multipliers to zero in the applied "
+                     "forces for the ideal case.")
+    names = _rows(system.constraint_names)
+    steps.append(Step("reactions", "Reactions",
+                      f"Once the accelerations are known, the dynamics give every multiplier in resolved form, "
+                      f"one reaction per constraint row ({names})." if names else
+                      "There are no constraints and so no reactions.",
+                      (f"{LAM} = ({B['C']}{_tr('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
+                       f"{B['M']}{DOT['v']})",) if names else ()))
     return Derivation(system.name, formulation, tuple(steps), report, tuple(notes), pieces)
-
-
-def _with_embedding(system, embedding, formulation, simp, steps, independent):
-    from dataclasses import replace
-
-    wrapped = replace(system, embedding=embedding, independent_velocities=())
-    if formulation == "reduced":
-        return _reduced(wrapped, simp, steps)
-    return _minimal(wrapped, simp, steps, independent or system.independent_velocities or None)
 
 
 def minimal_accelerations(derivation, system, q, u):
