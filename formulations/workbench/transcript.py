@@ -8,7 +8,7 @@ reads it through :func:`tex_to_unicode`. Words between backticks are names (syst
 names): typewriter in LaTeX, code in Markdown, as they are in text. Named sympy objects are laid
 out once (:func:`layout`: the whole matrix where it fits the page, else entry by entry, long sums
 over several lines, huge entries counted instead of shown) and printed by sympy's printers, with
-velocity symbols named ``x_dot`` shown as the time derivative of x.
+velocity symbols named ``x_dot`` shown as the time derivative of x (systems.display).
 """
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.stringpict import prettyForm
+
+from systems.display import display_symbols  # noqa: F401  (part of this module's interface)
 
 from ..equations import LATEX_NAMES
 
@@ -121,25 +123,6 @@ def tex_escape(text):
                           ("^", r"\textasciicircum{}")):
         text = text.replace(char, escaped)
     return text
-
-
-# --------------------------------------------------------------------------------------------
-# symbols as printed
-_TIME_DERIVATIVE = re.compile(r"^([A-Za-z]+)(\d*)_dot$")
-
-
-def display_symbols(expr):
-    """``expr`` with each symbol named like ``x_dot`` or ``theta1_dot`` renamed so that sympy's
-    printers show a dot over it (xdot, thetadot_1)."""
-    if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
-        return expr
-    renames = {}
-    for symbol in expr.free_symbols:
-        match = _TIME_DERIVATIVE.match(symbol.name)
-        if match:
-            base, index = match.groups()
-            renames[symbol] = sp.Symbol(base + "dot" + (f"_{index}" if index else ""), **symbol.assumptions0)
-    return expr.xreplace(renames) if renames else expr
 
 
 def _latex(expr):
