@@ -20,6 +20,7 @@ from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
+from .workbench.derivation import Derivation, derive
 from .workbench.ensemble import ensemble
 from .workbench.ensemble_compare import EnsembleComparison, compare_ensemble
 from .workbench.ensemble_inputs import Inputs, grid, sample
@@ -37,4 +38,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
            "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
-           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison"]
+           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "derive", "Derivation"]

@@ -68,10 +68,15 @@ def _velocity_map(system, simp):
     return q, on_g, D
 
 
-def _rows(names):
-    """"row 1: name" or "rows 1: name; 2: name" ('' without rows)."""
-    listed = "; ".join(f"{i + 1}: {name}" for i, name in enumerate(names))
+def _rows(names, first=1):
+    """"row 1: name" or "rows 1: name; 2: name", numbered from ``first`` ('' without rows)."""
+    listed = "; ".join(f"{first + i}: {name}" for i, name in enumerate(names))
     return f"{'row' if len(names) == 1 else 'rows'} {listed}" if names else ""
+
+
+def _constraints(count):
+    """("constraint", "restricts") or the plural."""
+    return ("constraint", "restricts") if count == 1 else ("constraints", "restrict")
 
 
 def _common_steps(system, simp):
@@ -86,15 +91,17 @@ def _common_steps(system, simp):
                    ("V", system.potential)))]
     if system.m:
         steps.append(Step("holonomic", "Holonomic constraints",
-                          f"The holonomic constraints ({_rows(system.holonomic_names)}) restrict the "
-                          f"configuration, and their time derivative restricts the velocities, with "
+                          f"The holonomic {_constraints(system.m)[0]} ({_rows(system.holonomic_names)}) "
+                          f"{_constraints(system.m)[1]} the configuration, and the time derivative restricts the "
+                          f"velocities, with "
                           f"${B['C_h']} = (\\partial{B['Phi']}/\\partial{B['p']})\\,{B['A']}$.",
                           (f"{B['Phi']}({B['p']}) = {ZERO}", f"{B['C_h']}{B['v']} = {ZERO}"),
                           (("Phi", system.Phi), ("C_h", simp(system.C_h)))))
     if system.l:
         steps.append(Step("nonholonomic", "Nonholonomic constraints",
-                          f"The nonholonomic constraints ({_rows(system.nonholonomic_names)}) restrict the "
-                          "velocities alone and are linear in them (Pfaffian).",
+                          f"The nonholonomic {_constraints(system.l)[0]} "
+                          f"({_rows(system.nonholonomic_names, system.m + 1)}) {_constraints(system.l)[1]} the "
+                          "velocities alone, linearly (Pfaffian rows).",
                           (f"{B['C_nh']}({B['p']})\\,{B['v']} = {ZERO}",), (("C_nh", system.C_nh),)))
     return steps
 
@@ -107,7 +114,7 @@ def _analysis_step(report):
     how = ("shown symbolically" if report.classification_how.startswith("symbolic")
            else "observed numerically at random points")
     if report.rows:
-        rows = ", ".join(f"row {i + 1} is "
+        rows = ", ".join(f"row {report.m + i + 1} is "
                          f"{'exact' if row.exact else 'integrable' if row.integrable else 'not integrable'}"
                          for i, row in enumerate(report.rows))
         hidden = (f", with {report.hidden_holonomic} holonomic constraints hidden among the rows"
