@@ -160,7 +160,7 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
     names = _rows(system.constraint_names)
     steps.append(Step("reactions", "Reactions",
                       f"Once the accelerations are known, the dynamics give every multiplier in resolved form, "
-                      f"one reaction per constraint row ({names})." if names else
+                      f"one reaction per constraint row: {names}." if names else
                       "There are no constraints and so no reactions.",
                       (f"{LAM} = ({B['C']}{_tr('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
                        f"{B['M']}{DOT['v']})",) if names else ()))

@@ -69,8 +69,9 @@ def _velocity_map(system, simp):
 
 
 def _rows(names, first=1):
-    """"row 1: name" or "rows 1: name; 2: name", numbered from ``first`` ('' without rows)."""
-    listed = "; ".join(f"{first + i}: {name}" for i, name in enumerate(names))
+    """"row 1 (name)" or "rows 2 (name) and 3 (name)", numbered from ``first`` ('' without rows)."""
+    items = [f"{first + i} ({name})" for i, name in enumerate(names)]
+    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
     return f"{'row' if len(names) == 1 else 'rows'} {listed}" if names else ""
 
 
@@ -91,7 +92,7 @@ def _common_steps(system, simp):
                    ("V", system.potential)))]
     if system.m:
         steps.append(Step("holonomic", "Holonomic constraints",
-                          f"The holonomic {_constraints(system.m)[0]} ({_rows(system.holonomic_names)}) "
+                          f"The holonomic {_constraints(system.m)[0]}, {_rows(system.holonomic_names)}, "
                           f"{_constraints(system.m)[1]} the configuration, and the time derivative restricts the "
                           f"velocities, with "
                           f"${B['C_h']} = (\\partial{B['Phi']}/\\partial{B['p']})\\,{B['A']}$.",
@@ -99,8 +100,8 @@ def _common_steps(system, simp):
                           (("Phi", system.Phi), ("C_h", simp(system.C_h)))))
     if system.l:
         steps.append(Step("nonholonomic", "Nonholonomic constraints",
-                          f"The nonholonomic {_constraints(system.l)[0]} "
-                          f"({_rows(system.nonholonomic_names, system.m + 1)}) {_constraints(system.l)[1]} the "
+                          f"The nonholonomic {_constraints(system.l)[0]}, "
+                          f"{_rows(system.nonholonomic_names, system.m + 1)}, {_constraints(system.l)[1]} the "
                           "velocities alone, linearly (Pfaffian rows).",
                           (f"{B['C_nh']}({B['p']})\\,{B['v']} = {ZERO}",), (("C_nh", system.C_nh),)))
     return steps
