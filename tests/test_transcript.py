@@ -98,13 +98,12 @@ def test_no_ascii_math(disc, formulation):
 def test_renderings_show_the_same_steps_in_order(disc, formulation):
     d = disc[formulation]
     titles = [step.title for step in d.steps]
-    latex = re.findall(r"\\subsection\*\{\d+\.\\ ([^}]*)\}", d.to_latex())
-    markdown = re.findall(r"^\*\*\d+\. (.*?)\.\*\*", d.to_markdown(), flags=re.M)
-    text = re.findall(r"^\d+\. (.*)$", d.text(width=100), flags=re.M)
-    assert latex == markdown == text == titles
+    latex, markdown, text = d.to_latex(), d.to_markdown(), d.text(width=200)
+    assert re.findall(r"\\subsection\*\{\d+\.\\ ([^}]*)\}", latex) == titles
+    assert re.findall(r"^\*\*\d+\. (.*?)\.\*\*", markdown, flags=re.M) == titles
+    assert re.findall(r"^\d+\. (.*)$", text, flags=re.M) == titles
     relations = [r for step in d.steps for r in step.relations]
-    assert all(r in d.to_latex() and r in d.to_markdown() for r in relations)
-    assert all(tr.tex_to_unicode(r) in d.text(width=200) for r in relations)
+    assert all(r in latex and r in markdown and tr.tex_to_unicode(r) in text for r in relations)
 
 
 def test_minimal_steps_are_those_of_the_textbook(disc):

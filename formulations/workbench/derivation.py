@@ -17,8 +17,8 @@ import numpy as np
 import sympy as sp
 
 from . import transcript as tr
-from .derivation_steps import (B, DOT, FORMULATIONS, LAM, Step, _analysis_step, _common_steps, _dependent,
-                               _minimal, _reduced, _rows, _Simplifier, _tr)
+from .derivation_steps import (B, DOT, FORMULATIONS, LAM, Step, analysis_step, common_steps, dependent_steps,
+                               minimal_steps, reduced_steps, row_list, Simplifier, transposed)
 
 __all__ = ["Step", "Derivation", "derive", "minimal_accelerations"]
 
@@ -34,6 +34,7 @@ class Derivation:
     analysis: object = None
     notes: tuple = ()
     pieces: dict = field(default_factory=dict)
+    _layouts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __getitem__(self, name):
         return self.pieces[name]
@@ -62,7 +63,12 @@ class Derivation:
         return self.steps[:keys.index(until) + 1]
 
     def _lines(self, step, expanded):
-        return [line for name, value in step.results for line in tr.layout(name, value)] if expanded else []
+        """The layout of a step's named objects (computed once: the three renderings share it)."""
+        if not expanded:
+            return []
+        if id(step) not in self._layouts:
+            self._layouts[id(step)] = [line for name, value in step.results for line in tr.layout(name, value)]
+        return self._layouts[id(step)]
 
     def text(self, *, expanded=True, until=None, width=None) -> str:
         """Terminal text: unicode math from sympy's pretty printer, wrapped to ``width`` (default:
@@ -123,21 +129,21 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
     """
     if formulation not in FORMULATIONS:
         raise ValueError(f"derive got formulation {formulation!r} but expected one of: {', '.join(FORMULATIONS)}")
-    simp = _Simplifier(seconds, simplify)
-    steps = _common_steps(system, simp)
+    simp = Simplifier(seconds, simplify)
+    steps = common_steps(system, simp)
     notes = []
     report = None
     if analysis:
         from systems.analysis import analyze_constraints
 
         report = analyze_constraints(system)
-        steps.append(_analysis_step(report))
+        steps.append(analysis_step(report))
     emb = system.embedding
     trivial = (emb is None and system.m == 0 and len(system.coordinates) == system.n
                and system.A == sp.eye(system.n))
     emb_ok = emb is not None and len(system.coordinates) == system.n and emb.A_q == sp.eye(len(emb.coordinates))
     if formulation == "dependent":
-        pieces = _dependent(system, simp, steps)
+        pieces = dependent_steps(system, simp, steps)
     elif trivial or emb_ok:
         if trivial:
             from dataclasses import replace
@@ -147,8 +153,8 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
             system = replace(system, embedding=Embedding(
                 coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
                 velocities=system.velocities), independent_velocities=system.independent_velocities)
-        pieces = (_reduced(system, simp, steps, trivial) if formulation == "reduced"
-                  else _minimal(system, simp, steps, independent, trivial))
+        pieces = (reduced_steps(system, simp, steps, trivial) if formulation == "reduced"
+                  else minimal_steps(system, simp, steps, independent, trivial))
     else:
         raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
                          f"{formulation} formulation has no symbolic form here (it runs numerically); "
@@ -157,12 +163,12 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
         notes.append(f"${B['f']}$ depends on the multipliers (a non-ideal constraint): at run time the accelerations "
                      "and all multipliers are solved for together; set the multipliers to zero in the applied "
                      "forces for the ideal case.")
-    names = _rows(system.constraint_names)
+    names = row_list(system.constraint_names)
     steps.append(Step("reactions", "Reactions",
                       f"Once the accelerations are known, the dynamics give every multiplier in resolved form, "
                       f"one reaction per constraint row: {names}." if names else
                       "There are no constraints and so no reactions.",
-                      (f"{LAM} = ({B['C']}{_tr('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
+                      (f"{LAM} = ({B['C']}{transposed('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
                        f"{B['M']}{DOT['v']})",) if names else ()))
     return Derivation(system.name, formulation, tuple(steps), report, tuple(notes), pieces)
 

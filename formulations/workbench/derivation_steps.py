@@ -21,7 +21,7 @@ DOT = {name: rf"\dot{{{B[name]}}}" for name in ("p", "q", "v", "w", "u")}
 LAM, LAM_NH, ZERO = r"\boldsymbol{\lambda}", r"\boldsymbol{\lambda}_{nh}", r"\mathbf{0}"
 
 
-def _tr(name):
+def transposed(name):
     return B[name] + "^{T}"
 
 
@@ -37,7 +37,7 @@ class Step:
     results: tuple = ()    # ((name, sympy object), ...)
 
 
-class _Simplifier:
+class Simplifier:
     """Cheap reduction always; sympy's trigsimp, entry by entry, while the time budget lasts."""
 
     def __init__(self, seconds, simplify=True):
@@ -68,7 +68,7 @@ def _velocity_map(system, simp):
     return q, on_g, D
 
 
-def _rows(names, first=1):
+def row_list(names, first=1):
     """"row 1 (name)" or "rows 2 (name) and 3 (name)", numbered from ``first`` ('' without rows)."""
     items = [f"{first + i} ({name})" for i, name in enumerate(names)]
     listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
@@ -80,7 +80,7 @@ def _constraints(count):
     return ("constraint", "restricts") if count == 1 else ("constraints", "restrict")
 
 
-def _common_steps(system, simp):
+def common_steps(system, simp):
     p, v = sp.Matrix(system.coordinates), sp.Matrix(system.velocities)
     steps = [Step("description", "Description",
                   f"The coordinates ${B['p']}$ and velocities ${B['v']}$ of `{system.name}` are related by the "
@@ -92,7 +92,7 @@ def _common_steps(system, simp):
                    ("V", system.potential)))]
     if system.m:
         steps.append(Step("holonomic", "Holonomic constraints",
-                          f"The holonomic {_constraints(system.m)[0]}, {_rows(system.holonomic_names)}, "
+                          f"The holonomic {_constraints(system.m)[0]}, {row_list(system.holonomic_names)}, "
                           f"{_constraints(system.m)[1]} the configuration, and the time derivative restricts the "
                           f"velocities, with "
                           f"${B['C_h']} = (\\partial{B['Phi']}/\\partial{B['p']})\\,{B['A']}$.",
@@ -101,13 +101,13 @@ def _common_steps(system, simp):
     if system.l:
         steps.append(Step("nonholonomic", "Nonholonomic constraints",
                           f"The nonholonomic {_constraints(system.l)[0]}, "
-                          f"{_rows(system.nonholonomic_names, system.m + 1)}, {_constraints(system.l)[1]} the "
+                          f"{row_list(system.nonholonomic_names, system.m + 1)}, {_constraints(system.l)[1]} the "
                           "velocities alone, linearly (Pfaffian rows).",
                           (f"{B['C_nh']}({B['p']})\\,{B['v']} = {ZERO}",), (("C_nh", system.C_nh),)))
     return steps
 
 
-def _analysis_step(report):
+def analysis_step(report):
     k, r = report.k, report.r
     counts = (f"With $n = {report.n}$ velocities, $m = {report.m}$ holonomic and $l = {report.l}$ nonholonomic "
               f"constraints there are $k = n - m = {k}$ configuration and $r = n - m - l = {r}$ velocity degrees "
@@ -128,7 +128,7 @@ def _analysis_step(report):
     return Step("analysis", "Constraint analysis", text)
 
 
-def _dependent(system, simp, steps):
+def dependent_steps(system, simp, steps):
     C = sp.Matrix(system.C)
     v = sp.Matrix(system.velocities)
     xi = simp((C * v).jacobian(system.coordinates) * sp.Matrix(system.A) * v) if C.shape[0] else C
@@ -138,17 +138,17 @@ def _dependent(system, simp, steps):
                       f"gives linear equations for the accelerations, with ${B['xi']} = \\dot{{{B['C']}}}{B['v']}$.",
                       (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))))
     steps.append(Step("equations", "Equations of motion",
-                      f"The constraint reactions ${_tr('C')}{LAM}$ join the dynamics, and with the constraints at "
+                      f"The constraint reactions ${transposed('C')}{LAM}$ join the dynamics, and with the constraints at "
                       "acceleration level they give one linear system for the accelerations and the multipliers, "
                       "the dependent formulation.",
-                      (rf"\begin{{bmatrix}}{B['M']} & {_tr('C')} \\ {B['C']} & {ZERO}\end{{bmatrix}}"
+                      (rf"\begin{{bmatrix}}{B['M']} & {transposed('C')} \\ {B['C']} & {ZERO}\end{{bmatrix}}"
                        rf"\begin{{bmatrix}}{DOT['v']} \\ {LAM}\end{{bmatrix}} = "
                        rf"\begin{{bmatrix}}{B['f']} - {B['d']} \\ -{B['xi']}\end{{bmatrix}}",
                        f"{DOT['p']} = {B['A']}{B['v']}")))
     return {"C": C, "xi": xi}
 
 
-def _reduced(system, simp, steps, trivial=False):
+def reduced_steps(system, simp, steps, trivial=False):
     emb = system.embedding
     q, on_g, D = _velocity_map(system, simp)
     w = sp.Matrix(emb.velocities)
@@ -175,11 +175,11 @@ def _reduced(system, simp, steps, trivial=False):
                        rf"\dot{{{B['D']}}}{B['w']}",), (("gamma", gamma),)))
     reactions = f" - {B['C_bar_nh']}^{{T}}{LAM_NH}" if system.l else ""
     steps.append(Step("projection", "Projected dynamics",
-                      f"Premultiplying ${B['M']}{DOT['v']} + {B['d']} = {B['f']} - {_tr('C')}{LAM}$ by "
-                      f"${_tr('D')}$ removes the holonomic reactions, since ${B['C_h']}{B['D']} = {ZERO}$.",
+                      f"Premultiplying ${B['M']}{DOT['v']} + {B['d']} = {B['f']} - {transposed('C')}{LAM}$ by "
+                      f"${transposed('D')}$ removes the holonomic reactions, since ${B['C_h']}{B['D']} = {ZERO}$.",
                       (f"{B['M_bar']}{DOT['w']} + {B['d_bar']} = {B['f_bar']}{reactions}",
-                       rf"{B['M_bar']} = {_tr('D')}{B['M']}{B['D']}, \quad {B['d_bar']} = {_tr('D')}"
-                       rf"({B['M']}{B['gamma']} + {B['d']}), \quad {B['f_bar']} = {_tr('D')}{B['f']}"),
+                       rf"{B['M_bar']} = {transposed('D')}{B['M']}{B['D']}, \quad {B['d_bar']} = {transposed('D')}"
+                       rf"({B['M']}{B['gamma']} + {B['d']}), \quad {B['f_bar']} = {transposed('D')}{B['f']}"),
                       (("M_bar", M_bar), ("d_bar", d_bar), ("f_bar", f_bar))))
     pieces = {"q": sp.Matrix(q), "w": w, "D": D, "gamma": gamma, "M_bar": M_bar, "d_bar": d_bar, "f_bar": f_bar}
     if system.l:
@@ -225,8 +225,8 @@ def _independent_choice(system, names):
     return [emb.velocity_names.index(n) for n in form.choice]
 
 
-def _minimal(system, simp, steps, independent=None, trivial=False):
-    pieces = _reduced(system, simp, steps, trivial)
+def minimal_steps(system, simp, steps, independent=None, trivial=False):
+    pieces = reduced_steps(system, simp, steps, trivial)
     steps.pop()  # the reduced equations of motion are replaced by the minimal ones
     emb = system.embedding
     q, w = pieces["q"], pieces["w"]
@@ -264,11 +264,11 @@ def _minimal(system, simp, steps, independent=None, trivial=False):
                       (rf"{DOT['w']} = {B['D_bar']}{DOT['u']} + {B['gamma_bar']}, \quad {B['gamma_bar']} = "
                        rf"\dot{{{B['D_bar']}}}{B['u']}",), (("gamma_bar", gamma_bar),)))
     steps.append(Step("projection_u", "Projection onto the independent velocities",
-                      f"Premultiplying the projected dynamics by ${_tr('D_bar')}$ removes the nonholonomic "
+                      f"Premultiplying the projected dynamics by ${transposed('D_bar')}$ removes the nonholonomic "
                       f"reactions as well, since ${B['C_bar_nh']}{B['D_bar']} = {ZERO}$.",
-                      (rf"{B['M_barbar']} = {_tr('D_bar')}{B['M_bar']}{B['D_bar']}, \quad {B['d_barbar']} = "
-                       rf"{_tr('D_bar')}({B['M_bar']}{B['gamma_bar']} + {B['d_bar']}), \quad {B['f_barbar']} = "
-                       rf"{_tr('D_bar')}{B['f_bar']}",),
+                      (rf"{B['M_barbar']} = {transposed('D_bar')}{B['M_bar']}{B['D_bar']}, \quad {B['d_barbar']} = "
+                       rf"{transposed('D_bar')}({B['M_bar']}{B['gamma_bar']} + {B['d_bar']}), \quad {B['f_barbar']} = "
+                       rf"{transposed('D_bar')}{B['f_bar']}",),
                       (("M_barbar", M_bb), ("d_barbar", d_bb), ("f_barbar", f_bb))))
     steps.append(Step("equations", "Equations of motion",
                       f"The motion is an ordinary differential equation in ${B['q']}$ and ${B['u']}$ without "
