@@ -157,12 +157,14 @@ def test_text_fits_the_width(disc):
     (r"\mathbf{D} = \mathbf{A}^{-1}\,\partial\mathbf{g}/\partial\mathbf{q}", "D = A⁻¹ ∂g/∂q"),
     (r"\bar{\mathbf{C}}_{nh}^{T}\boldsymbol{\lambda}_{nh}", "C̄ₙₕᵀλₙₕ"),
     (r"\begin{bmatrix}\mathbf{M} & \mathbf{C}^{T} \\ \mathbf{C} & \mathbf{0}\end{bmatrix}", "[M  Cᵀ; C  0]"),
-], ids=["minimal", "D", "reaction", "block"])
+    (r"\left(\mathbf{C}\mathbf{C}^{T}\right)^{-1} \le \lambda", "(CCᵀ)⁻¹ ≤ λ"),
+], ids=["minimal", "D", "reaction", "block", "macros"])
 def test_tex_to_unicode(tex, text):
     assert _nfc(tr.tex_to_unicode(tex)) == _nfc(text)
 
 
-@pytest.mark.parametrize("name, latex, pretty", [("x_dot", r"\dot{x}", "ẋ"), ("theta1_dot", r"\dot{\theta}_{1}", "θ̇₁"),
+@pytest.mark.parametrize("name, latex, pretty", [("x_dot", r"\dot{x}", "ẋ"),
+                                                 ("theta1_dot", r"\dot{\theta}_{1}", "θ̇₁"),
                                                  ("omega_1", r"\omega_{1}", "ω₁")])
 def test_velocities_print_as_time_derivatives(name, latex, pretty):
     shown = tr.display_symbols(sp.Symbol(name))
@@ -184,3 +186,8 @@ def test_cli_standalone_document(capsys):
 def test_cli_derive_bad_input(argv, message, capsys):
     assert main(["derive", "knife_edge", "--simplify", "0", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_tex_escape():
+    assert tr.tex_escape(r"a_b {x} 50% & # \ ~") == (r"a\_b \{x\} 50\% \& \# \textbackslash{} "
+                                                       r"\textasciitilde{}")

@@ -120,8 +120,8 @@ class Trajectory:
     def _repr_html_(self):
         """A compact summary for notebooks: span, status, constraint errors, energy drift, cost."""
         errors = self.constraint_errors.max()
-        rows = [("system, formulation", f"{self.system_name}, {self.formulation}"),
-                ("span", f"t = {self.t[0]:g} .. {self.t[-1]:g} s, {self.t.size} points" if self.t.size else "no points"),
+        span = f"t = {self.t[0]:g} .. {self.t[-1]:g} s, {self.t.size} points" if self.t.size else "no points"
+        rows = [("system, formulation", f"{self.system_name}, {self.formulation}"), ("span", span),
                 ("status", f"{self.status}: {_html(self.message[:300])}"),
                 ("max |Φ|, |C v|, |C v̇ + ξ|", ", ".join(f"{errors[k]:.1e}" for k in ("position", "velocity",
                                                                                    "acceleration"))),

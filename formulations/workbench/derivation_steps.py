@@ -138,9 +138,9 @@ def dependent_steps(system, simp, steps):
                       f"gives linear equations for the accelerations, with ${B['xi']} = \\dot{{{B['C']}}}{B['v']}$.",
                       (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))))
     steps.append(Step("equations", "Equations of motion",
-                      f"The constraint reactions ${transposed('C')}{LAM}$ join the dynamics, and with the constraints at "
-                      "acceleration level they give one linear system for the accelerations and the multipliers, "
-                      "the dependent formulation.",
+                      f"The constraint reactions ${transposed('C')}{LAM}$ join the dynamics, and with the "
+                      "constraints at acceleration level they give one linear system for the accelerations and the "
+                      "multipliers, the dependent formulation.",
                       (rf"\begin{{bmatrix}}{B['M']} & {transposed('C')} \\ {B['C']} & {ZERO}\end{{bmatrix}}"
                        rf"\begin{{bmatrix}}{DOT['v']} \\ {LAM}\end{{bmatrix}} = "
                        rf"\begin{{bmatrix}}{B['f']} - {B['d']} \\ -{B['xi']}\end{{bmatrix}}",

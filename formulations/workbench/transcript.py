@@ -54,9 +54,9 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": 
           "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω"}
 _SUPER = dict(zip("0123456789-+T", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ᵀ"))
 _SUB = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
-_WORDS = {r"\partial": "∂", r"\cdot": "·", r"\times": "×", r"\dots": "…", r"\ldots": "…", r"\neq": "≠",
-          r"\le": "≤", r"\ge": "≥", r"\in": "∈", r"\to": "→", r"\quad": "  ", r"\qquad": "    ", r"\,": " ",
-          r"\;": " ", r"\!": "", r"\left": "", r"\right": "", r"\mathbf{0}": "0", r"\mathbb{R}": "ℝ"}
+_WORDS = {"partial": "∂", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "neq": "≠", "le": "≤",
+          "ge": "≥", "in": "∈", "to": "→", "quad": "  ", "qquad": "    ", "left": "", "right": ""}
+_SPACES = {r"\,": " ", r"\;": " ", r"\!": "", r"\mathbf{0}": "0", r"\mathbb{R}": "ℝ"}
 
 
 def tex_to_unicode(tex: str) -> str:
@@ -65,9 +65,9 @@ def tex_to_unicode(tex: str) -> str:
                lambda m: "[" + "; ".join("  ".join(c.strip() for c in row.split("&"))
                                         for row in m.group(1).split(r"\\")) + "]", tex, flags=re.S)
     s = re.sub(r"\\(?:text|operatorname|mathrm)\{([^{}]*)\}", r"\1", s)
-    for word, char in _WORDS.items():
-        s = s.replace(word, char)
-    s = re.sub(r"\\([A-Za-z]+)", lambda m: _GREEK.get(m.group(1), m.group(0)), s)
+    for macro, char in _SPACES.items():
+        s = s.replace(macro, char)
+    s = re.sub(r"\\([A-Za-z]+)", lambda m: _WORDS.get(m.group(1), _GREEK.get(m.group(1), m.group(0))), s)
     s = re.sub(r"\\(?:mathbf|boldsymbol)\{([^{}]*)\}", r"\1", s)
     for _ in range(3):  # inside out: \bar{\bar{X}}, \dot{\bar{X}}
         s = re.sub(r"\\bar\{([^{}\\])" + _BAR + r"\}", r"\1" + _BARBAR, s)
@@ -117,12 +117,13 @@ def sentence_markdown(sentence):
                    for kind, s in _segments(sentence))
 
 
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "$": r"\$",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
 def tex_escape(text):
-    for char, escaped in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("_", r"\_"),
-                          ("$", r"\$"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"),
-                          ("^", r"\textasciicircum{}")):
-        text = text.replace(char, escaped)
-    return text
+    """``text`` as LaTeX text mode: its special characters escaped."""
+    return "".join(_TEX_SPECIAL.get(c, c) for c in text)
 
 
 def _latex(expr):
@@ -145,7 +146,7 @@ def _pretty_width(expr):
 # layout: one list of lines per named object, shared by the three renderings
 @dataclass(frozen=True)
 class Line:
-    """One displayed line: ``name`` (and ``index`` of an entry, 1-based) = the sum of ``terms``,
+    """One displayed line: ``name`` (and ``index`` of an entry, 1-based) = the sum of ``chunks``,
     continued over several lines; or ``note`` in place of a value too large to show."""
 
     name: str
@@ -272,7 +273,8 @@ def lines_text(lines, width) -> list:
             out.append(f"{head}: {line.note}")
             continue
         for k, chunk in enumerate(line.chunks):
-            lead = f"{head} = " if k == 0 else " " * (columns(head) + 1) + ("  " if _latex(chunk).startswith("-") else "+ ")
+            sign = "  " if _latex(chunk).startswith("-") else "+ "
+            lead = f"{head} = " if k == 0 else " " * (columns(head) + 1) + sign
             form = _PRINTER._print(chunk)
             if line.transposed:
                 form = prettyForm(*form.right("ᵀ"))
@@ -281,7 +283,8 @@ def lines_text(lines, width) -> list:
             if columns(lead) + max(map(len, picture)) <= width:
                 out += [(lead if i == form.baseline else blank) + row for i, row in enumerate(picture)]
             else:
-                out += [lead.rstrip()] + ["    " + row for row in _pretty(chunk, width - 4).splitlines()]
+                whole = chunk.T if line.transposed else chunk
+                out += [lead.rstrip()] + ["    " + row for row in _pretty(whole, width - 4).splitlines()]
     return out
 
 
