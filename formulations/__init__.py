@@ -24,6 +24,7 @@ from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
+from .workbench.derivation import Derivation, derive
 from .workbench.ensemble import ensemble
 from .workbench.ensemble_compare import EnsembleComparison, compare_ensemble
 from .workbench.ensemble_inputs import Inputs, grid, sample
@@ -43,4 +44,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
            "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
            "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
-           "plot_stability"]
+           "plot_stability", "derive", "Derivation"]

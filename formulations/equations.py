@@ -8,6 +8,7 @@ from typing import Mapping
 import sympy as sp
 
 from systems._bounded import bounded
+from systems.display import latex
 
 LATEX_NAMES = {
     "p": r"\mathbf{p}", "v": r"\mathbf{v}", "A": r"\mathbf{A}", "M": r"\mathbf{M}", "d": r"\mathbf{d}",
@@ -42,12 +43,21 @@ class Equations:
             lines.append(f"  {name} = {sp.sstr(value)}")
         return "\n".join(lines)
 
+    def __repr__(self):
+        return (f"<Equations of the {self.formulation} formulation of {self.system_name}: "
+                f"pieces {', '.join(self.pieces)}>")
+
     def to_latex(self) -> str:
-        body = [rf"{LATEX_NAMES.get(name, name)} &= {sp.latex(value)}" for name, value in self.pieces.items()]
+        body = [rf"{LATEX_NAMES.get(name, name)} &= {latex(value)}" for name, value in self.pieces.items()]
         return "\\begin{aligned}\n" + " \\\\\n".join(body) + "\n\\end{aligned}"
 
     def _repr_latex_(self):
         return "$$" + self.to_latex() + "$$"
+
+    def _repr_markdown_(self):
+        relations = "\n".join(f"    {r}" for r in self.relations)
+        return (f"**The {self.formulation} formulation of `{self.system_name}`**\n\n{relations}\n\n"
+                f"$${self.to_latex()}$$\n")
 
 
 def primitive_pieces(system) -> dict:

@@ -103,6 +103,13 @@ class ConstraintAnalysis(DegreesOfFreedom):
     def _repr_markdown_(self):
         return self.to_markdown()
 
+    def __repr__(self):
+        rows = ", ".join(f"{row.name}: {'exact' if row.exact else 'integrable' if row.integrable else 'not integrable'}"
+                         for row in self.rows[:6])
+        more = f", ... {len(self.rows) - 6} more" if len(self.rows) > 6 else ""
+        return (f"<ConstraintAnalysis {self.system_name}: n={self.n} m={self.m} l={self.l}, growth vector "
+                f"{self.growth_vector}, {self.classification}{'; rows ' + rows + more if rows else ''}>")
+
 
 # --------------------------------------------------------------------------------------------
 # the distribution

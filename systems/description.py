@@ -383,6 +383,11 @@ class System(DegreesOfFreedom):
     def __repr__(self):
         return f"<System {self.name!r} n={self.n} m={self.m} l={self.l}>"
 
+    def _repr_markdown_(self):
+        from .display import system_markdown
+
+        return system_markdown(self)
+
     __hash__ = object.__hash__
 
     def __eq__(self, other):

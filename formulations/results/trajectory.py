@@ -19,6 +19,10 @@ class EventRecord(NamedTuple):
     index: int
 
 
+def _html(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def frozen(array) -> np.ndarray:
     """A read-only float copy of ``array``."""
     out = np.array(array, dtype=float)
@@ -112,6 +116,48 @@ class Trajectory:
         message = self.message if len(self.message) <= 300 else self.message[:297] + "..."
         return (f"<Trajectory {self.system_name} {self.formulation}: {self.t.size} points, {span}, "
                 f"status {self.status}: {message}>")
+
+    def _repr_html_(self):
+        """A compact summary for notebooks: span, status, constraint errors, energy drift, cost."""
+        errors = self.constraint_errors.max()
+        span = f"t = {self.t[0]:g} .. {self.t[-1]:g} s, {self.t.size} points" if self.t.size else "no points"
+        rows = [("system, formulation", f"{self.system_name}, {self.formulation}"), ("span", span),
+                ("status", f"{self.status}: {_html(self.message[:300])}"),
+                ("max |Φ|, |C v|, |C v̇ + ξ|", ", ".join(f"{errors[k]:.1e}" for k in ("position", "velocity",
+                                                                                   "acceleration"))),
+                ("energy drift", f"{self.energy_drift:.1e} J"),
+                ("cost", f"{self.stats.steps} steps, {self.stats.rhs_evaluations} evaluations, "
+                         f"{self.stats.wall_time:.3f} s")]
+        rows += [("warnings", _html("; ".join(self.warnings)[:300]))] if self.warnings else []
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
+                       for k, v in rows)
+        return f"<table>{body}</table>"
+
+    def plot(self, names=None, ax=None):
+        """A small plot over time: the named columns of the formulation's own state (``names`` from
+        ``state_names``), or by default the constraint errors |Φ|, |C v| and the energy drift on a
+        log scale (exact zeros drawn at 1e-17). Returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            ax = plt.subplots(figsize=(5, 2.6), layout="constrained")[1]
+        if names is not None:
+            unknown = [n for n in names if n not in self.state_names]
+            if unknown:
+                raise KeyError(f"trajectory of {self.system_name} ({self.formulation}) has no state {unknown}; "
+                               f"expected names from {self.state_names}")
+            for name in names:
+                ax.plot(self.t, self.state[:, self.state_names.index(name)], label=name)
+        else:
+            tiny = 1e-17  # zeros drawn just below the rounding error of double precision
+            ax.semilogy(self.t, np.maximum(self.constraint_errors.position, tiny), label="|Φ|")
+            ax.semilogy(self.t, np.maximum(self.constraint_errors.velocity, tiny), label="|C v|")
+            if self.energy.size:
+                ax.semilogy(self.t, np.maximum(np.abs(self.energy - self.energy[0]), tiny), label="|E - E(0)| in J")
+        ax.set_xlabel("t in s")
+        ax.set_title(f"{self.system_name}, {self.formulation}", fontsize=9)
+        ax.legend(fontsize=7)
+        return ax
 
     @property
     def reactions(self) -> Mapping:

@@ -12,7 +12,8 @@
                 [--set name=value ...] [--json]
     pfaff stability SYSTEM --param P --range A B [--points N] [--family F] [--formulation F] [--out DIR [--force]]
                     [--set name=value ...] [--json]
-    pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
+    pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
+                 [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear
 
@@ -125,6 +126,17 @@ def build_parser():
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true", help="print LaTeX")
     style.add_argument("--markdown", action="store_true", help="print Markdown with math")
+    derive.add_argument("--standalone", action="store_true",
+                        help="with --latex: a complete document for pdflatex instead of a fragment")
+    derive.add_argument("--compact", action="store_true",
+                        help="the relations between named matrices only, without their entries")
+    derive.add_argument("--until", metavar="STEP", default=None,
+                        help="stop after this step (its number from 1, or its key: description, holonomic, "
+                             "nonholonomic, analysis, acceleration, embedding, accelerations, projection, "
+                             "constraints_q, independent, accelerations_u, projection_u, equations, reactions)")
+    derive.add_argument("--simplify", type=number("non-negative"), default=20.0, metavar="SECONDS",
+                        help="time for sympy's trigsimp on the derived matrices (0: the cheap expansion only)")
+    derive.add_argument("--no-analysis", action="store_true", help="leave out the constraint analysis step")
     export = _command(sub, "export", "the right-hand side of a formulation as standalone code", cmd_export)
     export.add_argument("--formulation", default="dependent", help="dependent, reduced or minimal (C: dependent)")
     export.add_argument("--to", default="python", choices=["python", "c", "latex"],

@@ -283,12 +283,18 @@ def _write(comparison, system, folder, args, failed, interrupted=None):
 def cmd_derive(args):
     from .derivation import derive
 
+    if args.standalone and not args.latex:
+        raise UsageError("derive: --standalone makes a complete LaTeX document and needs --latex")
     system = load_system(args.system, args.set)
+    options = {"expanded": not args.compact, "until": args.until}
     try:
-        derivation = derive(system, args.formulation)
+        derivation = derive(system, args.formulation, seconds=args.simplify, simplify=args.simplify > 0,
+                            analysis=not args.no_analysis)
+        derivation.shown_steps(args.until)  # a step that does not exist is bad input, before printing
     except (systems.UnknownNameError, ValueError) as exc:
         raise UsageError(explain(exc)) from None
-    print(derivation.to_latex() if args.latex else derivation.to_markdown() if args.markdown else derivation.text())
+    print(derivation.to_latex(standalone=args.standalone, **options) if args.latex
+          else derivation.to_markdown(**options) if args.markdown else derivation.text(**options))
     return OK
 
 

@@ -1,0 +1,48 @@
+"""How symbols and systems look in print: velocities named ``x_dot`` as the time derivative of x
+(a dot over it, in sympy's LaTeX and unicode printers), and a short Markdown card of a system for
+notebooks."""
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+
+_TIME_DERIVATIVE = re.compile(r"^([A-Za-z]+)(\d*)_dot$")
+
+
+def display_symbols(expr):
+    """``expr`` with each symbol named like ``x_dot`` or ``theta1_dot`` renamed so that sympy's
+    printers show a dot over it (xdot, thetadot_1); other symbols unchanged."""
+    if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        return expr
+    renames = {}
+    for symbol in expr.free_symbols:
+        match = _TIME_DERIVATIVE.match(symbol.name)
+        if match:
+            base, index = match.groups()
+            renames[symbol] = sp.Symbol(base + "dot" + (f"_{index}" if index else ""), **symbol.assumptions0)
+    return expr.xreplace(renames) if renames else expr
+
+
+def latex(expr) -> str:
+    """sympy's LaTeX of ``expr`` with dotted velocities and matrices in brackets."""
+    return sp.latex(display_symbols(expr), mat_delim="[")
+
+
+def _names(symbols):
+    return ", ".join(latex(s) for s in symbols)
+
+
+def system_markdown(system) -> str:
+    """A Markdown card of ``system``: sizes, coordinates, velocities, constraint rows, parameters."""
+    lines = [f"**{system.name}**: $n = {system.n}$ velocities, $m = {system.m}$ holonomic and $l = {system.l}$ "
+             f"nonholonomic constraints; $k = {system.k}$ configuration and $r = {system.r}$ velocity degrees of "
+             "freedom", "",
+             f"- coordinates $\\mathbf{{p}} = ({_names(system.coordinates)})$",
+             f"- velocities $\\mathbf{{v}} = ({_names(system.velocities)})$"]
+    for i, name in enumerate(system.constraint_names):
+        lines.append(f"- constraint row {i + 1} ({'holonomic' if i < system.m else 'nonholonomic'}): {name}")
+    params = ", ".join(f"${latex(p.symbol)} = {v:g}$" for p, v in zip(system.parameters, system.parameter_values))
+    if params:
+        lines.append(f"- parameters: {params}")
+    return "\n".join(lines) + "\n"
