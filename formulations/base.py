@@ -101,9 +101,10 @@ class Saddle:
 
     kinematics: the position part of y' (n_q,); na: number of acceleration unknowns a (the
     velocity part of y' is a); velocity: the velocity part of y (na,), on which the kept rows act
-    (G velocity = 0 for scleronomic constraints); rows: number of kept constraint rows, the last
-    rows of K; T, tau: v' = T a + tau (T None: v' = a); extra: what the formulation needs after the
-    solve (dynamics pieces).
+    (G velocity + offset = 0); rows: number of kept constraint rows, the last rows of K; T, tau:
+    v' = T a + tau (T None: v' = a); extra: what the formulation needs after the solve (dynamics
+    pieces); offset: the velocity-free term of the kept rows (rows,), None where it is zero
+    (scleronomic, homogeneous rows).
     """
 
     kinematics: np.ndarray
@@ -115,6 +116,7 @@ class Saddle:
     T: object
     tau: object
     extra: tuple = ()
+    offset: object = None
 
 
 class Formulation(ABC):
@@ -178,12 +180,12 @@ class Formulation(ABC):
         """Names of the formulation's own state variables."""
 
     @abstractmethod
-    def initial_state(self, p, v) -> np.ndarray:
-        """Own state from a consistent dependent state."""
+    def initial_state(self, p, v, t=0.0) -> np.ndarray:
+        """Own state from a consistent dependent state at time t."""
 
     @abstractmethod
-    def dependent_state(self, y):
-        """(p, v) from the own state."""
+    def dependent_state(self, y, t=0.0):
+        """(p, v) from the own state at time t (the time matters only where the embedding moves)."""
 
     @abstractmethod
     def accelerations(self, t, y, multipliers=True) -> tuple:
@@ -206,8 +208,8 @@ class Formulation(ABC):
         """The saddle-point system at (t, y), for the DAE forms; see ``gives``."""
         raise CapabilityError(self._no_dae())
 
-    def position_constraints(self, y_pos):
-        """(Psi, Psi_y): the position constraints on the own coordinates, for the GGL form."""
+    def position_constraints(self, y_pos, t=0.0):
+        """(Psi, Psi_y): the position constraints on the own coordinates at time t, for the GGL form."""
         raise CapabilityError(f"formulation {self.name!r} has no GGL form")
 
     def _gains(self):
@@ -306,9 +308,9 @@ class Formulation(ABC):
                 "stabilization 'projection'", "it moves the state back onto the constraints after every step")}
         return {}
 
-    def prepare(self, p0, v0, offers=frozenset()):
-        """Hook run once before integration (e.g. choosing independent velocities); ``offers`` are the
-        solver's capabilities."""
+    def prepare(self, p0, v0, offers=frozenset(), t0=0.0):
+        """Hook run once before integration at time t0 (e.g. choosing independent velocities);
+        ``offers`` are the solver's capabilities."""
 
     def reset_statistics(self):
         """Counters of a run set to zero: projections, re-choices, charts."""
@@ -338,9 +340,10 @@ class Formulation(ABC):
             raise
 
     # -- states ----------------------------------------------------------------------------------
-    def check_state(self, p, v, tol=1e-8):
-        """Raise InconsistentStateError listing the residuals when (p, v) violates the constraints."""
-        Phi, Cv = self.system.residuals(p, v)
+    def check_state(self, p, v, tol=1e-8, t=0.0):
+        """Raise InconsistentStateError listing the residuals when (p, v) violates the constraints at
+        time t."""
+        Phi, Cv = self.system.residuals(p, v, t)
         scale_p = 1 + np.max(np.abs(p))
         scale_v = 1 + np.max(np.abs(v))
         bad = [f"{name}: {val:.3e}" for name, val in zip(self.system.holonomic_names, Phi) if abs(val) > tol * scale_p]

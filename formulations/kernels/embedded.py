@@ -71,8 +71,8 @@ def _source(formulation, minimal):
         del lines[2:]  # the chart's own _geometry and its helpers
         lines += ["", ""] + CHART_SOURCE.format(m_a=geo.m_a, hc=geo.m_a * (n_p + 2)).splitlines()
         add("    cb = np.zeros(CON)")
-        add("    _constraints(p, params, cb)")
-        add("    Cg = cb[M_H + M_H * N_P:].reshape((C, N))")
+        add("    _constraints(p, params, 0.0, cb)")
+        add("    Cg = cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N))")
         add("    kb = np.zeros(N_P * N)")
         add("    _kinematics(p, params, kb)")
         add("    A = kb.reshape((N_P, N))")
@@ -87,8 +87,9 @@ def _source(formulation, minimal):
         add("    _kinematics(q, params, kb)")
         add("    A = kb.reshape((N_P, N))")
         add("    cb = np.zeros(CON)")
-        add("    _constraints(q, params, cb)")
-        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:].reshape((C, N)), A, np.empty(0, np.int64), True")
+        add("    _constraints(q, params, 0.0, cb)")
+        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N)), A, "
+            "np.empty(0, np.int64), True")
     else:
         add(f"    cb = np.zeros({b[-1]})")
         add("    _chart(q, params, cb)")
@@ -158,7 +159,7 @@ def _source(formulation, minimal):
         add("    p0, U, V = _chart(extra)")
         add("    hc = work[W_H:W_H + HC]")
         add("    hc[:] = 0.0")
-        add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, hc)")
+        add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)")
         add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
         if square:
             add("    ok = lu_solve(LU, perm, gamma)")
@@ -287,7 +288,7 @@ def _chart_solve(q, params, extra, work, p, S, perm):
                     acc -= U[i, j] * h[j]
                 p[i] = acc
             hc[:] = 0.0
-            _holonomic_chart(p, zero, params, hc)
+            _holonomic_chart(p, zero, params, 0.0, hc)
             if not finite(hc):
                 break
             S[:, :] = mm(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)), U)
@@ -353,7 +354,7 @@ def new_chart(t, y, params, extra):
     if not ok:
         return y_new, p, U, V, B, False
     hc = np.zeros(HC)
-    _holonomic_chart(p, np.zeros(N_P), params, hc)
+    _holonomic_chart(p, np.zeros(N_P), params, 0.0, hc)
     Phi_p = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))
     if not finite(hc):
         return y_new, p, U, V, B, False
