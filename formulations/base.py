@@ -128,6 +128,7 @@ class Formulation(ABC):
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
+    compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
@@ -195,6 +196,16 @@ class Formulation(ABC):
     @abstractmethod
     def equations(self, expanded: bool = False):
         """The symbolic pieces, named as in DESIGN section 2 (expanded forms on request)."""
+
+    def state_at(self, y, t):
+        """(p, v) of the own state y at time t: ``dependent_state`` given the time where the
+        constraints depend on it (a formulation written for fixed constraints may take y alone)."""
+        return self.dependent_state(y, t) if self.system.is_rheonomic else self.dependent_state(y)
+
+    def own_state(self, p, v, t):
+        """The own state of (p, v) at time t: ``initial_state`` given the time where the constraints
+        depend on it."""
+        return self.initial_state(p, v, t) if self.system.is_rheonomic else self.initial_state(p, v)
 
     def evaluate(self, t, y) -> Evaluation:
         """y', v' and lambda at (t, y)."""
@@ -280,6 +291,10 @@ class Formulation(ABC):
         if form == COMPILED_ODE:
             if self.backend != "compiled":
                 return "the compiled right-hand side needs backend='compiled'"
+            if self.system.is_rheonomic and not self.compiled_rheonomic:
+                return (f"formulation {self.name!r} has no compiled right-hand side for rheonomic or affine constraints "
+                        f"(system {self.system.name!r}); its numpy evaluation on the compiled primitives serves them, "
+                        f"and 'dependent' has one")
             return None if type(self).compiled_rhs_source is not Formulation.compiled_rhs_source else (
                 f"formulation {self.name!r} has no compiled right-hand side yet")
         if form == INDEX1_DAE:

@@ -27,6 +27,7 @@ class Dependent(Formulation):
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
+    compiled_rheonomic = True
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names

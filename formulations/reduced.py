@@ -9,8 +9,8 @@ Holonomic reactions are recovered afterwards in resolved form, C^T lambda = f - 
 A moving embedding p = g(q, t) gives v = D w + d_0 (formulations.geometry); the nonholonomic rows
 then read C_bar_nh w + c_bar_nh = 0 with c_bar_nh = C_nh d_0 + c_nh, and xi, gamma carry their terms
 in t. Stabilization: Baumgarte or constraint dynamics on the velocity residual C_bar_nh w + c_bar_nh,
-or Projection of w onto C_bar_nh w + c_bar_nh = 0 in the metric M_bar after every step. Systems without an embedding run on the
-tangent-space charts of formulations.charts.
+or Projection of w onto C_bar_nh w + c_bar_nh = 0 in the metric M_bar after every step. Systems without
+an embedding run on the tangent-space charts of formulations.charts.
 """
 from __future__ import annotations
 

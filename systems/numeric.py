@@ -86,7 +86,7 @@ class NumericModel:
         """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
 
         f = f0 + F_lambda lambda; xi = (d/dp (C v + c)) A v + d/dt (C v + c), so that the
-        acceleration-level rows read C v' + xi = 0 (c the velocity-free term, see ``c``);
+        acceleration-level rows read C v' + xi = 0 (c the velocity-free term, see ``c_term``);
         pdd2 = (d/dp (A v)) A v, the part of p'' that does not involve v'.
         """
         return self._dynamics(t, p, v, params)

@@ -1,9 +1,9 @@
 """Validation of a system description: every problem collected, reported once.
 
 Structural checks are symbolic (shapes, free symbols, velocity-free constraints — which may
-depend on the time symbol — f affine in the multipliers); properties that need a value (symmetry of M, rank of A, independence of the
-constraint rows, consistency of the default state and of the embedding) are checked numerically
-at the default state and at random points.
+depend on the time symbol — f affine in the multipliers); properties that need a value (symmetry of
+M, rank of A, independence of the constraint rows, consistency of the default state at t = 0 and of
+the embedding) are checked numerically at the default state and at random points.
 """
 from __future__ import annotations
 
@@ -132,8 +132,8 @@ def _embedding(system, problems, rng):
         g, g_q, A_q = num.embedding(q, par, t)
         res = np.max(np.abs(num.Phi(g, par, t)), initial=0.0)
         if res > 1e-9 * (1 + np.max(np.abs(g))):
-            problems.append(f"embedding does not satisfy Phi(g(q)) = 0 (Phi(g(q, t), t) = 0): |Phi| = {res:.2e} at q = "
-                            f"{np.round(q, 4)}, t = {t:g}")
+            problems.append(f"embedding does not satisfy Phi(g(q)) = 0 (Phi(g(q, t), t) = 0): |Phi| = {res:.2e} "
+                            f"at q = {np.round(q, 4)}, t = {t:g}")
             return
         back = num.embedding(num.inverse(g, par, t), par, t)[0]
         if np.max(np.abs(back - g)) > 1e-9 * (1 + np.max(np.abs(g))):

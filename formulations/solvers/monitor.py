@@ -28,7 +28,7 @@ def rank_monitor(formulation, p0, t0=0.0):
         return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
 
     def position(y, t):
-        return formulation.dependent_state(y, t)[0]
+        return formulation.state_at(y, t)[0]
 
     previous, start = jacobian(p0, t0)
     threshold = formulation.singular_ratio * start

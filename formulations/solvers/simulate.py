@@ -96,9 +96,12 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     events = args.events
     inputs.check_event_values(events, args.t_span[0], p0, v0)
     form = match(formulation, solver, events)
-    formulation.prepare(p0, v0, solver.offers, t0)
+    if system.is_rheonomic:  # formulations written for fixed constraints need no start time
+        formulation.prepare(p0, v0, solver.offers, t0)
+    else:
+        formulation.prepare(p0, v0, solver.offers)
     formulation.reset_statistics()
-    y0 = formulation.initial_state(p0, v0, t0)
+    y0 = formulation.own_state(p0, v0, t0)
     formulation.resolve_stabilization(args.t_span, y0)
     recorder = _recorder(formulation)
     if args.t_eval is not None and args.t_eval.size > inputs.LARGE_OUTPUT:
@@ -160,7 +163,7 @@ def _recorder(formulation):
     def record(t, y, interpolated):
         if interpolated and project_samples:  # dense output interpolates unprojected states
             y = formulation.project(t, y)
-        p, v = formulation.dependent_state(y, t)
+        p, v = formulation.state_at(y, t)
         try:
             _, vdot, lam = formulation.accelerations(t, y)
         except (np.linalg.LinAlgError, StopRun):
@@ -172,6 +175,6 @@ def _recorder(formulation):
 
 def _event_values(formulation, events):
     def event_values(t, y):
-        p, v = formulation.dependent_state(y, t)
+        p, v = formulation.state_at(y, t)
         return np.array([ev.function(t, p, v) for ev in events], dtype=float)
     return event_values if events else None

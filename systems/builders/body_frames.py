@@ -114,8 +114,8 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
     """A :class:`System` of the bodies ``frames`` (coordinates and velocities in that order).
 
     holonomic: (name, Phi_i(p, t)) pairs, e.g. the rows of :func:`spherical_joint`;
-    nonholonomic_rows: (name, row affine in v); t is systems.TIME (rheonomic rows). gravity: world vector g; its potential enters the
-    energy.
+    nonholonomic_rows: (name, row affine in v); t is systems.TIME (rheonomic rows). gravity: world
+    vector g; its potential enters the energy.
     """
     p, v, blocks = [], [], []
     M, d, f = [], [], []

@@ -25,8 +25,9 @@ def from_lagrangian(name: str, coordinates: Sequence[sp.Symbol], T, V=0, *, velo
     """Build a :class:`System` from kinetic energy T(p, v) and potential V(p), with v = p'.
 
     ``holonomic`` and ``nonholonomic`` are sequences of (name, expression): Phi_i(p, t) and rows
-    affine in v, C_nh,i(p, t) v + c_nh,i(p, t) (t is systems.TIME: rheonomic rows). ``forces`` are generalized forces Q (n,), which may depend on t and be affine in
-    the system's multipliers (pass ``multipliers=`` then). Remaining keywords go to System.
+    affine in v, C_nh,i(p, t) v + c_nh,i(p, t) (t is systems.TIME: rheonomic rows). ``forces`` are
+    generalized forces Q (n,), which may depend on t and be affine in the system's multipliers (pass
+    ``multipliers=`` then). Remaining keywords go to System.
     """
     if not isinstance(name, str) or not name:
         raise SystemDescriptionError(repr(name), [f"name got {name!r} but expected a non-empty str"])
