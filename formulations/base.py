@@ -248,9 +248,10 @@ class Formulation(ABC):
         post_step asked for a new chart at (t, y)); formulations on charts override this."""
         raise CapabilityError(f"formulation {self.name!r} has no compiled restart")
 
-    def compiled_stop(self, module, ys, params, extra):
+    def compiled_stop(self, module, ys, params, extra, ts=None):
         """(number of recorded points to keep, message) or None: the formulation's own watch over a
-        compiled run, applied to its recorded states after it (see formulations.minimal)."""
+        compiled run, applied to its recorded states ys at their times ts after it (see
+        formulations.minimal)."""
         return None
 
     def project(self, t, y):
@@ -292,9 +293,10 @@ class Formulation(ABC):
             if self.backend != "compiled":
                 return "the compiled right-hand side needs backend='compiled'"
             if self.system.is_rheonomic and not self.compiled_rheonomic:
-                return (f"formulation {self.name!r} has no compiled right-hand side for rheonomic or affine constraints "
-                        f"(system {self.system.name!r}); its numpy evaluation on the compiled primitives serves them, "
-                        f"and 'dependent' has one")
+                return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side for "
+                        f"rheonomic or affine constraints (system {self.system.name!r}); its evaluation in Python on "
+                        f"the compiled primitives serves them, and so do the fused modules of 'dependent', and of "
+                        f"'reduced' and 'minimal' through an embedding")
             return None if type(self).compiled_rhs_source is not Formulation.compiled_rhs_source else (
                 f"formulation {self.name!r} has no compiled right-hand side yet")
         if form == INDEX1_DAE:

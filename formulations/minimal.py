@@ -36,6 +36,7 @@ class Minimal(Formulation):
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit")
     system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"
+    compiled_rheonomic = True  # through an embedding (on charts it has no compiled module at all)
 
     def _configure(self, independent=None, rechoose=None, cond_limit=100.0):
         """independent: names of w or v components (default: the system's choice, else pivoting).
@@ -239,10 +240,10 @@ class Minimal(Formulation):
     def compiled_arguments(self):
         return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])
 
-    def compiled_stop(self, module, ys, params, extra):
+    def compiled_stop(self, module, ys, params, extra, ts=None):
         """The watch of post_step over the recorded states of a compiled run: the run ends at the first
         state where [C_bar_nh; E] passed cond_limit or its determinant changed sign, which is kept."""
-        watch = module.choice_all(np.ascontiguousarray(ys), params, extra)
+        watch = module.choice_all(np.ascontiguousarray(ys), params, extra, np.zeros(len(ys)) if ts is None else ts)
         bad = np.flatnonzero((watch[:, 0] > self.cond_limit) | (np.sign(watch[:, 1]) != self._det_sign))
         if not bad.size:
             return None

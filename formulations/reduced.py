@@ -116,6 +116,11 @@ class Reduced(Formulation):
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
         return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C), offset)
 
+    @property
+    def compiled_rheonomic(self):
+        """The fused module serves rheonomic and affine rows through an embedding, not on charts."""
+        return not self.on_charts
+
     def compiled_rhs_source(self):
         """The whole evaluation through the embedding, or on a chart, as generated numba source;
         extra = (alpha, beta) then, on charts, the chart (Atlas.compiled_chart)."""
