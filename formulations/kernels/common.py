@@ -172,3 +172,21 @@ def check_all(ts, ps, vs, vdots, ok, params):
             previous[:, :] = Phi_p
     return out
 """
+
+
+def affine_terms(add, moving, l, square, left, offset):
+    """Lines of evaluate for rheonomic or affine rows: d_0 = A^+ g_t (zero unless the embedding
+    moves; g_t at ``offset`` of the embedding kernel's output) and c_nh at the time t."""
+    if moving:
+        add(f"    eb = np.zeros({offset} + N_P)")
+        add("    _embedding(q, params, t, eb)")
+        add(f"    d_0 = eb[{offset}:].copy()")
+        add("    ok = lu_solve(LU, perm, d_0)" if square else "    d_0, ok = " + left.format("d_0"))
+        add("    if not ok:")
+        add("        return False")
+    else:
+        add("    d_0 = np.zeros(N)")
+    if l:
+        add("    cb_t = np.zeros(CON)")
+        add("    _constraints(p, params, t, cb_t)")
+        add("    c_nh = cb_t[CON - L:]")
