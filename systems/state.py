@@ -169,8 +169,13 @@ def _check_guess(system, p, v):
 
 
 def embedding_velocity_map(system, q, t=0.0):
+    """(p, D) at (q, t): p = g(q, t) and D = A^+ g_q A_q, shape (n_v, k)."""
+    return embedding_velocity_terms(system, q, t)[:2]
+
+
+def embedding_velocity_terms(system, q, t=0.0):
     """(p, D, d_0) at (q, t): p = g(q, t), D = A^+ g_q A_q, shape (n_v, k), and d_0 = A^+ g_t (n_v,),
-    so that v = D w + d_0."""
+    so that v = D w + d_0 (d_0 = 0 for a fixed embedding)."""
     num, par = system.numeric, system.params
     q = np.asarray(q, float)
     g, g_q, A_q = num.embedding(q, par, t)
@@ -190,7 +195,7 @@ def state_from_q(system, q, w, t=0.0):
     if q.shape != (len(emb.coordinates),) or w.shape != (len(emb.velocities),):
         raise ValueError(f"system {system.name!r}: got q {q.shape}, w {w.shape} but expected "
                          f"q ({len(emb.coordinates)},), w ({len(emb.velocities)},)")
-    p, D, d_0 = embedding_velocity_map(system, q, t)
+    p, D, d_0 = embedding_velocity_terms(system, q, t)
     return p, D @ w + d_0
 
 
@@ -198,6 +203,6 @@ def q_from_state(system, p, v, t=0.0):
     """(q, w) from a consistent dependent state at time t through q = h(p, t) and w = D^+ (v - d_0)."""
     q = normalize_blocks(system.numeric.inverse(np.asarray(p, float), system.params, t),
                          system.embedding.unit_norm_blocks)
-    _, D, d_0 = embedding_velocity_map(system, q, t)
+    _, D, d_0 = embedding_velocity_terms(system, q, t)
     w = np.linalg.lstsq(D, np.asarray(v, float) - d_0, rcond=None)[0]
     return q, w
