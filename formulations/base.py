@@ -101,9 +101,10 @@ class Saddle:
 
     kinematics: the position part of y' (n_q,); na: number of acceleration unknowns a (the
     velocity part of y' is a); velocity: the velocity part of y (na,), on which the kept rows act
-    (G velocity = 0 for scleronomic constraints); rows: number of kept constraint rows, the last
-    rows of K; T, tau: v' = T a + tau (T None: v' = a); extra: what the formulation needs after the
-    solve (dynamics pieces).
+    (G velocity + offset = 0); rows: number of kept constraint rows, the last rows of K; T, tau:
+    v' = T a + tau (T None: v' = a); extra: what the formulation needs after the solve (dynamics
+    pieces); offset: the velocity-free term of the kept rows (rows,), None where it is zero
+    (scleronomic, homogeneous rows).
     """
 
     kinematics: np.ndarray
@@ -115,6 +116,7 @@ class Saddle:
     T: object
     tau: object
     extra: tuple = ()
+    offset: object = None
 
 
 class Formulation(ABC):
@@ -126,6 +128,7 @@ class Formulation(ABC):
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
+    compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
@@ -178,12 +181,12 @@ class Formulation(ABC):
         """Names of the formulation's own state variables."""
 
     @abstractmethod
-    def initial_state(self, p, v) -> np.ndarray:
-        """Own state from a consistent dependent state."""
+    def initial_state(self, p, v, t=0.0) -> np.ndarray:
+        """Own state from a consistent dependent state at time t."""
 
     @abstractmethod
-    def dependent_state(self, y):
-        """(p, v) from the own state."""
+    def dependent_state(self, y, t=0.0):
+        """(p, v) from the own state at time t (the time matters only where the embedding moves)."""
 
     @abstractmethod
     def accelerations(self, t, y, multipliers=True) -> tuple:
@@ -193,6 +196,16 @@ class Formulation(ABC):
     @abstractmethod
     def equations(self, expanded: bool = False):
         """The symbolic pieces, named as in DESIGN section 2 (expanded forms on request)."""
+
+    def state_at(self, y, t):
+        """(p, v) of the own state y at time t: ``dependent_state`` given the time where the
+        constraints depend on it (a formulation written for fixed constraints may take y alone)."""
+        return self.dependent_state(y, t) if self.system.is_rheonomic else self.dependent_state(y)
+
+    def own_state(self, p, v, t):
+        """The own state of (p, v) at time t: ``initial_state`` given the time where the constraints
+        depend on it."""
+        return self.initial_state(p, v, t) if self.system.is_rheonomic else self.initial_state(p, v)
 
     def evaluate(self, t, y) -> Evaluation:
         """y', v' and lambda at (t, y)."""
@@ -206,8 +219,8 @@ class Formulation(ABC):
         """The saddle-point system at (t, y), for the DAE forms; see ``gives``."""
         raise CapabilityError(self._no_dae())
 
-    def position_constraints(self, y_pos):
-        """(Psi, Psi_y): the position constraints on the own coordinates, for the GGL form."""
+    def position_constraints(self, y_pos, t=0.0):
+        """(Psi, Psi_y): the position constraints on the own coordinates at time t, for the GGL form."""
         raise CapabilityError(f"formulation {self.name!r} has no GGL form")
 
     def _gains(self):
@@ -235,9 +248,10 @@ class Formulation(ABC):
         post_step asked for a new chart at (t, y)); formulations on charts override this."""
         raise CapabilityError(f"formulation {self.name!r} has no compiled restart")
 
-    def compiled_stop(self, module, ys, params, extra):
+    def compiled_stop(self, module, ys, params, extra, ts=None):
         """(number of recorded points to keep, message) or None: the formulation's own watch over a
-        compiled run, applied to its recorded states after it (see formulations.minimal)."""
+        compiled run, applied to its recorded states ys at their times ts after it (see
+        formulations.minimal)."""
         return None
 
     def project(self, t, y):
@@ -278,6 +292,11 @@ class Formulation(ABC):
         if form == COMPILED_ODE:
             if self.backend != "compiled":
                 return "the compiled right-hand side needs backend='compiled'"
+            if self.system.is_rheonomic and not self.compiled_rheonomic:
+                return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side for "
+                        f"rheonomic or affine constraints (system {self.system.name!r}); its evaluation in Python on "
+                        f"the compiled primitives serves them, and so do the fused modules of 'dependent', and of "
+                        f"'reduced' and 'minimal' through an embedding")
             return None if type(self).compiled_rhs_source is not Formulation.compiled_rhs_source else (
                 f"formulation {self.name!r} has no compiled right-hand side yet")
         if form == INDEX1_DAE:
@@ -306,9 +325,9 @@ class Formulation(ABC):
                 "stabilization 'projection'", "it moves the state back onto the constraints after every step")}
         return {}
 
-    def prepare(self, p0, v0, offers=frozenset()):
-        """Hook run once before integration (e.g. choosing independent velocities); ``offers`` are the
-        solver's capabilities."""
+    def prepare(self, p0, v0, offers=frozenset(), t0=0.0):
+        """Hook run once before integration at time t0 (e.g. choosing independent velocities);
+        ``offers`` are the solver's capabilities."""
 
     def reset_statistics(self):
         """Counters of a run set to zero: projections, re-choices, charts."""
@@ -338,9 +357,10 @@ class Formulation(ABC):
             raise
 
     # -- states ----------------------------------------------------------------------------------
-    def check_state(self, p, v, tol=1e-8):
-        """Raise InconsistentStateError listing the residuals when (p, v) violates the constraints."""
-        Phi, Cv = self.system.residuals(p, v)
+    def check_state(self, p, v, tol=1e-8, t=0.0):
+        """Raise InconsistentStateError listing the residuals when (p, v) violates the constraints at
+        time t."""
+        Phi, Cv = self.system.residuals(p, v, t)
         scale_p = 1 + np.max(np.abs(p))
         scale_v = 1 + np.max(np.abs(v))
         bad = [f"{name}: {val:.3e}" for name, val in zip(self.system.holonomic_names, Phi) if abs(val) > tol * scale_p]

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from .errors import StopRun
+from .errors import CapabilityError, StopRun
 from .linear import solve_square
 
 
@@ -39,6 +39,11 @@ class Atlas:
     unit_blocks = ()
 
     def __init__(self, system, *, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3, max_iter=25):
+        if system.has_moving_holonomic:
+            raise CapabilityError(
+                f"tangent-space charts got system {system.name!r} whose holonomic constraints depend on time "
+                f"(the constraint manifold moves) but expected fixed ones; give the system an embedding "
+                f"p = g(q, t) and use 'reduced' or 'minimal', or use 'dependent'")
         self.system = system
         self.num, self.par = system.numeric, system.params
         self.utol, self.Btol = float(utol), float(Btol)
@@ -158,9 +163,9 @@ class Atlas:
     def _left_solve(self, A, X):
         return solve_square(A, X, "the kinematics A") if self.square else np.linalg.lstsq(A, X, rcond=None)[0]
 
-    def at(self, q):
-        """(p, D (n, k), A_q = I, A(p), C(p)) at chart coordinates q."""
-        if self._last is not None and np.array_equal(self._last[0], q):
+    def at(self, q, t=0.0):
+        """(p, D (n, k), A_q = I, A(p), C(p, t)) at chart coordinates q."""
+        if self._last is not None and np.array_equal(self._last[0], q) and self._last[5] == t:
             self.iterations = self._last[4]
             return self._last[1]
         p = self.position(q)
@@ -168,20 +173,24 @@ class Atlas:
         B = self.refresh_B(Phi_p)
         D_p = self.V - self.U @ (B @ (Phi_p @ self.V))
         A = self.num.A(p, self.par)
-        C = self.num.C(p, self.par)
+        C = self.num.C(p, self.par, t)
         out = (p, self._left_solve(A, D_p), np.eye(self.k), A, C)
-        self._last = (np.array(q), out, D_p, Phi_p, self.iterations)
+        self._last = (np.array(q), out, D_p, Phi_p, self.iterations, t)
         return out
 
-    def gamma(self, q, w, A, pdd2):
+    def drift(self, q, A, t=0.0):
+        """Zero (n,): the charts are of a fixed constraint manifold."""
+        return np.zeros(self.system.n)
+
+    def gamma(self, q, w, A, pdd2, t=0.0):
         """gamma (n,) with v' = D w' + gamma."""
-        p = self.at(q)[0]
+        p = self.at(q, t)[0]
         D_p = self._last[2]
         acc = self._constraints(p, D_p @ w)[2]
         gamma_p = -self.U @ (self.B @ acc)
         return self._left_solve(A, gamma_p - pdd2)
 
-    def from_dependent(self, p, v):
+    def from_dependent(self, p, v, t=0.0):
         """A chart at p; (q, w) = (0, V^T A v)."""
         self.new_chart(p)
         return np.zeros(self.k), self.V.T @ (self.num.A(p, self.par) @ np.asarray(v, float))

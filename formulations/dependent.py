@@ -1,9 +1,10 @@
 """Formulation 1, dependent variables: states (p, v), multipliers for every constraint.
 
     p' = A v,   [[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]
-Baumgarte and constraint dynamics replace -xi by -xi - 2 alpha C v - beta^2 [Phi; 0]; Projection
-moves (p, v) back onto the constraint manifold after every accepted step (Blajer 2002); GGL is the
-stabilized index-2 DAE form, solved by IDA (formulations.solvers.ida).
+Baumgarte and constraint dynamics replace -xi by -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]; Projection
+moves (p, v) back onto the constraint manifold Phi(p, t) = 0, C v + c = 0 after every accepted step
+(Blajer 2002); GGL is the stabilized index-2 DAE form, solved by IDA (formulations.solvers.ida).
+Rheonomic and affine rows enter through c = [Phi_t; c_nh] and the time terms of xi.
 """
 from __future__ import annotations
 
@@ -26,29 +27,33 @@ class Dependent(Formulation):
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
+    compiled_rheonomic = True
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
 
-    def initial_state(self, p, v):
+    def initial_state(self, p, v, t=0.0):
         return np.concatenate([p, v])
 
-    def dependent_state(self, y):
+    def dependent_state(self, y, t=0.0):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
     def saddle(self, t, y):
-        p, v = self.dependent_state(y)
+        p, v = self.dependent_state(y, t)
         p, (M, d, f0, F, C, xi, A, _) = self.dynamics(t, p, v)
         b = -xi
         gains = self._gains()
+        offset = None
+        if self.system.is_rheonomic or (gains is not None and C.shape[0]):
+            Phi, _, _, offset = self.num.constraint_terms(p, self.par, t)
         if gains is not None and C.shape[0]:
             alpha, beta = gains
-            b = b - 2 * alpha * (C @ v)
+            b = b - 2 * alpha * (C @ v + offset)
             if self.system.m:
-                b[: self.system.m] -= beta**2 * self.num.Phi(p, self.par)
+                b[: self.system.m] -= beta**2 * Phi
         K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
-        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None)
+        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None, offset=offset)
 
     def accelerations(self, t, y, multipliers=True):
         s = self.saddle(t, y)
@@ -67,8 +72,8 @@ class Dependent(Formulation):
             return np.concatenate([super().compiled_arguments(), np.zeros(5)])
         return np.array([0.0, 0.0, 1.0, stab.tol, stab.max_iter, stab.positions, stab.velocities], float)
 
-    def position_constraints(self, y_pos):
-        Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par)[:2]
+    def position_constraints(self, y_pos, t=0.0):
+        Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par, t)[:2]
         return Phi_a, Phi_a_p
 
     def gives(self, form):
@@ -87,14 +92,14 @@ class Dependent(Formulation):
         stab = self.stabilization
         p, v = self.dependent_state(y)
         if stab.positions:
-            p = project_positions(self.system, p, tol=stab.tol, max_iter=stab.max_iter)[0]
+            p = project_positions(self.system, p, tol=stab.tol, max_iter=stab.max_iter, t=t)[0]
         if stab.velocities:
-            v = project_velocities(self.system, p, v)[0]
+            v = project_velocities(self.system, p, v, t=t)[0]
         return np.concatenate([p, v])
 
     def equations(self, expanded=False):
         return Equations(self.name, self.system.name, (
             "p' = A v",
             "M v' + d = f - C^T lambda,   C = [C_h; C_nh],  C_h = Phi_p A",
-            "C v' + xi = 0,   xi = (dC/dt) v",
+            "C v' + xi = 0,   xi = (d/dp (C v + c)) A v + d/dt (C v + c),  c = [Phi_t; c_nh]",
             "[[M, C^T], [C, 0]] [v'; lambda] = [f - d; -xi]"), primitive_pieces(self.system))

@@ -5,6 +5,11 @@ E = S_v D) or automatically by pivoting on C_bar_nh (coordinate partitioning). T
     [C_bar_nh; E] D_bar = [0; I],   w = D_bar u,   w' = D_bar u' + gamma_bar,
     [C_bar_nh; E] gamma_bar = [-xi_bar; -E' w],
     M_barbar u' + d_barbar = f_barbar,  M_barbar = D_bar^T M_bar D_bar   (r, r).
+Rheonomic or affine rows, C_bar_nh w + c_bar_nh = 0 (c_bar_nh = C_nh d_0 + c_nh, v = D w + d_0 with a
+moving embedding), make the velocity map affine: u = E w + S_v d_0 and
+    w = D_bar u + d_bar_0,   [C_bar_nh; E] d_bar_0 = [-c_bar_nh; -S_v d_0],
+the particular solution d_bar_0 carrying the prescribed motion; the accelerations keep the form
+above, xi and gamma holding their terms in t.
 All reactions follow in resolved form, C^T lambda = f - d - M v'. Where [C_bar_nh; E] becomes
 singular along the run, the run stops with a message, or (rechoose=True) the velocities are
 chosen anew by pivoting at the last accepted state.
@@ -31,6 +36,7 @@ class Minimal(Formulation):
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit")
     system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"
+    compiled_rheonomic = True  # through an embedding (on charts it has no compiled module at all)
 
     def _configure(self, independent=None, rechoose=None, cond_limit=100.0):
         """independent: names of w or v components (default: the system's choice, else pivoting).
@@ -71,9 +77,9 @@ class Minimal(Formulation):
         self.choice, self.S_w, self.S_v = tuple(names), S_w, S_v
         self.uses_v = bool(np.any(S_v))
 
-    def _pivot_choice(self, q):
-        """Independent velocities by QR with column pivoting on C_bar_nh at q."""
-        p, D, _, _, C = self.geometry.at(q)
+    def _pivot_choice(self, q, t=0.0):
+        """Independent velocities by QR with column pivoting on C_bar_nh at (q, t)."""
+        p, D, _, _, C = self.geometry.at(q, t)
         C_bar = C[self.system.m:] @ D
         if C_bar.shape[0] == 0:
             return self.geometry.w_names
@@ -81,16 +87,16 @@ class Minimal(Formulation):
         dependent = set(piv[: C_bar.shape[0]].tolist())
         return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
 
-    def _choose(self, q, names=None):
+    def _choose(self, q, names=None, t=0.0):
         """Take the independent velocities ``names`` (default: by pivoting at q) and record the sign of
         det([C_bar_nh; E]) and its condition number there, which post_step watches."""
-        self._set_choice(names or self._pivot_choice(q))
-        K = self._partition(q)[5]
+        self._set_choice(names or self._pivot_choice(q, t))
+        K = self._partition(q, t)[5]
         self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
 
-    def _u_of(self, w, D):
-        """u = E w with E = S_w + S_v D."""
-        return self.S_w @ w + self.S_v @ (D @ w)
+    def _u_of(self, w, D, d_0=0.0):
+        """u = S_w w + S_v v with v = D w + d_0 (u = E w, E = S_w + S_v D, for a fixed embedding)."""
+        return self.S_w @ w + self.S_v @ (D @ w + d_0)
 
     def needs(self):
         if isinstance(self.geometry, Atlas):
@@ -99,9 +105,10 @@ class Minimal(Formulation):
             return {POST_STEP: ("minimal with rechoose=True", "re-choosing changes the state")}
         return {}
 
-    def prepare(self, p0, v0, offers=frozenset()):
-        """Choose u at (p0, v0); the choice is watched after every step where the solver offers a
-        post-step hook."""
+    def prepare(self, p0, v0, offers=frozenset(), t0=0.0):
+        """Choose u at (p0, v0) at time t0; the choice is watched after every step where the solver
+        offers a post-step hook."""
+        self.t0 = float(t0)
         on_charts = isinstance(self.geometry, Atlas)
         if on_charts and any(n in self.geometry.w_names for n in self.requested):
             raise ValueError(f"minimal formulation of {self.system.name!r} runs on charts, whose velocities change "
@@ -110,8 +117,8 @@ class Minimal(Formulation):
         if self.rechoose_requested is None:
             self.rechoose = not self.requested
         self.monitor = POST_STEP in offers
-        q0, _ = self.geometry.from_dependent(p0, v0)
-        self._choose(q0, self.requested)
+        q0, _ = self.geometry.from_dependent(p0, v0, self.t0)
+        self._choose(q0, self.requested, self.t0)
 
     @property
     def uses_post_step(self):
@@ -125,11 +132,21 @@ class Minimal(Formulation):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
 
     # -- kinematics of u -------------------------------------------------------------------------
-    def _partition(self, q):
-        """(p, D, A_q, A, C, K = [C_bar_nh; E]) at q."""
-        p, D, A_q, A, C = self.geometry.at(q)
+    def _partition(self, q, t=0.0):
+        """(p, D, A_q, A, C, K = [C_bar_nh; E]) at (q, t)."""
+        p, D, A_q, A, C = self.geometry.at(q, t)
         E = self.S_w + self.S_v @ D
         return p, D, A_q, A, C, np.vstack([C[self.system.m:] @ D, E])
+
+    def _affine_part(self, q, t, p, A, C, K):
+        """(d_0, d_bar_0): v = D w + d_0 and w = D_bar u + d_bar_0 at (q, t), zeros for fixed,
+        homogeneous rows."""
+        if not self.system.is_rheonomic:
+            return 0.0, 0.0
+        m = self.system.m
+        d_0 = self.geometry.drift(q, A, t)
+        c_bar = C[m:] @ d_0 + self.num.c_term(p, self.par, t)[m:]
+        return d_0, solve_square(K, np.concatenate([-c_bar, -self.S_v @ d_0]), self._singular_quantity())
 
     def _D_bar(self, K):
         r = self.system.r
@@ -145,28 +162,30 @@ class Minimal(Formulation):
         return (f"[C_bar_nh; E] for the independent velocities ({', '.join(self.choice)}); pass rechoose=True or "
                 f"choose other independent velocities")
 
-    def initial_state(self, p, v):
-        q, w = self.geometry.from_dependent(p, v)
-        return np.concatenate([q, self._u_of(w, self.geometry.at(q)[1])])
+    def initial_state(self, p, v, t=0.0):
+        q, w = self.geometry.from_dependent(p, v, t)
+        return np.concatenate([q, self.S_w @ w + self.S_v @ np.asarray(v, float)])
 
     def _split(self, y):
         k_q = len(self.geometry.q_names)
         return y[:k_q], y[k_q:]
 
-    def dependent_state(self, y):
+    def dependent_state(self, y, t=0.0):
         q, u = self._split(y)
-        p, D, _, _, _, K = self._partition(q)
-        return p, D @ (self._D_bar(K) @ u)
+        p, D, _, A, C, K = self._partition(q, t)
+        d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
+        return p, D @ (self._D_bar(K) @ u + d_bar_0) + d_0
 
     def accelerations(self, t, y, multipliers=True):
         sysm, m = self.system, self.system.m
         q, u = self._split(y)
-        p, D, A_q, A, C, K = self._partition(q)
+        p, D, A_q, A, C, K = self._partition(q, t)
         D_bar = self._D_bar(K)
-        w = D_bar @ u
-        v = D @ w
+        d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
+        w = D_bar @ u + d_bar_0
+        v = D @ w + d_0
         M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.par)
-        gamma = self.geometry.gamma(q, w, A, pdd2)
+        gamma = self.geometry.gamma(q, w, A, pdd2, t)
         xi_bar = xi[m:] + C[m:] @ gamma
         E_dot_w = self.S_v @ gamma if self.uses_v else np.zeros(sysm.r)
         gamma_bar = solve_square(K, np.concatenate([-xi_bar, -E_dot_w]), self._singular_quantity())
@@ -181,10 +200,11 @@ class Minimal(Formulation):
     def post_step(self, t, y):
         q, u = self._split(y)
         if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q):
-            q, w = self.geometry.from_dependent(*self.dependent_state(y))
-            self._choose(q)
-            return np.concatenate([q, self._u_of(w, self.geometry.at(q)[1])])
-        p, D, _, _, _, K = self._partition(q)
+            p, v = self.dependent_state(y, t)
+            q, w = self.geometry.from_dependent(p, v, t)
+            self._choose(q, t=t)
+            return np.concatenate([q, self.S_w @ w + self.S_v @ v])
+        p, D, _, A, C, K = self._partition(q, t)
         cond, sign = np.linalg.cond(K), np.sign(np.linalg.det(K))
         limit = min(self.cond_limit, 10 * self._cond_at_choice) if self.rechoose else self.cond_limit
         if cond <= limit and sign == self._det_sign:
@@ -194,10 +214,11 @@ class Minimal(Formulation):
                           "other independent velocities", quantity="[C_bar_nh; E]")
         # the step itself went through regular configurations only if the sign held; w from the
         # accepted state is exact either way up to the loss of accuracy the cond bounds
-        w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0]
-        self._choose(q)
+        d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
+        w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0] + d_bar_0
+        self._choose(q, t=t)
         self.rechoices += 1
-        return np.concatenate([q, self._u_of(w, D)])
+        return np.concatenate([q, self._u_of(w, D, d_0)])
 
     # -- the compiled right-hand side ---------------------------------------------------------------
     def gives(self, form):
@@ -219,10 +240,10 @@ class Minimal(Formulation):
     def compiled_arguments(self):
         return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])
 
-    def compiled_stop(self, module, ys, params, extra):
+    def compiled_stop(self, module, ys, params, extra, ts=None):
         """The watch of post_step over the recorded states of a compiled run: the run ends at the first
         state where [C_bar_nh; E] passed cond_limit or its determinant changed sign, which is kept."""
-        watch = module.choice_all(np.ascontiguousarray(ys), params, extra)
+        watch = module.choice_all(np.ascontiguousarray(ys), params, extra, np.zeros(len(ys)) if ts is None else ts)
         bad = np.flatnonzero((watch[:, 0] > self.cond_limit) | (np.sign(watch[:, 1]) != self._det_sign))
         if not bad.size:
             return None
@@ -240,9 +261,9 @@ class Minimal(Formulation):
         pieces = primitive_pieces(self.system)
         pieces.update(embedding_pieces(self.system, expanded))
         return Equations(self.name, self.system.name, (
-            "p = g(q),  q' = A_q w,  v = D w,  v' = D w' + gamma",
+            "p = g(q, t),  q' = A_q w,  v = D w + d_0,  v' = D w' + gamma",
             f"u = E w  (independent velocities: {', '.join(self.choice) if self.choice else 'chosen by pivoting'})",
-            "[C_bar_nh; E] D_bar = [0; I],  w = D_bar u,  w' = D_bar u' + gamma_bar",
+            "[C_bar_nh; E] D_bar = [0; I],  w = D_bar u + d_bar_0,  w' = D_bar u' + gamma_bar",
             "M_barbar = D_bar^T M_bar D_bar,  d_barbar = D_bar^T (M_bar gamma_bar + d_bar),  f_barbar = D_bar^T f_bar",
             "M_barbar u' + d_barbar = f_barbar",
             "reactions: C^T lambda = f - d - M v' (resolved)"), pieces)

@@ -6,9 +6,11 @@ v' = D w' + gamma; nonholonomic multipliers only:
     M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D,
     xi_bar = xi_nh + C_nh gamma.
 Holonomic reactions are recovered afterwards in resolved form, C^T lambda = f - d - M v'.
-Stabilization: Baumgarte or constraint dynamics on the velocity residual C_bar_nh w, or Projection of w onto
-C_bar_nh w = 0 in the metric M_bar after every step. Systems without an embedding run on the
-tangent-space charts of formulations.charts.
+A moving embedding p = g(q, t) gives v = D w + d_0 (formulations.geometry); the nonholonomic rows
+then read C_bar_nh w + c_bar_nh = 0 with c_bar_nh = C_nh d_0 + c_nh, and xi, gamma carry their terms
+in t. Stabilization: Baumgarte or constraint dynamics on the velocity residual C_bar_nh w + c_bar_nh,
+or Projection of w onto C_bar_nh w + c_bar_nh = 0 in the metric M_bar after every step. Systems without
+an embedding run on the tangent-space charts of formulations.charts.
 """
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ class Reduced(Formulation):
     def post_step(self, t, y):
         changed = None
         if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0]):
-            y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y)))
+            y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y, t), t))
         if isinstance(self.stabilization, Projection):
             self.projections += 1
             y = changed = self.project(t, y)
@@ -64,17 +66,17 @@ class Reduced(Formulation):
     def state_names(self):
         return self.geometry.q_names + self.geometry.w_names
 
-    def initial_state(self, p, v):
-        return np.concatenate(self.geometry.from_dependent(p, v))
+    def initial_state(self, p, v, t=0.0):
+        return np.concatenate(self.geometry.from_dependent(p, v, t))
 
     def _split(self, y):
         k_q = len(self.geometry.q_names)
         return y[:k_q], y[k_q:]
 
-    def dependent_state(self, y):
+    def dependent_state(self, y, t=0.0):
         q, w = self._split(y)
-        p, D = self.geometry.at(q)[:2]
-        return p, D @ w
+        p, D, _, A, _ = self.geometry.at(q, t)
+        return p, D @ w + self.geometry.drift(q, A, t)
 
     def _no_dae(self):
         if self.on_charts:
@@ -98,17 +100,26 @@ class Reduced(Formulation):
     def _reduced_saddle(self, t, y):
         m = self.system.m
         q, w = self._split(y)
-        p, D, A_q, A, _ = self.geometry.at(q)
-        v = D @ w
+        p, D, A_q, A, _ = self.geometry.at(q, t)
+        d_0 = self.geometry.drift(q, A, t)
+        v = D @ w + d_0
         M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.par)
-        gamma = self.geometry.gamma(q, w, A, pdd2)
+        gamma = self.geometry.gamma(q, w, A, pdd2, t)
         C_nh = C[m:]
         b = -xi[m:] - C_nh @ gamma
+        offset = None
+        if self.system.is_rheonomic:  # c_bar_nh = C_nh d_0 + c_nh
+            offset = C_nh @ d_0 + self.num.c_term(p, self.par, t)[m:]
         gains = self._gains()
         if gains is not None and self.system.l:
-            b = b - 2 * gains[0] * (C_nh @ v)
+            b = b - 2 * gains[0] * (C_nh @ D @ w + (0.0 if offset is None else offset))
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
-        return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C))
+        return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C), offset)
+
+    @property
+    def compiled_rheonomic(self):
+        """The fused module serves rheonomic and affine rows through an embedding, not on charts."""
+        return not self.on_charts
 
     def compiled_rhs_source(self):
         """The whole evaluation through the embedding, or on a chart, as generated numba source;
@@ -132,9 +143,9 @@ class Reduced(Formulation):
         if not module.evaluate(t, y, params, extra, out, lam, p, v, vdot, False, np.zeros(module.EVAL_WORK)):
             raise ChartError(f"the chart cannot reach the state at t = {t:.6g} to take a new chart there",
                              quantity="h(w)")
-        return self.initial_state(p, v)
+        return self.initial_state(p, v, t)
 
-    def position_constraints(self, y_pos):
+    def position_constraints(self, y_pos, t=0.0):
         return unit_norm_constraints(y_pos, self.geometry.unit_blocks)
 
     def accelerations(self, t, y, multipliers=True):
@@ -152,19 +163,22 @@ class Reduced(Formulation):
             return y
         q, w = self._split(y)
         q = self.geometry.renormalize(q)
-        p, D, _, _, C = self.geometry.at(q)
-        M = self.num.dynamics(t, p, D @ w, self.par)[0]
-        C_bar = C[self.system.m:] @ D
+        p, D, _, A, C = self.geometry.at(q, t)
+        d_0 = self.geometry.drift(q, A, t)
+        M = self.num.dynamics(t, p, D @ w + d_0, self.par)[0]
+        m = self.system.m
+        C_bar = C[m:] @ D
+        c_bar = C[m:] @ d_0 + self.num.c_term(p, self.par, t)[m:]  # zero for fixed, homogeneous rows
         M_bar = D.T @ M @ D
         Minv_Ct = np.linalg.solve(M_bar, C_bar.T)
-        w = w - Minv_Ct @ np.linalg.solve(C_bar @ Minv_Ct, C_bar @ w)
+        w = w - Minv_Ct @ np.linalg.solve(C_bar @ Minv_Ct, C_bar @ w + c_bar)
         return np.concatenate([q, w])
 
     def equations(self, expanded=False):
         pieces = primitive_pieces(self.system)
         pieces.update(embedding_pieces(self.system, expanded))
         return Equations(self.name, self.system.name, (
-            "p = g(q),  q' = A_q w,  v = D w,  D = A^-1 g_q A_q,  v' = D w' + gamma",
+            "p = g(q, t),  q' = A_q w,  v = D w + d_0,  D = A^-1 g_q A_q,  d_0 = A^-1 g_t,  v' = D w' + gamma",
             "M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D",
             "[[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = [f_bar - d_bar; -xi_bar]",
             "holonomic reactions: C^T lambda = f - d - M v' (resolved)"), pieces)

@@ -5,10 +5,11 @@ systems*; see docs/notation.md):
 
     p  (n_p,)      coordinates            p' = A(p) v,  A of shape (n_p, n_v), full column rank
     v  (n_v,)      velocities (possibly quasi-velocities, e.g. body angular velocity)
-    M(p) v' + d(p, v) = f(p, v, t, lambda) - C(p)^T lambda          (n_v equations)
-    Phi(p) = 0     m holonomic constraints;   C_h = Phi_p A          (m, n_v)
-    C_nh(p) v = 0  l nonholonomic (Pfaffian) constraints             (l, n_v)
+    M(p) v' + d(p, v) = f(p, v, t, lambda) - C(p, t)^T lambda       (n_v equations)
+    Phi(p, t) = 0  m holonomic constraints;   C_h = Phi_p A          (m, n_v)
+    C_nh(p, t) v + c_nh(p, t) = 0   l nonholonomic (Pfaffian, possibly affine) constraints
     C = [C_h; C_nh]                                                  (m + l, n_v)
+    C v + c = 0,  c = [Phi_t; c_nh];  C v' + xi = 0 (rheonomic and affine rows: systems.rheonomic)
 
 Sign convention for the multipliers: the constraint force on the system is -C^T lambda. Rows are
 written so that each lambda is a physical force or moment (the catalogue names it), e.g. the
@@ -26,6 +27,7 @@ import sympy as sp
 
 from .errors import SystemDescriptionError, UnknownNameError
 from .parameters import Parameter, check_fields, parameter_value
+from .rheonomic import TimeDependence
 
 TIME = sp.Symbol("t", real=True)
 
@@ -37,6 +39,8 @@ class Embedding:
     q' = A_q(q) w relates q to the reduced velocities w (A_q = I unless q carries Euler parameters).
     ``inverse`` gives q = h(p) on the constraint manifold. The velocity map is v = D(q) w with
     D = A^+ g_q A_q (shape (n_v, k), k = n_v - m).
+
+    Rheonomic Phi(p, t) = 0 are embedded by p = g(q, t) (g, h may hold the time): v = D w + A^+ g_t.
     """
 
     coordinates: tuple          # q symbols, (k_q,)
@@ -128,7 +132,7 @@ class DegreesOfFreedom:
 
 
 @dataclass(frozen=True)
-class System(DegreesOfFreedom):
+class System(DegreesOfFreedom, TimeDependence):
     """An immutable constrained mechanical system (sympy objects plus names and defaults).
 
     Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
@@ -160,6 +164,7 @@ class System(DegreesOfFreedom):
     parameter_values: tuple = ()  # current values, aligned with parameters; default: defaults
     time: sp.Symbol = TIME
     families: tuple = ()          # StateFamily objects: initial states named by a few numbers
+    c_nh: sp.ImmutableMatrix | None = None  # (l, 1) velocity-free term of the nonholonomic rows; default 0
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -172,6 +177,8 @@ class System(DegreesOfFreedom):
         if C_nh.shape == (0, 0):
             C_nh = sp.zeros(0, len(self.velocities))
         object.__setattr__(self, "C_nh", sp.ImmutableMatrix(C_nh))
+        c_nh = _column(self.c_nh) if self.c_nh is not None else sp.ImmutableMatrix(sp.zeros(C_nh.shape[0], 1))
+        object.__setattr__(self, "c_nh", c_nh)
         object.__setattr__(self, "constraint_names", tuple(self.constraint_names))
         object.__setattr__(self, "parameters", tuple(self.parameters))
         check_fields(self)
@@ -330,18 +337,20 @@ class System(DegreesOfFreedom):
             raise UnknownNameError(f"state family of system {self.name!r}", name, known)
         return self.families[known.index(name)]
 
-    def residuals(self, p, v):
-        """(Phi(p), C(p) v): position residuals (m,) and velocity residuals (m + l,)."""
+    def residuals(self, p, v, t=0.0):
+        """(Phi(p, t), C(p, t) v + c(p, t)): position residuals (m,) and velocity residuals (m + l,)
+        at time t (s)."""
         num = self.numeric
         p = np.asarray(p, dtype=float)
         v = np.asarray(v, dtype=float)
-        return num.Phi(p, self.params), num.C(p, self.params) @ v
+        Phi, _, C, c = num.constraint_terms(p, self.params, t)
+        return Phi, C @ v + c
 
     def energy(self, p, v) -> float:
         return float(self.numeric.energy(np.asarray(p, float), np.asarray(v, float), self.params))
 
-    def consistent_state(self, p_guess, v_guess, fix: Sequence[str] = (), tol: float = 1e-13):
-        """Nearest consistent state: p onto Phi = 0, then v onto C v = 0.
+    def consistent_state(self, p_guess, v_guess, fix: Sequence[str] = (), tol: float = 1e-13, t: float = 0.0):
+        """Nearest consistent state at time t (s): p onto Phi(p, t) = 0, then v onto C v + c = 0.
 
         Components named in ``fix`` (coordinate or velocity names) are held; the others move least
         in the kinetic-energy metric. Raises InconsistentStateError with the remaining residual when
@@ -349,13 +358,14 @@ class System(DegreesOfFreedom):
         """
         from .state import consistent_state
 
-        return consistent_state(self, p_guess, v_guess, fix=fix, tol=tol)
+        return consistent_state(self, p_guess, v_guess, fix=fix, tol=tol, t=t)
 
-    def state_from_q(self, q, qdot):
-        """(p, v) from reduced coordinates q and reduced velocities w through p = g(q), v = D w."""
+    def state_from_q(self, q, qdot, t=0.0):
+        """(p, v) from reduced coordinates q and reduced velocities w through p = g(q, t),
+        v = D w + d_0 (d_0 = A^+ g_t, zero unless the embedding moves)."""
         from .state import state_from_q
 
-        return state_from_q(self, q, qdot)
+        return state_from_q(self, q, qdot, t)
 
     def index_of(self, name: str) -> tuple:
         """('p', i) or ('v', i) for a coordinate or velocity name."""

@@ -1,9 +1,17 @@
-"""Whether a system conserves its energy E = v^T M v / 2 + V at its current parameter values.
+"""Whether a system conserves its energy E = v^T M v / 2 + V at its current parameter values, or
+changes it only through the work of its constraints.
 
-It does where nothing depends on time explicitly (M, d, A, f, Phi, C_nh free of t), the forces
-do not depend on the multipliers (F_lambda = 0: ideal constraints) and the applied forces are
-those of the potential, f = -A^T dV/dp — checked numerically at random states. Ideal scleronomic
-constraints do no work, so E is then a first integral.
+E is a first integral where nothing depends on time explicitly (M, d, A, f, Phi, C_nh free of t),
+no row has a velocity-free term (c = [Phi_t; c_nh] = 0), the forces do not depend on the
+multipliers (F_lambda = 0: ideal constraints) and the applied forces are those of the potential,
+f = -A^T dV/dp — checked numerically at random states. Ideal scleronomic constraints do no work.
+
+Rheonomic or affine rows (a driven crank, a turning table) do work: from M v' + d = f - C^T lambda,
+with v^T (M' v / 2 - d) = 0 and f = -A^T dV/dp + f_nc,
+    dE/dt = v^T f_nc - lambda^T C v = v^T f_nc + lambda^T c      (on C v + c = 0),
+so the power of the constraint forces -C^T lambda is lambda^T c: positive where the constraints
+feed energy in. Where everything else is conservative (``only_constraints_work``), E(t) - E(t0)
+equals the work of the constraint forces, which formulations.results.assessment checks.
 """
 from __future__ import annotations
 
@@ -16,8 +24,15 @@ import sympy as sp
 @functools.lru_cache(maxsize=128)
 def is_conservative(system) -> bool:
     """True where E is a first integral of ``system`` (see the module docstring)."""
+    return not system.is_rheonomic and only_constraints_work(system)
+
+
+@functools.lru_cache(maxsize=128)
+def only_constraints_work(system) -> bool:
+    """True where the applied forces are those of the potential and nothing but the constraint rows
+    depends on time, so that dE/dt = lambda^T c (see the module docstring)."""
     t = system.time
-    if any(t in getattr(system, name).free_symbols for name in ("M", "d", "A", "f", "Phi", "C_nh")):
+    if any(t in getattr(system, name).free_symbols for name in ("M", "d", "A", "f")):
         return False
     p, params = list(system.coordinates), [par.symbol for par in system.parameters]
     grad = sp.lambdify([p, params], sp.Matrix([system.potential]).jacobian(p), modules="numpy")

@@ -1,7 +1,9 @@
 """Numeric functions of the primitive pieces of a system, generated once with CSE.
 
 Only the primitives are derived symbolically — A, M, d, f (split as f0 + F_lambda lambda), Phi,
-Phi_p, C, xi = (dC/dt) v, and for the embedding g, g_q, A_q and the second-order term of p'' —
+Phi_p, C, the velocity-free term c = [Phi_t; c_nh], xi = d(C v + c)/dt - C v' (every partial
+derivative in t included, see System.c), and for the embedding g, g_q, A_q and the second-order term
+of p'' —
 and turned into numpy functions by ``sympy.lambdify(..., cse=True)``. Products such as D^T M D and
 every solve are numeric at run time (no symbolic inversion on the simulation path).
 
@@ -78,24 +80,35 @@ class NumericModel:
     _chart: object
     _holonomic_chart: object
     compile_seconds: float = 0.0  # time spent deriving the primitives' derivatives and lambdifying
+    timed_chart: bool = False  # g or C depends on time: chart and embedding_acc take t as well
 
     def dynamics(self, t, p, v, params):
         """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
 
-        f = f0 + F_lambda lambda; xi = (dC/dt) v; pdd2 = (d/dp (A v)) A v, the part of p'' that
-        does not involve v'.
+        f = f0 + F_lambda lambda; xi = (d/dp (C v + c)) A v + d/dt (C v + c), so that the
+        acceleration-level rows read C v' + xi = 0 (c the velocity-free term, see ``c_term``);
+        pdd2 = (d/dp (A v)) A v, the part of p'' that does not involve v'.
         """
         return self._dynamics(t, p, v, params)
 
-    def constraints(self, p, params):
-        """(Phi (m,), Phi_p (m, n_p), C (c, n))."""
-        return self._constraints(p, params)
+    def constraints(self, p, params, t=0.0):
+        """(Phi (m,), Phi_p (m, n_p), C (c, n)) at time t (s; only rheonomic rows depend on it)."""
+        return self._constraints(p, params, t)[:3]
 
-    def Phi(self, p, params):
-        return self._constraints(p, params)[0]
+    def constraint_terms(self, p, params, t=0.0):
+        """(Phi (m,), Phi_p (m, n_p), C (c, n), c (c,)) at time t: the velocity-level rows are
+        C v + c = 0 with c = [Phi_t; c_nh]."""
+        return self._constraints(p, params, t)
 
-    def C(self, p, params):
-        return self._constraints(p, params)[2]
+    def Phi(self, p, params, t=0.0):
+        return self._constraints(p, params, t)[0]
+
+    def C(self, p, params, t=0.0):
+        return self._constraints(p, params, t)[2]
+
+    def c_term(self, p, params, t=0.0):
+        """The velocity-free term c = [Phi_t; c_nh] (c,) of the velocity-level rows C v + c = 0."""
+        return self._constraints(p, params, t)[3]
 
     def A(self, p, params):
         return self._kinematics(p, params)[0]
@@ -103,30 +116,39 @@ class NumericModel:
     def energy(self, p, v, params):
         return self._energy(p, v, params)[0][0]
 
-    def embedding(self, q, params):
-        """(g (n_p,), g_q (n_p, k_q), A_q (k_q, k))."""
+    def embedding(self, q, params, t=0.0):
+        """(g (n_p,), g_q (n_p, k_q), A_q (k_q, k)) at time t."""
         if self._embedding is None:
             raise ValueError("this system has no embedding p = g(q)")
-        return self._embedding(q, params)
+        return self._embedding(q, params, t)[:3]
 
-    def chart(self, q, params):
+    def embedding_rate(self, q, params, t=0.0):
+        """g_t (n_p,): the motion of p = g(q, t) at fixed q (zero for a fixed embedding)."""
+        if self._embedding is None:
+            raise ValueError("this system has no embedding p = g(q)")
+        return self._embedding(q, params, t)[3]
+
+    def chart(self, q, params, t=0.0):
         """(g (n_p,), g_q A_q (n_p, k), A_q (k_q, k), A(g(q)) (n_p, n), C(g(q)) (m + l, n)) in one call."""
         if self._chart is None:
             raise ValueError("this system has no embedding p = g(q)")
-        return self._chart(q, params)
+        return self._chart(q, params, t) if self.timed_chart else self._chart(q, params)
 
-    def holonomic_chart(self, p, pdot, params):
-        """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' (m_a,)) for the chart constraints
-        Phi_a = [Phi; (|e|^2 - 1) / 2 per Euler-parameter block]."""
-        return self._holonomic_chart(p, pdot, params)
+    def holonomic_chart(self, p, pdot, params, t=0.0):
+        """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' (m_a,)) at time t for the chart
+        constraints Phi_a = [Phi; (|e|^2 - 1) / 2 per Euler-parameter block]."""
+        return self._holonomic_chart(p, pdot, params, t)
 
-    def embedding_acceleration(self, q, w, params):
-        """(d/dq (g_q A_q w)) A_q w, shape (n_p,): the part of p'' that does not involve w'."""
+    def embedding_acceleration(self, q, w, params, t=0.0):
+        """(d/dq (g_q A_q w + g_t)) A_q w + d/dt (g_q A_q w + g_t), shape (n_p,): the part of p''
+        that does not involve w' (the terms in t vanish for a fixed embedding)."""
+        if self.timed_chart:
+            return self._embedding_acc(q, w, params, t)[0]
         return self._embedding_acc(q, w, params)[0]
 
-    def inverse(self, p, params):
-        """q = h(p), shape (k_q,)."""
-        return self._inverse(p, params)[0]
+    def inverse(self, p, params, t=0.0):
+        """q = h(p, t), shape (k_q,)."""
+        return self._inverse(p, params, t)[0]
 
     def kernel(self, piece: str):
         """The numba kernel behind ``piece`` ("dynamics", "constraints", "energy", ...) of a compiled
@@ -141,7 +163,7 @@ def _structure_key(system):
     emb = system.embedding
     emb_key = None if emb is None else (emb.coordinates, emb.velocities, emb.g, emb.inverse, emb.A_q)
     return (system.coordinates, system.velocities, system.A, system.M, system.d, system.f, system.Phi,
-            system.C_nh, system.potential, tuple(p.symbol for p in system.parameters),
+            system.C_nh, system.c_nh, system.potential, tuple(p.symbol for p in system.parameters),
             system.multipliers, emb_key)
 
 
@@ -198,11 +220,13 @@ def _build(system, backend="numpy") -> NumericModel:
 
     A = sp.Matrix(system.A)
     C = sp.Matrix(system.C)
+    c_free = sp.Matrix(system.c)
     f = sp.Matrix(system.f)
     F_lam = f.jacobian(lam) if lam else sp.zeros(n_v, 0)
     f0 = f.subs({s: 0 for s in lam}) if lam else f
     pdot = A * vcol
-    xi = (C * vcol).jacobian(p) * pdot if c else sp.zeros(0, 1)
+    rows = C * vcol + c_free  # the velocity-level rows C v + c, (c, 1)
+    xi = rows.jacobian(p) * pdot + rows.diff(t) if c else sp.zeros(0, 1)
     pdd2 = pdot.jacobian(p) * pdot
 
     dynamics = make("dynamics", [("t", t), ("p", p), ("v", v), ("params", params)],
@@ -211,28 +235,35 @@ def _build(system, backend="numpy") -> NumericModel:
 
     Phi = sp.Matrix(system.Phi)
     Phi_p = sp.Matrix(system.Phi_p)
-    constraints = make("constraints", [("p", p), ("params", params)], [Phi, Phi_p, C], [(m,), (m, n_p), (c, n_v)])
+    constraints = make("constraints", [("p", p), ("params", params), ("t", t)], [Phi, Phi_p, C, c_free],
+                       [(m,), (m, n_p), (c, n_v), (c,)])
     kinematics = make("kinematics", [("p", p), ("params", params)], [A], [(n_p, n_v)])
     energy = make("energy", [("p", p), ("v", v), ("params", params)], [sp.Matrix([system.energy_expression])], [(1,)])
 
     emb = system.embedding
     embedding = embedding_acc = inverse = chart = None
+    moving = False
     if emb is not None:
         q = list(emb.coordinates)
         w = list(emb.velocities)
         k_q, k = len(q), len(w)
         g = sp.Matrix(emb.g)
         g_q = g.jacobian(q)
+        g_t = g.diff(t)
         A_q = sp.Matrix(emb.A_q)
-        embedding = make("embedding", [("q", q), ("params", params)], [g, g_q, A_q], [(n_p,), (n_p, k_q), (k_q, k)])
+        moving = any(e != 0 for e in g_t) or t in C.free_symbols
+        embedding = make("embedding", [("q", q), ("params", params), ("t", t)], [g, g_q, A_q, g_t],
+                         [(n_p,), (n_p, k_q), (k_q, k), (n_p,)])
         on_g = dict(zip(p, g))
-        chart = _lazy(lambda: make("chart", [("q", q), ("params", params)],
+        timed = [("t", t)] if moving else []  # the fused kernels call the fixed ones without t
+        chart = _lazy(lambda: make("chart", [("q", q), ("params", params)] + timed,
                                    [g, g_q * A_q, A_q, A.subs(on_g), C.subs(on_g)],
                                    [(n_p,), (n_p, k), (k_q, k), (n_p, n_v), (c, n_v)]))
         qdot = A_q * sp.Matrix(w)
-        embedding_acc = _lazy(lambda: make("embedding_acc", [("q", q), ("w", w), ("params", params)],
-                                           [(g_q * qdot).jacobian(q) * qdot], [(n_p,)]))
-        inverse = make("inverse", [("p", p), ("params", params)], [sp.Matrix(emb.inverse)], [(k_q,)])
+        pdot_q = g_q * qdot + g_t
+        embedding_acc = _lazy(lambda: make("embedding_acc", [("q", q), ("w", w), ("params", params)] + timed,
+                                           [pdot_q.jacobian(q) * qdot + pdot_q.diff(t)], [(n_p,)]))
+        inverse = make("inverse", [("p", p), ("params", params), ("t", t)], [sp.Matrix(emb.inverse)], [(k_q,)])
 
     # the holonomic set of the tangent-space charts: Phi and the unit norm of every Euler-parameter block
     norms = [(sum(p[i] ** 2 for i in block) - 1) / 2 for block in system.unit_norm_blocks]
@@ -241,8 +272,8 @@ def _build(system, backend="numpy") -> NumericModel:
     pdot_syms = sp.symbols(f"pdot_0:{n_p}", real=True)
     Phi_a_p = Phi_a.jacobian(p) if m_a else sp.zeros(0, n_p)
     holonomic_chart = _lazy(lambda: make(
-        "holonomic_chart", [("p", p), ("pdot", list(pdot_syms)), ("params", params)],
+        "holonomic_chart", [("p", p), ("pdot", list(pdot_syms)), ("params", params), ("t", t)],
         [Phi_a, Phi_a_p, (Phi_a_p * sp.Matrix(pdot_syms)).jacobian(p) * sp.Matrix(pdot_syms) if m_a else Phi_a],
         [(m_a,), (m_a, n_p), (m_a,)]))
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
-                        embedding_acc, inverse, chart, holonomic_chart)
+                        embedding_acc, inverse, chart, holonomic_chart, timed_chart=moving)

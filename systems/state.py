@@ -3,7 +3,9 @@
 The projections follow Blajer, *Elimination of constraint violation and accuracy aspects in
 numerical simulation of multibody systems* (Multibody Syst. Dyn. 7, 2002): positions by Newton
 iteration in the kinetic-energy metric, velocities by the M-orthogonal projection
-    v <- v - M^-1 C^T (C M^-1 C^T)^-1 C v.
+    v <- v - M^-1 C^T (C M^-1 C^T)^-1 (C v + c),
+affine where the rows have a velocity-free term c = [Phi_t; c_nh] (rheonomic or affine rows; both
+projections then take the time t, in s).
 """
 from __future__ import annotations
 
@@ -46,8 +48,8 @@ def _weighted_correction(J, W, residual, free):
     return delta
 
 
-def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50):
-    """Newton projection of p onto Phi(p) = 0 holding p[fix_idx]. Returns (p, |Phi|_inf, iters)."""
+def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50, t=0.0):
+    """Newton projection of p onto Phi(p, t) = 0 holding p[fix_idx]. Returns (p, |Phi|_inf, iters)."""
     num, par = system.numeric, system.params
     p = renormalize(system, p)
     if system.m == 0:
@@ -60,8 +62,8 @@ def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50):
     for it in range(max_iter + 1):
         # with Euler parameters the unit norms join the constraint set, so that a step does not
         # move along |e| (which Phi depends on) only to be undone by renormalization
-        Phi, Phi_p, _ = num.holonomic_chart(p, np.zeros(len(p)), par) if system.unit_norm_blocks else \
-            num.constraints(p, par)
+        Phi, Phi_p, _ = num.holonomic_chart(p, np.zeros(len(p)), par, t) if system.unit_norm_blocks else \
+            num.constraints(p, par, t)
         err = float(np.max(np.abs(Phi[:m])))
         if err <= tol:
             return p, err, it
@@ -74,21 +76,22 @@ def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50):
     return p, err, max_iter
 
 
-def project_velocities(system, p, v, fix_idx=()):
-    """M-orthogonal projection of v onto C(p) v = 0 holding v[fix_idx]. Returns (v, |C v|_inf)."""
+def project_velocities(system, p, v, fix_idx=(), t=0.0):
+    """M-orthogonal projection of v onto C(p, t) v + c(p, t) = 0 holding v[fix_idx]. Returns
+    (v, |C v + c|_inf)."""
     num, par = system.numeric, system.params
     v = np.array(v, dtype=float)
-    C = num.C(p, par)
+    _, _, C, c = num.constraint_terms(p, par, t)
     if C.shape[0] == 0:
         return v, 0.0
     free = [i for i in range(len(v)) if i not in set(fix_idx)]
     if free:
-        M = num.dynamics(0.0, p, v, par)[0]
-        v = v + _weighted_correction(C, M, C @ v, free)
-    return v, float(np.max(np.abs(C @ v)))
+        M = num.dynamics(t, p, v, par)[0]
+        v = v + _weighted_correction(C, M, C @ v + c, free)
+    return v, float(np.max(np.abs(C @ v + c)))
 
 
-def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13):
+def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13, t=0.0):
     """See :meth:`systems.System.consistent_state`."""
     try:
         p_guess = np.asarray(p_guess, dtype=float).ravel()
@@ -111,9 +114,9 @@ def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13):
     v, err_v = np.full(system.n, np.nan), np.nan
     try:
         with np.errstate(all="ignore"):
-            p, err_p, _ = project_positions(system, p_guess, fix_p, tol=tol * scale)
+            p, err_p, _ = project_positions(system, p_guess, fix_p, tol=tol * scale, t=t)
             if np.all(np.isfinite(p)):
-                v, err_v = project_velocities(system, p, v_guess, fix_v)
+                v, err_v = project_velocities(system, p, v_guess, fix_v, t=t)
     except np.linalg.LinAlgError as exc:
         raise InconsistentStateError(
             f"system {system.name!r}: the projection onto the constraints failed at the guess p = "
@@ -134,8 +137,9 @@ def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13):
     vscale = 1.0 + float(np.max(np.abs(v_guess), initial=0.0))
     if not err_v <= tol * vscale * 1e3:
         raise InconsistentStateError(
-            f"system {system.name!r}: no velocity satisfies C v = 0 with "
-            f"{', '.join(system.velocity_names[i] for i in fix_v)} held; remaining |C v| = {err_v:.3e}. "
+            f"system {system.name!r}: no velocity satisfies C v + c = 0 with "
+            f"{', '.join(system.velocity_names[i] for i in fix_v)} held at t = {t:g}; remaining |C v| = {err_v:.3e} "
+            f"(with the velocity-free term c). "
             f"Hold fewer velocities.")
     return p, v
 
@@ -164,17 +168,25 @@ def _check_guess(system, p, v):
                 f"orientation; expected a quaternion of non-zero norm, e.g. (1, 0, 0, 0)")
 
 
-def embedding_velocity_map(system, q):
-    """(p, D) at q: p = g(q) and D = A^+ g_q A_q, shape (n_v, k)."""
+def embedding_velocity_map(system, q, t=0.0):
+    """(p, D) at (q, t): p = g(q, t) and D = A^+ g_q A_q, shape (n_v, k)."""
+    return embedding_velocity_terms(system, q, t)[:2]
+
+
+def embedding_velocity_terms(system, q, t=0.0):
+    """(p, D, d_0) at (q, t): p = g(q, t), D = A^+ g_q A_q, shape (n_v, k), and d_0 = A^+ g_t (n_v,),
+    so that v = D w + d_0 (d_0 = 0 for a fixed embedding)."""
     num, par = system.numeric, system.params
-    g, g_q, A_q = num.embedding(np.asarray(q, float), par)
+    q = np.asarray(q, float)
+    g, g_q, A_q = num.embedding(q, par, t)
     A = num.A(g, par)
-    D = np.linalg.lstsq(A, g_q @ A_q, rcond=None)[0]
-    return g, D
+    D, d_0 = np.split(np.linalg.lstsq(A, np.column_stack([g_q @ A_q, num.embedding_rate(q, par, t)]), rcond=None)[0],
+                      [A_q.shape[1]], axis=1)
+    return g, D, d_0[:, 0]
 
 
-def state_from_q(system, q, w):
-    """(p, v) from reduced coordinates q and reduced velocities w (v = D(q) w)."""
+def state_from_q(system, q, w, t=0.0):
+    """(p, v) from reduced coordinates q and reduced velocities w at time t (v = D(q) w + d_0)."""
     if system.embedding is None:
         raise ValueError(f"system {system.name!r} has no embedding p = g(q); use consistent_state")
     q = np.asarray(q, dtype=float).ravel()
@@ -183,14 +195,14 @@ def state_from_q(system, q, w):
     if q.shape != (len(emb.coordinates),) or w.shape != (len(emb.velocities),):
         raise ValueError(f"system {system.name!r}: got q {q.shape}, w {w.shape} but expected "
                          f"q ({len(emb.coordinates)},), w ({len(emb.velocities)},)")
-    p, D = embedding_velocity_map(system, q)
-    return p, D @ w
+    p, D, d_0 = embedding_velocity_terms(system, q, t)
+    return p, D @ w + d_0
 
 
-def q_from_state(system, p, v):
-    """(q, w) from a consistent dependent state through q = h(p) and w = D^+ v."""
-    q = normalize_blocks(system.numeric.inverse(np.asarray(p, float), system.params),
+def q_from_state(system, p, v, t=0.0):
+    """(q, w) from a consistent dependent state at time t through q = h(p, t) and w = D^+ (v - d_0)."""
+    q = normalize_blocks(system.numeric.inverse(np.asarray(p, float), system.params, t),
                          system.embedding.unit_norm_blocks)
-    _, D = embedding_velocity_map(system, q)
-    w = np.linalg.lstsq(D, np.asarray(v, float), rcond=None)[0]
+    _, D, d_0 = embedding_velocity_terms(system, q, t)
+    w = np.linalg.lstsq(D, np.asarray(v, float) - d_0, rcond=None)[0]
     return q, w

@@ -1,9 +1,9 @@
 """Validation of a system description: every problem collected, reported once.
 
-Structural checks are symbolic (shapes, free symbols, velocity-free constraints, f affine in the
-multipliers); properties that need a value (symmetry of M, rank of A, independence of the
-constraint rows, consistency of the default state and of the embedding) are checked numerically
-at the default state and at random points.
+Structural checks are symbolic (shapes, free symbols, velocity-free constraints — which may
+depend on the time symbol — f affine in the multipliers); properties that need a value (symmetry of
+M, rank of A, independence of the constraint rows, consistency of the default state at t = 0 and of
+the embedding) are checked numerically at the default state and at random points.
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ def _shapes(system, problems):
         "d": (system.d.shape, (n_v, 1)),
         "f": (system.f.shape, (n_v, 1)),
         "C_nh": (system.C_nh.shape, (l, n_v)),
+        "c_nh": (system.c_nh.shape, (l, 1)),
     }
     ok = True
     for name, (got, want) in expected.items():
@@ -75,15 +76,16 @@ def _symbols(system, problems):
     t = {system.time}
     allowed = {
         "A": p | params, "M": p | params, "d": p | v | params | t, "f": p | v | params | t | lam,
-        "Phi": p | params, "C_nh": p | params, "potential": p | params,
+        "Phi": p | params | t, "C_nh": p | params | t, "c_nh": p | params | t, "potential": p | params,
     }
     for name, ok_syms in allowed.items():
         extra = getattr(system, name).free_symbols - ok_syms
         if extra:
             names = ", ".join(sorted(s.name for s in extra))
             hint = ""
-            if name in ("Phi", "C_nh") and extra & v:
-                hint = " (constraints must be free of velocities: write C_nh as the matrix of C_nh v)"
+            if name in ("Phi", "C_nh", "c_nh") and extra & v:
+                hint = (" (constraints must be free of velocities: write C_nh as the matrix of C_nh v and c_nh as "
+                        "its velocity-free term)")
             elif name in ("M", "A") and extra & v:
                 hint = " (M and A depend on p only: the kinetic energy T must be quadratic in the velocities)"
             problems.append(f"{name} contains undeclared or disallowed symbols: {names}{hint}")
@@ -117,21 +119,23 @@ def _embedding(system, problems, rng):
         problems.append(f"embedding A_q has shape {emb.A_q.shape} but expected ({k_q}, {system.k})")
         return
     params = {par.symbol for par in system.parameters}
-    extra = (emb.g.free_symbols | emb.A_q.free_symbols) - set(emb.coordinates) - params
-    extra |= emb.inverse.free_symbols - set(system.coordinates) - params
+    extra = (emb.g.free_symbols - {system.time} | emb.A_q.free_symbols) - set(emb.coordinates) - params
+    extra |= emb.inverse.free_symbols - set(system.coordinates) - params - {system.time}
     if extra:
         problems.append(f"embedding contains undeclared symbols: {', '.join(sorted(s.name for s in extra))}")
         return
     num, par = system.numeric, system.params
     q0 = num.inverse(system.default_state()[0], par)
     for trial in range(3):
+        t = 0.37 * trial  # a moving embedding p = g(q, t) is checked at several times
         q = normalize_blocks(q0 + 0.3 * rng.standard_normal(k_q) * (trial > 0), emb.unit_norm_blocks)
-        g, g_q, A_q = num.embedding(q, par)
-        res = np.max(np.abs(num.Phi(g, par)), initial=0.0)
+        g, g_q, A_q = num.embedding(q, par, t)
+        res = np.max(np.abs(num.Phi(g, par, t)), initial=0.0)
         if res > 1e-9 * (1 + np.max(np.abs(g))):
-            problems.append(f"embedding does not satisfy Phi(g(q)) = 0: |Phi| = {res:.2e} at q = {np.round(q, 4)}")
+            problems.append(f"embedding does not satisfy Phi(g(q)) = 0 (Phi(g(q, t), t) = 0): |Phi| = {res:.2e} "
+                            f"at q = {np.round(q, 4)}, t = {t:g}")
             return
-        back = num.embedding(num.inverse(g, par), par)[0]
+        back = num.embedding(num.inverse(g, par, t), par, t)[0]
         if np.max(np.abs(back - g)) > 1e-9 * (1 + np.max(np.abs(g))):
             problems.append(f"embedding inverse does not recover p: |g(h(g(q))) - g(q)| = "
                             f"{np.max(np.abs(back - g)):.2e} at q = {np.round(q, 4)}")
@@ -168,7 +172,7 @@ def _numeric(system, problems, rng):
     A = num.A(p0, par)
     if np.linalg.matrix_rank(A) < n:
         problems.append(f"A does not have full column rank at the default state (rank {np.linalg.matrix_rank(A)} < {n})")
-    C = num.C(p0, par)
+    Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0
     if c and np.linalg.matrix_rank(C) < c:
         problems.append(f"constraint rows are dependent at the default state: rank {np.linalg.matrix_rank(C)} "
                         f"< m + l = {c}")
@@ -190,11 +194,11 @@ def _numeric(system, problems, rng):
         problems.append("M is not finite at the default state")
     scale_p = 1 + np.max(np.abs(p0))
     scale_v = 1 + np.max(np.abs(v0))
-    Phi = num.Phi(p0, par)
     if system.m and np.max(np.abs(Phi)) > 1e-9 * scale_p:
-        problems.append(f"default state violates Phi = 0: |Phi| = {np.max(np.abs(Phi)):.2e}")
-    if c and np.max(np.abs(C @ v0)) > 1e-9 * scale_v:
-        problems.append(f"default state violates C v = 0: |C v| = {np.max(np.abs(C @ v0)):.2e}")
+        problems.append(f"default state violates Phi = 0 at t = 0: |Phi| = {np.max(np.abs(Phi)):.2e}")
+    if c and np.max(np.abs(C @ v0 + c_free)) > 1e-9 * scale_v:
+        problems.append(f"default state violates C v = 0 (the rows C v + c at t = 0): |C v + c| = "
+                        f"{np.max(np.abs(C @ v0 + c_free)):.2e}")
     for block in system.unit_norm_blocks:
         if abs(np.linalg.norm(p0[list(block)]) - 1) > 1e-9:
             problems.append(f"default state: quaternion block {block} is not of unit norm")

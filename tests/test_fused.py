@@ -52,6 +52,8 @@ def _agree(name, formulation):
     system = systems.load(name)
     if formulation == "manifold" and not (system.m or system.unit_norm_blocks):
         pytest.skip(f"{name} has no holonomic constraints: no charts")
+    if formulation == "manifold" and system.has_moving_holonomic:
+        pytest.skip(f"{name}'s holonomic constraints depend on time: the charts are of a fixed manifold")
     options = _options(system, formulation)
     reference = F.create(formulation, system, **options)
     fused = F.create(formulation, system, backend="compiled", **options)
@@ -75,7 +77,7 @@ def _agree(name, formulation):
         pp, vv, vdot = np.empty(len(p)), np.empty(system.n), np.empty(system.n)
         assert module.evaluate(0.3, y, params, extra, ydot, lam, pp, vv, vdot, True, np.zeros(module.EVAL_WORK))
         expected = reference.evaluate(0.3, y)
-        p_ref, v_ref = reference.dependent_state(y)
+        p_ref, v_ref = reference.state_at(y, 0.3)  # at the time of the evaluation (moving embeddings)
         for got, want in ((ydot, expected.ydot), (vdot, expected.vdot), (lam, expected.lam), (pp, p_ref),
                           (vv, v_ref)):
             scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))

@@ -15,7 +15,7 @@ class Layout:
     """Sizes and offsets of the flat outputs of a system's kernels (systems.numeric._build).
 
     dynamics: M (n, n), d (n,), f0 (n,), F_lambda (n, c), C (c, n), xi (c,), A (n_p, n), pdd2 (n_p,);
-    constraints: Phi (m,), Phi_p (m, n_p), C (c, n).
+    constraints: Phi (m,), Phi_p (m, n_p), C (c, n), c (c,) (arguments p, params, t).
     """
 
     def __init__(self, system):
@@ -24,7 +24,7 @@ class Layout:
         n_p, n, c = self.n_p, self.n, self.c
         sizes = [n * n, n, n, n * c, c * n, c, n_p * n, n_p]
         self.dyn = np.cumsum([0] + sizes).tolist()
-        self.con = np.cumsum([0, self.m, self.m * n_p, c * n]).tolist()
+        self.con = np.cumsum([0, self.m, self.m * n_p, c * n, c]).tolist()
 
     def dynamics_views(self, buffer="buf", indent="    "):
         """Lines naming the views M, d, f0, F, Cm, xi, Ad, pdd2 of ``buffer``."""
@@ -131,7 +131,7 @@ def evaluate_all(ts, ys, params, extra):
 
 @numba.njit(cache=True)
 def check_all(ts, ps, vs, vdots, ok, params):
-    \"\"\"Per recorded point: max |Phi|, max |C v|, max |C v' + xi| (NaN where v' is missing), the
+    \"\"\"Per recorded point: max |Phi|, max |C v + c|, max |C v' + xi| (NaN where v' is missing), the
     energy, sigma_min / sigma_max of Phi_p, det(Phi_p(p_k) Phi_p(p_k-1)^T) (1 at k = 0) and
     sigma_min / sigma_max of A with the sign of det A where A is square (NaN where A is not finite).\"\"\"
     count = ts.size
@@ -145,12 +145,13 @@ def check_all(ts, ps, vs, vdots, ok, params):
         if not (np.all(np.isfinite(p)) and np.all(np.isfinite(v))):
             continue
         cbuf[:] = 0.0
-        _constraints(p, params, cbuf)
+        _constraints(p, params, ts[i], cbuf)
         Phi = cbuf[:M_H]
         Phi_p = cbuf[M_H:M_H + M_H * N_P].reshape((M_H, N_P))
-        Cm = cbuf[M_H + M_H * N_P:].reshape((C, N))
+        Cm = cbuf[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N))
+        c_free = cbuf[M_H + M_H * N_P + C * N:]
         out[i, 0] = np.max(np.abs(Phi)) if M_H else 0.0
-        out[i, 1] = np.max(np.abs(mv(Cm, v))) if C else 0.0
+        out[i, 1] = np.max(np.abs(mv(Cm, v) + c_free)) if C else 0.0
         buf[:] = 0.0
         _dynamics(ts[i], p, v, params, buf)
         if ok[i]:
@@ -171,3 +172,21 @@ def check_all(ts, ps, vs, vdots, ok, params):
             previous[:, :] = Phi_p
     return out
 """
+
+
+def affine_terms(add, moving, l, square, left, offset):
+    """Lines of evaluate for rheonomic or affine rows: d_0 = A^+ g_t (zero unless the embedding
+    moves; g_t at ``offset`` of the embedding kernel's output) and c_nh at the time t."""
+    if moving:
+        add(f"    eb = np.zeros({offset} + N_P)")
+        add("    _embedding(q, params, t, eb)")
+        add(f"    d_0 = eb[{offset}:].copy()")
+        add("    ok = lu_solve(LU, perm, d_0)" if square else "    d_0, ok = " + left.format("d_0"))
+        add("    if not ok:")
+        add("        return False")
+    else:
+        add("    d_0 = np.zeros(N)")
+    if l:
+        add("    cb_t = np.zeros(CON)")
+        add("    _constraints(p, params, t, cb_t)")
+        add("    c_nh = cb_t[CON - L:]")

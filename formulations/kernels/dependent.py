@@ -21,7 +21,7 @@ EVAL_WORK = DYN + {size * size} + {size} + CON
 @numba.njit(cache=True)
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     """y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
-    [f0 - d; -xi - 2 alpha C v - beta^2 [Phi; 0]]; False where the matrix is singular. work: EVAL_WORK
+    [f0 - d; -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]]; False where the matrix is singular. work: EVAL_WORK
     zeros (workspace()), reused from call to call."""
     alpha, beta = extra[0], extra[1]
     p[:] = y[:N_P]
@@ -40,11 +40,14 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
         for j in range(C):
             K[i, N + j] = Cm[j, i] - F[i, j]
     mv_into(Cm, v, b[N:])
+    cbuf = work[DYN + {size * size + size}:DYN + {size * size + size} + CON]
+    if alpha != 0.0 or (beta != 0.0 and M_H > 0):  # the velocity residual is C v + c, c = [Phi_t; c_nh]
+        _constraints(p, params, t, cbuf)
+        for i in range(C):
+            b[N + i] += cbuf[CON - C + i]
     for i in range(C):
         b[N + i] = -xi[i] - 2 * alpha * b[N + i]
     if beta != 0.0 and M_H > 0:
-        cbuf = work[DYN + {size * size + size}:DYN + {size * size + size} + CON]
-        _constraints(p, params, cbuf)
         for i in range(M_H):
             b[N + i] -= beta**2 * cbuf[i]
     if not (all_finite(K) and finite(b)):
@@ -70,14 +73,14 @@ def projection_source(lay, m_a) -> str:
         hc = np.zeros({m_a * (lay.n_p + 2)})
         for it in range(int(extra[4]) + 1):
             hc[:] = 0.0
-            _holonomic_chart(p, np.zeros(N_P), params, hc)
+            _holonomic_chart(p, np.zeros(N_P), params, t, hc)
             if not finite(hc):
                 return -1
             if np.max(np.abs(hc[:M_H])) <= extra[3] or it == int(extra[4]):
                 break
             if not have_metric:  # W = A^+T M A^+ + (I - A A^+), frozen at the first iterate
                 buf[:] = 0.0
-                _dynamics(0.0, p, np.zeros(N), params, buf)
+                _dynamics(t, p, np.zeros(N), params, buf)
 {inner}
                 if not all_finite(Ad) or not all_finite(M):
                     return -1
@@ -101,8 +104,9 @@ REJECT_FAILED_STAGES = False
 def post_step(t, y, params, extra, work):
     \"\"\"Stabilization 'projection' (extra[2] = 1; else 0: nothing): p onto Phi(p) = 0 (with Euler
     parameters, their unit norms too) by Newton's method in the metric W frozen at the first iterate,
-    to max |Phi| <= extra[3] within extra[4] iterations (where extra[5]), then v onto C v = 0 in the
-    metric M (where extra[6]), in place; 2 where y changed, -1 where a matrix is singular.\"\"\"
+    to max |Phi| <= extra[3] within extra[4] iterations (where extra[5]), then v onto C v + c = 0 in the
+    metric M (where extra[6]), in place; 2 where y changed, -1 where a matrix is singular. At time t:
+    Phi(p, t) = 0 and C v + c = 0 (an affine projection where c != 0).\"\"\"
     if extra[2] == 0.0:
         return 0
     p = y[:N_P]
@@ -111,14 +115,16 @@ def post_step(t, y, params, extra, work):
     buf = np.zeros(DYN){positions}
     if extra[6] != 0.0 and C > 0:
         buf[:] = 0.0
-        _dynamics(0.0, p, v, params, buf)
+        _dynamics(t, p, v, params, buf)
 {views}
-        if not (all_finite(M) and all_finite(Cm)):
+        cb = np.zeros(CON)
+        _constraints(p, params, t, cb)
+        if not (all_finite(M) and all_finite(Cm) and finite(cb)):
             return -1
         MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
         if not ok:
             return -1
-        mult, ok = solve1(mm(Cm, MCt), mv(Cm, v))
+        mult, ok = solve1(mm(Cm, MCt), mv(Cm, v) + cb[CON - C:])
         if not ok:
             return -1
         v -= mv(MCt, mult)

@@ -2,15 +2,17 @@
 system's embedding p = g(q) (or the identity embedding of a system without holonomic constraints);
 formulations.reduced and formulations.minimal state the equations.
 
-reduced: extra = (alpha,) of a feedback stabilization on C_bar_nh w.
+reduced: extra = (alpha,) of a feedback stabilization on C_bar_nh w (+ c_bar_nh).
+Rheonomic or affine rows (through an embedding, not on charts): _geometry takes the time, v = D w + d_0
+with d_0 = A^+ g_t of a moving embedding p = g(q, t), and the feedback acts on C_nh v + c_nh.
 minimal: extra = (S_w (r, k) then S_v (r, n), row-major): the choice of independent velocities
-u = E w, E = S_w + S_v D.
+u = E w, E = S_w + S_v D (u = E w + S_v d_0, w = D_bar u + d_bar_0 with rheonomic or affine rows).
 """
 from __future__ import annotations
 
 from ..charts import Atlas
 from ..errors import CapabilityError
-from .common import Layout, header, passes
+from .common import Layout, affine_terms, header, passes
 
 
 def reduced_source(formulation) -> str:
@@ -28,6 +30,12 @@ def _source(formulation, minimal):
     charts = isinstance(geo, Atlas)
     if charts and minimal:
         raise CapabilityError("the compiled minimal formulation runs through an embedding only, not on charts")
+    timed = sysm.is_rheonomic
+    if timed and charts:
+        raise CapabilityError("the compiled modules of rheonomic or affine constraints run through an embedding, not "
+                              "on charts")
+    moving = timed and geo.moving
+    at_t = ", t" if num.timed_chart else ""  # the chart kernels take the time where g or C depend on it
     n_p, n = lay.n_p, lay.n
     k, k_q, r = geo.k, len(geo.q_names), sysm.r
     blocks = [list(b) for b in geo.unit_blocks]
@@ -41,6 +49,8 @@ def _source(formulation, minimal):
     else:
         kernels["_chart"] = num.kernel("chart")
         kernels["_embedding_acc"] = num.kernel("embedding_acc")
+        if moving:
+            kernels["_embedding"] = num.kernel("embedding")
     square = n_p == n
     left = "solve(A, {0})" if square else "(np.linalg.lstsq(A, {0})[0], True)"
     chart = [0, n_p, n_p * k, k_q * k, n_p * n, lay.c * n]
@@ -50,7 +60,7 @@ def _source(formulation, minimal):
     lines = [f"K, K_Q, R = {k}, {k_q}, {r}",
              f"QBLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]", "", "",
              "@numba.njit(cache=True)",
-             "def _geometry(q, params, p, extra, work):",
+             f"def _geometry(q, params, p, extra, work{', t' if timed else ''}):",
              '    """p = g(q) into p; (D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), LU factors of a square A and',
              '    their row swaps (lu_in_place; empty otherwise), ok) at q."""']
     add = lines.append
@@ -71,8 +81,8 @@ def _source(formulation, minimal):
         del lines[2:]  # the chart's own _geometry and its helpers
         lines += ["", ""] + CHART_SOURCE.format(m_a=geo.m_a, hc=geo.m_a * (n_p + 2)).splitlines()
         add("    cb = np.zeros(CON)")
-        add("    _constraints(p, params, cb)")
-        add("    Cg = cb[M_H + M_H * N_P:].reshape((C, N))")
+        add("    _constraints(p, params, 0.0, cb)")
+        add("    Cg = cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N))")
         add("    kb = np.zeros(N_P * N)")
         add("    _kinematics(p, params, kb)")
         add("    A = kb.reshape((N_P, N))")
@@ -87,11 +97,12 @@ def _source(formulation, minimal):
         add("    _kinematics(q, params, kb)")
         add("    A = kb.reshape((N_P, N))")
         add("    cb = np.zeros(CON)")
-        add("    _constraints(q, params, cb)")
-        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:].reshape((C, N)), A, np.empty(0, np.int64), True")
+        add(f"    _constraints(q, params, {'t' if timed else '0.0'}, cb)")
+        add("    return np.eye(N), A, A, cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N)), A, "
+            "np.empty(0, np.int64), True")
     else:
         add(f"    cb = np.zeros({b[-1]})")
-        add("    _chart(q, params, cb)")
+        add(f"    _chart(q, params{at_t}, cb)")
         add(f"    p[:] = cb[{b[0]}:{b[1]}]")
         add(f"    G = cb[{b[1]}:{b[2]}].reshape((N_P, K))")
         add(f"    A_q = cb[{b[2]}:{b[3]}].reshape((K_Q, K))")
@@ -111,14 +122,16 @@ def _source(formulation, minimal):
             add("    Kc[:L] = mm(Cg[M_H:], D)")
         add("    Kc[L:] = S_w + mm(S_v, D)")
         add("    return Kc")
-        lines += ["", "", "@numba.njit(cache=True)", "def choice_all(ys, params, extra):",
-                  '    """cond and det of [C_bar_nh; E] at the recorded states (NaN where the geometry fails)."""',
+        lines += ["", "", "@numba.njit(cache=True)", "def choice_all(ys, params, extra, ts):",
+                  '    """cond and det of [C_bar_nh; E] at the recorded states at their times ts (NaN where the',
+                  '    geometry fails)."""',
                   "    out = np.full((ys.shape[0], 2), np.nan)",
                   "    p = np.empty(N_P)",
                   "    for i in range(ys.shape[0]):",
                   "        q = ys[i, :K_Q].copy()",
                   "        unit_blocks(q, QBLOCKS)",
-                  "        D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, np.empty(0))",
+                  f"        D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, np.empty(0)"
+                  f"{', ts[i]' if timed else ''})",
                   "        if ok:",
                   "            Kc = _choice(D, Cg, extra)",
                   "            ratio = sigma_ratio(Kc)",
@@ -130,7 +143,7 @@ def _source(formulation, minimal):
               f'    """y\' of the {name} formulation of {sysm.name}; False where a matrix is singular."""',
               "    q = y[:K_Q].copy()",
               "    unit_blocks(q, QBLOCKS)",
-              "    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, work)",
+              f"    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, work{', t' if timed else ''})",
               "    if not ok:",
               "        return False"]
     if minimal:
@@ -145,10 +158,21 @@ def _source(formulation, minimal):
         add("        return False")
         add("    if np.max(np.abs(D_bar)) * big > 1e8:")
         add("        return False")
+    if timed:
+        affine_terms(add, moving, lay.l, square, left, n_p + n_p * k_q + k_q * k)
+    if minimal and timed:  # w = D_bar u + d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0]
+        add("    d_bar_0 = np.empty(L + R)")
+        if lay.l:
+            add("    d_bar_0[:L] = -(mv(Cg[M_H:], d_0) + c_nh)")
+        add("    d_bar_0[L:] = -mv(S_v, d_0)")
+        add("    if not lu_solve(Kc, perm_c, d_bar_0):")
+        add("        return False")
+        add("    w = mv(D_bar, y[K_Q:]) + d_bar_0")
+    elif minimal:
         add("    w = mv(D_bar, y[K_Q:])")
     else:
         add("    w = y[K_Q:]")
-    add("    v[:] = mv(D, w)")
+    add("    v[:] = mv(D, w) + d_0" if moving else "    v[:] = mv(D, w)")
     add("    buf = work[:DYN]")
     add("    _dynamics(t, p, v, params, buf)")
     lines.extend(lay.dynamics_views().splitlines())
@@ -158,7 +182,7 @@ def _source(formulation, minimal):
         add("    p0, U, V = _chart(extra)")
         add("    hc = work[W_H:W_H + HC]")
         add("    hc[:] = 0.0")
-        add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, hc)")
+        add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)")
         add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
         if square:
             add("    ok = lu_solve(LU, perm, gamma)")
@@ -168,7 +192,7 @@ def _source(formulation, minimal):
         add("        return False")
     else:
         add("    acc = np.zeros(N_P)")
-        add("    _embedding_acc(q, w, params, acc)")
+        add(f"    _embedding_acc(q, w, params{at_t}, acc)")
         if square:
             add("    gamma = acc - pdd2")
             add("    ok = lu_solve(LU, perm, gamma)")
@@ -206,7 +230,8 @@ def _source(formulation, minimal):
         if lay.l:
             add("    C_nh = Cm[M_H:]")
             add("    Gk = mm(C_nh, D)")
-            add("    kept = -xi[M_H:] - mv(C_nh, gamma) - 2 * extra[0] * mv(C_nh, v)")
+            add("    kept = -xi[M_H:] - mv(C_nh, gamma) - 2 * extra[0] * " + (
+                "(mv(C_nh, v) + c_nh)" if timed else "mv(C_nh, v)"))
         add("    if nonideal:")
         add("        Km = np.zeros((N + L, K + C))")
         add("        Km[:N, :K] = mm(M, D)")
@@ -287,7 +312,7 @@ def _chart_solve(q, params, extra, work, p, S, perm):
                     acc -= U[i, j] * h[j]
                 p[i] = acc
             hc[:] = 0.0
-            _holonomic_chart(p, zero, params, hc)
+            _holonomic_chart(p, zero, params, 0.0, hc)
             if not finite(hc):
                 break
             S[:, :] = mm(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)), U)
@@ -353,7 +378,7 @@ def new_chart(t, y, params, extra):
     if not ok:
         return y_new, p, U, V, B, False
     hc = np.zeros(HC)
-    _holonomic_chart(p, np.zeros(N_P), params, hc)
+    _holonomic_chart(p, np.zeros(N_P), params, 0.0, hc)
     Phi_p = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))
     if not finite(hc):
         return y_new, p, U, V, B, False

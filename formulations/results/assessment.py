@@ -11,6 +11,11 @@ and gets the notes too):
     describe the motion there, whatever the residuals say;
   - |C v' + xi| exceeds 1e-6 (1 + max |v'|): the accelerations do not satisfy the constraints
     (not checked with a feedback stabilization, which sets C v' + xi on purpose);
+  - the energy balance of a system whose constraints alone do work (rheonomic or affine rows,
+    systems.energy.only_constraints_work; not with a feedback stabilization, whose terms do work
+    too) does not close: max |E(t) - E(t0) - W_c(t)| with W_c the work of the constraint forces
+    (Trajectory.constraint_work) exceeds the allowance below plus the quadrature error of W_c,
+    estimated by |W_c(Simpson) - W_c(trapezoid)|;
   - the position or velocity residual, or the energy drift of a conservative system
     (systems.energy; not with a feedback stabilization), exceeds what the tolerance allows:
     ALLOWANCE x tol x (accepted steps + 1) (local errors of size tol adding up over the steps),
@@ -24,9 +29,9 @@ import dataclasses
 
 import numpy as np
 
-from systems.energy import is_conservative
+from systems.energy import is_conservative, only_constraints_work
 
-from .trajectory import EVENT, SUCCESS, WARNED, Trajectory
+from .trajectory import EVENT, SUCCESS, WARNED, Trajectory, cumulative_work
 
 ALLOWANCE = 100.0  # over 50 times the largest ratio met in the test suite's runs
 SCALE_SHARE = 1e-2
@@ -141,4 +146,23 @@ def _residuals(traj, system, tol, adaptive):
         if drift > share * scale:
             notes.append(f"the energy drifts by {drift:.2e} J in a conservative system, beyond {how} = "
                          f"{share * scale:.1e} J")
+    if not feedback and system.is_rheonomic and only_constraints_work(system):
+        notes += _energy_balance(traj, share, how)
     return notes
+
+
+def _energy_balance(traj, share, how):
+    """The note where E(t) - E(t0) differs from the work of the constraint forces by more than the
+    allowance plus the quadrature error of that work (module docstring)."""
+    P = traj.constraint_power
+    if P is None or traj.t.size < 2 or not (np.all(np.isfinite(P)) and np.all(np.isfinite(traj.energy))):
+        return []
+    work = traj.constraint_work
+    quadrature = float(np.max(np.abs(work - cumulative_work(traj.t, P, simpson=False))))
+    gap = float(np.max(np.abs(traj.energy_balance)))
+    scale = 1 + float(np.max(np.abs(traj.energy))) + float(np.max(np.abs(work)))
+    if gap > share * scale + quadrature:
+        return [f"the energy balance does not close: E(t) - E(t0) differs from the work of the constraint forces "
+                f"by {gap:.2e} J, beyond {how} = {share * scale:.1e} J plus the quadrature error {quadrature:.1e} J "
+                f"of that work over the recorded points"]
+    return []

@@ -29,7 +29,7 @@ def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     t = real("t", t, expected="a time in s")
     p, v = state_pair(system, (p, v), argument="state")
     p = renormalize(system, p) if system.unit_norm_blocks else p
-    _check_consistent(system, p, v, tol)
+    _check_consistent(system, t, p, v, tol)
     with np.errstate(all="ignore"):
         pieces = system.numeric.dynamics(t, p, v, system.params)
     M, d, f0, F, C, xi, _, _ = pieces
@@ -38,8 +38,8 @@ def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     return dict(zip(system.constraint_names, lam.tolist())) if as_dict else lam
 
 
-def _check_consistent(system, p, v, tol):
-    Phi, Cv = system.residuals(p, v)
+def _check_consistent(system, t, p, v, tol):
+    Phi, Cv = system.residuals(p, v, t)
     scale_p, scale_v = 1 + np.max(np.abs(p), initial=0.0), 1 + np.max(np.abs(v), initial=0.0)
     bad = [f"{name}: {val:.3e}" for name, val in zip(system.holonomic_names, Phi) if not abs(val) <= tol * scale_p]
     bad += [f"{name} (velocity): {val:.3e}" for name, val in zip(system.constraint_names, Cv)

@@ -17,7 +17,8 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
         return Trajectory(system.name, formulation.label(), frozen(run.t), frozen(ps), frozen(vs), frozen(ys),
                           formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
                           ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
-                          run.status, message, event_records(run.t_events, events), settings)
+                          run.status, message, event_records(run.t_events, events), settings,
+                          constraint_power=frozen(constraint_power(system, formulation.num, run.t, ps, vs, lam)))
     num, par = formulation.num, system.params
     N, n, c = len(run.t), system.n, system.m + system.l
     ys = np.array([r[0] for r in run.y]) if N else np.zeros((0, len(formulation.state_names())))
@@ -28,20 +29,32 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
     for i, (t, row) in enumerate(zip(run.t, run.y)):
         _, p, v, a, multipliers = row
         with np.errstate(all="ignore"):  # NaN where a piece is undefined, e.g. past a singularity
-            if a is None:
-                Phi, _, C = num.constraints(p, par)
-            else:
-                _, (_, _, _, _, C, xi, _, _) = formulation.dynamics(t, p, v)
-                Phi = num.Phi(p, par) if system.m else ()
+            Phi, _, C, c_free = num.constraint_terms(p, par, t)
+            if a is not None:
+                xi = formulation.dynamics(t, p, v)[1][5]
                 vdot[i], lam[i] = a, multipliers
                 err_a[i] = _max_abs(C @ a + xi)
             err_p[i] = _max_abs(Phi)
-            err_v[i] = _max_abs(C @ v)
+            err_v[i] = _max_abs(C @ v + c_free)
             energy[i] = num.energy(p, v, par)
     return Trajectory(system.name, formulation.label(), frozen(run.t), frozen(ps), frozen(vs), frozen(ys),
                       formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
                       ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
-                      run.status, message, event_records(run.t_events, events), settings)
+                      run.status, message, event_records(run.t_events, events), settings,
+                      constraint_power=frozen(constraint_power(system, num, run.t, ps, vs, lam)))
+
+
+def constraint_power(system, num, ts, ps, vs, lam):
+    """-lambda^T C(p, t) v per point (N,), in W: the power of the constraint forces -C^T lambda
+    (systems.energy); zeros for scleronomic homogeneous rows, which do no work."""
+    if not system.is_rheonomic or not len(ts):
+        return np.zeros(len(ts))
+    out = np.full(len(ts), np.nan)
+    par = system.params
+    with np.errstate(all="ignore"):
+        for i, (t, p, v, multipliers) in enumerate(zip(ts, ps, vs, lam)):
+            out[i] = -multipliers @ (num.C(p, par, t) @ v)
+    return out
 
 
 def _max_abs(x) -> float:

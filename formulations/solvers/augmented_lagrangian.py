@@ -142,7 +142,7 @@ def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings)
     a = a0.copy()
     v1 = v0 + h / 2 * (a0 + a)
     p1 = _positions(system, A_of, p0, pdot0, v1, h)
-    residual = None  # (Phi(p1), C_nh(p1) v1)
+    residual = None  # (Phi(p1, t1), C_nh(p1, t1) v1 + c_nh)
     alpha = scale = None
     for _ in range(settings.max_iter):
         M, d, f0, F, C, xi, A, _ = dynamics(t1, p1, v1)
@@ -150,14 +150,14 @@ def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings)
             m_bar = ConstraintDynamics.equivalent_mass(M, C)
             alpha = np.concatenate([settings.penalty * 4 * m_bar[:m] / h**2, settings.penalty * 2 * m_bar[m:] / h])
             scale = np.concatenate([np.full(m, h**2 / 4), np.full(len(m_bar) - m, h / 2)])
-            residual = np.concatenate([num.Phi(p1, par), C[m:] @ v1])
+            residual = _residual(num, par, m, t1, p1, v1)
         reacting = (C.T - F) if F.size else C.T  # non-ideal: f = f0 + F lambda
         R = M @ a + d - f0 + reacting @ (lam + alpha * residual)
         delta = -np.linalg.solve(M + reacting @ ((alpha * scale)[:, None] * C), R)
         a = a + delta
         v1 = v0 + h / 2 * (a0 + a)
         p1 = _positions(system, A_of, p0, pdot0, v1, h)
-        residual = np.concatenate([num.Phi(p1, par), num.C(p1, par)[m:] @ v1])
+        residual = _residual(num, par, m, t1, p1, v1)
         lam = lam + alpha * residual
         size = np.max(np.abs(delta))
         if size <= settings.tol * (1 + np.max(np.abs(a))) or h**2 / 4 * size <= 1e-15 * (1 + np.max(np.abs(p1))):
@@ -166,5 +166,11 @@ def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings)
         raise StopRun(f"the augmented Lagrangian iteration did not converge in {settings.max_iter} iterations "
                       f"(last |delta a| = {np.max(np.abs(delta)):.2e}); take a smaller step or a larger penalty",
                       quantity="accelerations")
-    v1 = project_velocities(system, p1, v1)[0]
+    v1 = project_velocities(system, p1, v1, t=t1)[0]
     return p1, v1, a, lam
+
+
+def _residual(num, par, m, t, p, v):
+    """(Phi(p, t), C_nh(p, t) v + c_nh(p, t)): the residuals the penalties act on, (m + l,)."""
+    Phi, _, C, c = num.constraint_terms(p, par, t)
+    return np.concatenate([Phi, C[m:] @ v + c[m:]])

@@ -256,8 +256,9 @@ def run_compiled(problem, max_steps, loop="integrate"):
             status, end = -1, k
             message = f"stopped at t = {ts[k]:.6g}: {singular_message(formulation.system, ps[k], crossed, checks[k, 4])}"
     offset = 0
-    for _, ys_, extra_ in stretches:  # the formulation's own watch, stretch by stretch
-        stop = formulation.compiled_stop(module, ys_[:end - offset], params, extra_) if end > offset else None
+    for ts_, ys_, extra_ in stretches:  # the formulation's own watch, stretch by stretch
+        stop = formulation.compiled_stop(module, ys_[:end - offset], params, extra_, ts_[:end - offset]) \
+            if end > offset else None
         if stop is not None:
             kept, why = stop
             end = offset + kept

@@ -26,7 +26,7 @@ def pieces(formulation, t, y):
         return None
     try:
         with np.errstate(all="ignore"):
-            p, v = formulation.dependent_state(y)
+            p, v = formulation.state_at(y, t)
             _, values = formulation.dynamics(t, p, v)
     except (np.linalg.LinAlgError, ChartError, StopRun, ValueError, ZeroDivisionError):
         return None  # the own state cannot be mapped back here (e.g. a singular choice of u)

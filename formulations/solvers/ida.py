@@ -14,8 +14,9 @@ index 1 (stabilization none, Baumgarte or constraint dynamics), unknowns Y = (y,
 GGL, the stabilized index-2 form (Gear, Gupta & Leimkuhler, J. Comput. Appl. Math. 12, 1985),
 unknowns Y = (y, lambda, mu):
     y_pos' - kinematics(y) + Psi_y^T mu = 0,   (dynamics rows of K) [y_vel'; lambda] = rhs,
-    G y_vel = 0,   Psi(y_pos) = 0
-  with G the kept constraint rows (velocity level) and Psi the position constraints of the own
+    G y_vel + g_0 = 0,   Psi(y_pos, t) = 0
+  with G the kept constraint rows (velocity level; g_0 their velocity-free term, zero unless a row is
+  rheonomic or affine: Saddle.offset) and Psi the position constraints of the own
   coordinates (dependent: Phi and the unit norms of Euler parameters; reduced: the unit norms of
   Euler parameters in q). mu vanishes on the exact solution.
 
@@ -69,7 +70,7 @@ class Residual:
         sol = solve_square(s.K, s.rhs, f"the saddle-point matrix of {formulation.name!r} at the start")
         yp0 = np.concatenate([s.kinematics, sol[: s.na]])
         lam0 = sol[s.na:]
-        self.n_mu = formulation.position_constraints(y0[: self.n_pos])[0].size if form == GGL_DAE else 0
+        self.n_mu = formulation.position_constraints(y0[: self.n_pos], t0)[0].size if form == GGL_DAE else 0
         self.Y0 = np.concatenate([y0, lam0, np.zeros(self.n_mu)])
         self.YP0 = np.concatenate([yp0, np.zeros(self.n_lam + self.n_mu)])
         self.algebraic = list(range(self.n_y, self.Y0.size))
@@ -88,10 +89,11 @@ class Residual:
             return
         dyn = s.K.shape[0] - s.rows
         mu = Y[n_y + self.n_lam:]
-        Psi, Psi_y = self.formulation.position_constraints(y[:n_pos])
+        Psi, Psi_y = self.formulation.position_constraints(y[:n_pos], t)
         res[:n_pos] += Psi_y.T @ mu
         res[n_pos:n_pos + dyn] = s.K[:dyn] @ unknowns - s.rhs[:dyn]
-        res[n_pos + dyn:n_pos + dyn + s.rows] = s.K[dyn:, :na] @ s.velocity
+        offset = 0.0 if s.offset is None else s.offset
+        res[n_pos + dyn:n_pos + dyn + s.rows] = s.K[dyn:, :na] @ s.velocity + offset
         res[n_pos + dyn + s.rows:] = Psi
 
 

@@ -8,7 +8,7 @@ from systems.analysis import nearest_singular_configuration
 from ..errors import StopRun
 
 
-def rank_monitor(formulation, p0):
+def rank_monitor(formulation, p0, t0=0.0):
     """monitor(t, y) raising StopRun where Phi_p of ``formulation``'s system loses rank, or None for a
     system without holonomic constraints.
 
@@ -22,21 +22,21 @@ def rank_monitor(formulation, p0):
     if not system.m:
         return None
 
-    def jacobian(p):
-        Phi_p = num.constraints(p, par)[1]
+    def jacobian(p, t):
+        Phi_p = num.constraints(p, par, t)[1]
         s = np.linalg.svd(Phi_p, compute_uv=False)
         return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
 
-    def position(y):
-        return formulation.dependent_state(y)[0]
+    def position(y, t):
+        return formulation.state_at(y, t)[0]
 
-    previous, start = jacobian(p0)
+    previous, start = jacobian(p0, t0)
     threshold = formulation.singular_ratio * start
     previous = [previous]
 
     def monitor(t, y):
-        p = position(y)
-        Phi_p, ratio = jacobian(p)
+        p = position(y, t)
+        Phi_p, ratio = jacobian(p, t)
         before = previous[0]
         crossed = np.linalg.det(Phi_p @ before.T) <= 0
         previous[0] = Phi_p
@@ -44,10 +44,10 @@ def rank_monitor(formulation, p0):
             return
         if crossed:  # det(Phi_p(p(s)) Phi_p(p_k-1)^T) > 0 at the step's start, <= 0 at its end
             def locate(s, y_s):
-                return np.linalg.det(num.constraints(position(y_s), par)[1] @ before.T)
+                return np.linalg.det(num.constraints(position(y_s, s), par, s)[1] @ before.T)
         else:
             def locate(s, y_s):
-                return jacobian(position(y_s))[1] - threshold
+                return jacobian(position(y_s, s), s)[1] - threshold
         raise StopRun(singular_message(system, p, crossed, ratio), quantity="Phi_p", locate=locate)
 
     return monitor

@@ -83,10 +83,11 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                         max_step=max_step, first_step=first_step, max_steps=max_steps)
     p0, v0 = system.default_state() if args.p0 is None else (args.p0, args.v0)
     inputs.check_tolerance_scale(args.atol, p0, v0)
+    t0 = float(args.t_span[0])
     if project_initial:
-        p0, v0 = system.consistent_state(p0, v0)
+        p0, v0 = system.consistent_state(p0, v0, t=t0)
     if check_initial:
-        formulation.check_state(p0, v0)
+        formulation.check_state(p0, v0, t=t0)
     solver = create(method, args.step)
     inputs.check_fixed_step(solver, args.t_span, args.max_steps)
     if hasattr(solver, "max_steps"):  # a loop that counts its own steps (the compiled one)
@@ -95,9 +96,12 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     events = args.events
     inputs.check_event_values(events, args.t_span[0], p0, v0)
     form = match(formulation, solver, events)
-    formulation.prepare(p0, v0, solver.offers)
+    if system.is_rheonomic:  # formulations written for fixed constraints need no start time
+        formulation.prepare(p0, v0, solver.offers, t0)
+    else:
+        formulation.prepare(p0, v0, solver.offers)
     formulation.reset_statistics()
-    y0 = formulation.initial_state(p0, v0)
+    y0 = formulation.own_state(p0, v0, t0)
     formulation.resolve_stabilization(args.t_span, y0)
     recorder = _recorder(formulation)
     if args.t_eval is not None and args.t_eval.size > inputs.LARGE_OUTPUT:
@@ -107,7 +111,7 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
                       max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,
                       event_values=_event_values(formulation, events),
-                      monitor=_bounded(rank_monitor(formulation, p0), args.max_steps, args.t_span[1]),
+                      monitor=_bounded(rank_monitor(formulation, p0, t0), args.max_steps, args.t_span[1]),
                       post_step=formulation.post_step if formulation.uses_post_step else None,
                       explain=explain_step_failure(formulation, args.t_span[0], y0))
     problem.fun = guarded_rhs(formulation, problem.evaluations, formulation.reject_singular_stages)
@@ -159,7 +163,7 @@ def _recorder(formulation):
     def record(t, y, interpolated):
         if interpolated and project_samples:  # dense output interpolates unprojected states
             y = formulation.project(t, y)
-        p, v = formulation.dependent_state(y)
+        p, v = formulation.state_at(y, t)
         try:
             _, vdot, lam = formulation.accelerations(t, y)
         except (np.linalg.LinAlgError, StopRun):
@@ -171,6 +175,6 @@ def _recorder(formulation):
 
 def _event_values(formulation, events):
     def event_values(t, y):
-        p, v = formulation.dependent_state(y)
+        p, v = formulation.state_at(y, t)
         return np.array([ev.function(t, p, v) for ev in events], dtype=float)
     return event_values if events else None

@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..description import BodyBlock, System
 from ..errors import SystemDescriptionError
-from .common import pfaffian_matrix, split_constraints
+from .common import affine_rows, split_constraints
 from .rotations import quaternion_rates_matrix, rotation_matrix
 
 
@@ -113,9 +113,9 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
                      nonholonomic_rows=(), parameters=(), default_p=(), default_v=(), **system_fields) -> System:
     """A :class:`System` of the bodies ``frames`` (coordinates and velocities in that order).
 
-    holonomic: (name, Phi_i(p)) pairs, e.g. the rows of :func:`spherical_joint`;
-    nonholonomic_rows: (name, row linear in v). gravity: world vector g; its potential enters the
-    energy.
+    holonomic: (name, Phi_i(p, t)) pairs, e.g. the rows of :func:`spherical_joint`;
+    nonholonomic_rows: (name, row affine in v); t is systems.TIME (rheonomic rows). gravity: world
+    vector g; its potential enters the energy.
     """
     p, v, blocks = [], [], []
     M, d, f = [], [], []
@@ -133,9 +133,10 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
         V += -frame.mass * (_vec(gravity).T * sp.Matrix(frame.r))[0, 0]
     A = sp.diag(*[frame.kinematics() for frame in frames])
     names, Phi, rows = split_constraints(holonomic, nonholonomic_rows, name)
-    C_nh = pfaffian_matrix([sp.expand(r) for r in rows], v, name) if rows else sp.zeros(0, len(v))
+    C_nh, c_nh = affine_rows([sp.expand(r) for r in rows], v, name) if rows else (sp.zeros(0, len(v)), None)
     return System(name=name, coordinates=tuple(p), velocities=tuple(v), A=A, M=sp.diag(*M),
                   d=sp.Matrix.vstack(*d), f=sp.Matrix.vstack(*f), Phi=sp.Matrix(Phi) if Phi else None, C_nh=C_nh,
+                  c_nh=c_nh,
                   constraint_names=names, parameters=tuple(parameters), potential=V, default_p=default_p,
                   default_v=default_v, unit_norm_blocks=tuple(b.rotation for b in blocks), bodies=tuple(blocks),
                   **system_fields)

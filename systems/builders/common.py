@@ -1,4 +1,5 @@
-"""Pieces shared by the builders: Pfaffian rows from velocity expressions, named constraints."""
+"""Pieces shared by the builders: Pfaffian rows (affine in the velocities, possibly rheonomic) from
+velocity expressions, named constraints."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -9,26 +10,35 @@ from ..errors import SystemDescriptionError
 
 
 def pfaffian_matrix(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], system_name: str = "?"):
-    """C_nh with C_nh v = rows, shape (l, n); rows must be linear and homogeneous in v."""
+    """C_nh with C_nh v = rows, shape (l, n); rows must be linear and homogeneous in v (see
+    ``affine_rows`` for rows with a velocity-free term)."""
+    C_nh, c_nh = affine_rows(rows, velocities, system_name)
+    bad = [f"nonholonomic row {i + 1} has a velocity-free term {e}; expected a row linear and homogeneous in "
+           f"the velocities (the builders take affine rows)" for i, e in enumerate(c_nh) if e != 0]
+    if bad:
+        raise SystemDescriptionError(system_name, bad)
+    return C_nh
+
+
+def affine_rows(rows: Sequence[sp.Expr], velocities: Sequence[sp.Symbol], system_name: str = "?"):
+    """(C_nh (l, n), c_nh (l, 1)) with rows = C_nh v + c_nh; rows must be affine in v (the
+    velocity-free term c_nh may hold the coordinates, the parameters and the time symbol)."""
     v = list(velocities)
     problems = []
     out = sp.zeros(len(rows), len(v))
+    free = sp.zeros(len(rows), 1)
     vset = set(v)
     for i, expr in enumerate(rows):
         expr = sp.sympify(expr)
         J = sp.Matrix([[expr.diff(s) for s in v]])
         if any(c.free_symbols & vset for c in J):  # coefficients free of v: the row is affine in v
-            problems.append(f"nonholonomic row {i + 1} is not linear in the velocities: {expr}")
-            continue
-        rest = sp.expand(expr.subs({s: 0 for s in v}))  # affine and zero at v = 0: linear and homogeneous
-        if rest != 0:
-            problems.append(f"nonholonomic row {i + 1} has a velocity-free term {rest} (rheonomic rows are "
-                            "not supported)")
+            problems.append(f"nonholonomic row {i + 1} is not linear in the velocities, nor affine: {expr}")
             continue
         out[i, :] = J
+        free[i, 0] = sp.expand(expr.subs({s: 0 for s in v}))
     if problems:
         raise SystemDescriptionError(system_name, problems)
-    return sp.ImmutableMatrix(out)
+    return sp.ImmutableMatrix(out), sp.ImmutableMatrix(free)
 
 
 def split_constraints(holonomic: Iterable, nonholonomic: Iterable, system_name: str = "?"):

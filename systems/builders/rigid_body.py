@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..description import System
 from ..errors import SystemDescriptionError
-from .common import check_symbols, column, pfaffian_matrix, split_constraints, tidy
+from .common import affine_rows, check_symbols, column, split_constraints, tidy
 
 
 def _vec(x):
@@ -137,8 +137,9 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
                       simplify=True, **system_fields) -> System:
     """Build a :class:`System` from rigid bodies (projective Newton-Euler equations).
 
-    ``holonomic``: (name, Phi_i(p)); ``nonholonomic``: (name, row linear in v), typically from
-    :meth:`Kinematics.reaction_row`. ``gravity`` is the world vector g (e.g. (0, 0, -g)); its
+    ``holonomic``: (name, Phi_i(p, t)); ``nonholonomic``: (name, row affine in v), typically from
+    :meth:`Kinematics.reaction_row` (minus a prescribed surface velocity for a moving support); t is
+    systems.TIME (rheonomic rows). ``gravity`` is the world vector g (e.g. (0, 0, -g)); its
     potential enters the energy. ``forces`` are extra generalized forces (n,).
     """
     coordinates = check_symbols("coordinates", coordinates, name)
@@ -176,9 +177,10 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
         f += J_r.T * (m * g + _vec(body.force)) + J_w.T * tau
         V += -m * (g.T * _vec(body.position))[0, 0]
     names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
-    C_nh = pfaffian_matrix([sp.expand(r) for r in rows], v, name) if rows else sp.zeros(0, n)
+    C_nh, c_nh = affine_rows([sp.expand(r) for r in rows], v, name) if rows else (sp.zeros(0, n), None)
     return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
                   M=tidy(M, simplify), d=tidy(d, simplify), f=tidy(f, simplify),
-                  Phi=sp.Matrix(Phi) if Phi else None, C_nh=tidy(C_nh, simplify), constraint_names=names,
+                  Phi=sp.Matrix(Phi) if Phi else None, C_nh=tidy(C_nh, simplify), c_nh=c_nh,
+                  constraint_names=names,
                   parameters=tuple(parameters), potential=tidy(V, simplify), default_p=default_p,
                   default_v=default_v, **system_fields)
