@@ -27,6 +27,7 @@ import sympy as sp
 
 from .errors import SystemDescriptionError, UnknownNameError
 from .parameters import Parameter, check_fields, parameter_value
+from .display import MarkdownCard
 from .rheonomic import TimeDependence
 
 TIME = sp.Symbol("t", real=True)
@@ -132,7 +133,7 @@ class DegreesOfFreedom:
 
 
 @dataclass(frozen=True)
-class System(DegreesOfFreedom, TimeDependence):
+class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
     """An immutable constrained mechanical system (sympy objects plus names and defaults).
 
     Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
@@ -392,11 +393,6 @@ class System(DegreesOfFreedom, TimeDependence):
 
     def __repr__(self):
         return f"<System {self.name!r} n={self.n} m={self.m} l={self.l}>"
-
-    def _repr_markdown_(self):
-        from .display import system_markdown
-
-        return system_markdown(self)
 
     __hash__ = object.__hash__
 

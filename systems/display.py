@@ -46,3 +46,10 @@ def system_markdown(system) -> str:
     if params:
         lines.append(f"- parameters: {params}")
     return "\n".join(lines) + "\n"
+
+
+class MarkdownCard:
+    """Jupyter display of a System: its card (system_markdown)."""
+
+    def _repr_markdown_(self):
+        return system_markdown(self)
