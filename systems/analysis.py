@@ -165,6 +165,8 @@ def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
     values = [sampler.evaluate(list(f), clock) for f in kept]
     if any(v is None for v in values):
         return (), kept, False
+    if not any(np.all(np.isfinite(np.column_stack([v[i] for v in values]))) for i in range(sampler.count)):
+        return (), kept, False  # the fields are singular at every point
     rank = _stack_rank(values)
     growth = [rank]
     newest = list(range(len(kept)))
@@ -533,20 +535,23 @@ def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_
     tests = [RowTest(nm, list(F[i, :]), x, sampler) for i, nm in enumerate(names)]
     for test in tests:
         test.numeric(clock, seconds)
-    fields = clock.run(lambda: _nullspace_fields(F, sp.eye(len(x))), label="the symbolic null space of the rows")
+    F_fixed = F.subs(fixed)  # the distribution is tested numerically: at the given values
+    fields = clock.run(lambda: _nullspace_fields(F_fixed, sp.eye(len(x))), label="the symbolic null space of the rows")
     if fields is None:
         growth, complete, classification, hidden = (), False, "undetermined", 0
         how = "not analysed (time bound)"
     else:
-        rank_F = _stack_rank([v for v in [sampler.evaluate(list(F[:, j]), clock) for j in range(F.shape[1])]
+        rank_F = _stack_rank([v for v in [sampler.evaluate(list(F_fixed[:, j]), clock) for j in range(F.shape[1])]
                               if v is not None]) if F.shape[0] else 0
         growth, kept, complete = grow_distribution(fields, x, sampler, len(x), clock)
         classification, hidden = _classify(growth, len(x) - rank_F, len(x), complete)
         how = _growth_how(growth, complete, "", sampler.count)
     for test in tests:
         test.symbolic(clock, seconds)
-    if classification == "holonomic" and _involutive_symbolic(fields, F, x, seconds, clock):
+    if classification == "holonomic" and _involutive_symbolic(fields, F_fixed, x, seconds, clock):
         how = f"{SYMBOLIC}: every bracket of the admissible fields is annihilated by the rows (Frobenius)"
+    if fixed and classification != "undetermined":
+        how += " at the given parameter values " + ", ".join(f"{s.name}={v:.4g}" for s, v in fixed.items())
     label = "x = (" + ", ".join(s.name for s in x) + ")" + (" (time extended)" if time is not None else "")
     return ConstraintAnalysis("Pfaffian forms", len(x), 0, F.shape[0], tuple(t.report() for t in tests), growth,
                               classification, hidden, how, coordinates_used=label,

@@ -152,6 +152,7 @@ class Sampler:
 
         def run():
             subs = [sp.sympify(e).subs(self.values) if self.values else sp.sympify(e) for e in exprs]
+            subs = [sp.nan if e.has(sp.zoo, sp.oo, -sp.oo) else e for e in subs]  # singular at the values
             fn = sp.lambdify([self.x + self.params], subs, modules="numpy", cse=True)
             out = []
             for pt in self.points:
