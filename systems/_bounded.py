@@ -154,7 +154,7 @@ class Deadline:
         bound = self.step(seconds)
         if bound <= 0:
             if label:
-                self.cut.append(f"{label}: not attempted, the overall bound of {self.limit:g} s was used up")
+                self._note(f"{label}: not attempted, the overall bound of {self.limit:g} s was used up")
             return default
         sentinel = object()
         out = bounded(fn, None if bound == float("inf") else bound, sentinel)
@@ -162,6 +162,10 @@ class Deadline:
             if label:
                 why = ("the overall bound of " f"{self.limit:g} s was reached" if self.left() <= 1e-3
                        else f"it did not finish within its {bound:g} s step bound")
-                self.cut.append(f"{label}: {why}")
+                self._note(f"{label}: {why}")
             return default
         return out
+
+    def _note(self, text):
+        if text not in self.cut:
+            self.cut.append(text)

@@ -162,7 +162,7 @@ def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
     """
     clock = clock or Deadline(None)
     kept = list(fields)
-    values = [sampler.evaluate(list(f), clock) for f in kept]
+    values = [sampler.evaluate(list(f), clock, label="the admissible fields at random points") for f in kept]
     if any(v is None for v in values):
         return (), kept, False
     if not any(np.all(np.isfinite(np.column_stack([v[i] for v in values]))) for i in range(sampler.count)):
@@ -176,12 +176,12 @@ def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
         pairs = ([(i, j) for i, j in itertools.combinations(range(len(fields)), 2)] if len(growth) == 1
                  else [(i, j) for i in range(len(fields)) for j in newest])
         for i, j in pairs:
-            Z = clock.run(lambda: _bracket(kept[i], kept[j], x))
+            Z = clock.run(lambda: _bracket(kept[i], kept[j], x), label=f"the growth of the distribution (level {len(growth) + 1})")
             if Z is None:
                 return tuple(growth), kept, False
             if all(e == 0 for e in Z):
                 continue
-            z_values = sampler.evaluate(list(Z), clock)
+            z_values = sampler.evaluate(list(Z), clock, label=f"the growth of the distribution (level {len(growth) + 1})")
             if z_values is None:
                 return tuple(growth), kept, False
             if _stack_rank(values + [z_values]) > rank + len(added):
@@ -198,10 +198,41 @@ def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
     return tuple(growth), kept, True
 
 
-def _nullspace_fields(C, A):
-    """Columns of A N with N a basis of ker C (sympy), the admissible directions p'."""
-    N = C.nullspace(simplify=False) if C.shape[0] else [sp.eye(C.shape[1])[:, i] for i in range(C.shape[1])]
-    return [sp.Matrix(A) * col for col in N]
+def _nullspace_fields(C, A, sampler=None, clock=None, seconds=5.0):
+    """Columns of A N with N a basis of ker C (sympy), the admissible directions p'.
+
+    With a sampler, the echelon form of C decides whether a candidate pivot is zero by its value
+    at the sampler's first point (30 digits; an expression that is not identically zero vanishes
+    there with probability zero) instead of by simplification, and skips sympy's intermediate
+    simplification of products; the entries of C before and of N after are cancelled and
+    simplified (``seconds`` each, within ``clock``). On the car with three trailers this takes 7 s instead of 30 s and
+    leaves entries of 21 operations instead of 264, so the brackets that follow are cheap.
+    """
+    n = C.shape[1]
+    if not C.shape[0]:
+        return [sp.Matrix(A) * sp.eye(n)[:, i] for i in range(n)]
+    if sampler is None:
+        return [sp.Matrix(A) * col for col in C.nullspace(simplify=False)]
+    from sympy.matrices.utilities import dotprodsimp
+
+    at = {s: sp.Float(float(v), 30) for s, v in zip(sampler.x + sampler.params, sampler.points[0])}
+    at.update({s: sp.Float(float(v), 30) for s, v in sampler.values.items()})
+
+    def is_zero(e):
+        if e.is_number:
+            return bool(e.is_zero) if e.is_zero is not None else abs(complex(e.evalf(30))) < 1e-20
+        value = complex(e.xreplace(at).evalf(30))
+        return abs(value) < 1e-20
+
+    clock = clock or Deadline(None)
+
+    def tidy(e):
+        e = clock.run(lambda: sp.cancel(e), seconds, default=e)
+        return clock.run(lambda: sp.simplify(e), seconds, default=e)
+
+    with dotprodsimp(False):
+        N = C.applyfunc(tidy).nullspace(simplify=False, iszerofunc=is_zero)
+    return [sp.Matrix(A) * col.applyfunc(tidy) for col in N]
 
 
 def _involutive_symbolic(fields, C, x, seconds, clock):
@@ -384,9 +415,10 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, time_limit:
     if p0.shape != (len(system.coordinates),):
         raise ValueError(f"analyze_constraints: point has shape {p0.shape} but expected ({len(system.coordinates)},)")
     if system.m:
-        _, Phi_p, _ = system.numeric.constraints(p0, system.params)
-        jac_rank = _rank(Phi_p, 1e-10)
-        singular = jac_rank < system.m
+        Phi_p = clock.run(lambda: system.numeric.constraints(p0, system.params)[1], label="the rank of Phi_p")
+        if Phi_p is not None:
+            jac_rank = _rank(Phi_p, 1e-10)
+            singular = jac_rank < system.m
     points, summary = ((), "")
     if system.m and singular_search:
         share = max(0.0, min(60.0, clock.left() / 4))
@@ -426,12 +458,16 @@ def _distribution(system, subs, rng, seconds, notes, clock):
     """(growth vector, classification, hidden holonomic, how) of ker C grown by brackets on Phi = 0
     (in the extended space (p, t) with one more dimension where the rows depend on time)."""
     P, C, A, timed = _extended_rows(system, subs)
-    fields = clock.run(lambda: [sp.Matrix(f) for f in _nullspace_fields(C, A)], label="the symbolic null space of C")
+    points = clock.run(lambda: _manifold_points(system, rng, timed=timed), label="random points on Phi = 0")
+    if points is None:
+        return (), "undetermined", 0, "not analysed (time bound)", None
+    sampler = Sampler.at(P, points, subs)
+    fields = clock.run(lambda: [sp.Matrix(f) for f in _nullspace_fields(C, A, sampler, clock, seconds)],
+                       label="the symbolic null space of C")
     if fields is None:
         notes.append("the symbolic null space of C was not found within the time bound; the distribution "
                      "was not analysed")
         return (), "undetermined", 0, "not analysed (time bound)", None
-    sampler = Sampler.at(P, _manifold_points(system, rng, timed=timed), subs)
     extra = 1 if timed else 0
     growth, kept, complete = grow_distribution(fields, P, sampler, system.k + extra, clock)
     classification, hidden = _classify(growth, system.r + extra, system.k + extra, complete)
@@ -536,7 +572,7 @@ def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_
     for test in tests:
         test.numeric(clock, seconds)
     F_fixed = F.subs(fixed)  # the distribution is tested numerically: at the given values
-    fields = clock.run(lambda: _nullspace_fields(F_fixed, sp.eye(len(x))), label="the symbolic null space of the rows")
+    fields = clock.run(lambda: _nullspace_fields(F_fixed, sp.eye(len(x)), sampler, clock, seconds), label="the symbolic null space of the rows")
     if fields is None:
         growth, complete, classification, hidden = (), False, "undetermined", 0
         how = "not analysed (time bound)"
