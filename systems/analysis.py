@@ -8,9 +8,9 @@ embedding, else p; see Bona, *Generalized coordinates and constraints*):
     the condition for an integrating factor mu with mu a exact (searched among simple candidates).
 For the set of rows: the distribution Delta = A ker C of admissible directions p' (holonomic rows
 included, so the analysis lives on the manifold Phi = 0) is grown by Lie brackets until its rank
-stops growing. Its generic rank R gives the classification: R = r: holonomic (the l rows hide l
-holonomic constraints); R = k = n - m: completely nonholonomic; otherwise partially nonholonomic
-with k - R hidden holonomic constraints. The growth vector lists the ranks level by level.
+stops growing (systems.distribution). Its generic rank R gives the classification: R = r:
+holonomic (the l rows hide l holonomic constraints); R = k = n - m: completely nonholonomic;
+otherwise partially nonholonomic with k - R hidden holonomic constraints. The growth vector lists the ranks level by level.
 
 Every conclusion says how it was reached: "symbolic" (sympy simplified to zero, or an exact
 evaluation at a point proved a quantity non-zero) or "numeric" (observed at random points).
@@ -24,7 +24,6 @@ what stayed undecided and why.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,8 +31,10 @@ import sympy as sp
 
 from ._bounded import Deadline
 from .description import DegreesOfFreedom
-from .pfaffian_rows import (NUMERIC, SYMBOLIC, RowReport, RowTest, Sampler, _is_zero,  # noqa: F401
-                            _random_points, analyze_row)
+from .distribution import (_classify, _growth_how, _involutive_symbolic, _nullspace_fields,  # noqa: F401
+                           _proved_rank, _rank, _stack_rank, grow_distribution)
+from .pfaffian_rows import (NUMERIC, SYMBOLIC, RowReport, RowTest, Sampler, _as_symbol_map, _assume,  # noqa: F401
+                            _is_zero, _random_points, analyze_row)
 from .singular import find_singular_configurations, nearest_singular_configuration, rank_ratio  # noqa: F401
 
 @dataclass(frozen=True)
@@ -128,180 +129,6 @@ def _yes_no(decision) -> str:
     return "undecided" if decision is None else ("yes" if decision else "no")
 
 
-
-# --------------------------------------------------------------------------------------------
-# the distribution
-def _bracket(X, Y, x):
-    return Y.jacobian(x) * X - X.jacobian(x) * Y
-
-
-def _rank(values, tol=1e-8):
-    s = np.linalg.svd(values, compute_uv=False)
-    return int(np.sum(s > tol * max(1.0, s[0] if s.size else 1.0)))
-
-
-def _stack_rank(columns):
-    """Generic rank of fields given by their values (count, n) each: the maximum over the points."""
-    if not columns:
-        return 0
-    ranks = []
-    for i in range(columns[0].shape[0]):
-        block = np.column_stack([c[i] for c in columns])
-        if np.all(np.isfinite(block)):
-            ranks.append(_rank(block))
-    return max(ranks) if ranks else 0
-
-
-def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
-    """Growth vector of the distribution spanned by ``fields`` (sympy column vectors over x).
-
-    Brackets of the first-level fields with the newest level are added where they raise the
-    generic rank (the maximum over the sampler's points, each field evaluated once), until the
-    rank stops growing or reaches target. Returns (growth vector, kept fields, complete), complete
-    False where the time bound ``clock`` cut the growth (the last rank is then a lower bound).
-    """
-    clock = clock or Deadline(None)
-    kept = list(fields)
-    values = [sampler.evaluate(list(f), clock, label="the admissible fields at random points") for f in kept]
-    if any(v is None for v in values):
-        return (), kept, False
-    if not any(np.all(np.isfinite(np.column_stack([v[i] for v in values]))) for i in range(sampler.count)):
-        return (), kept, False  # the fields are singular at every point
-    rank = _stack_rank(values)
-    growth = [rank]
-    newest = list(range(len(kept)))
-    max_levels = max_levels or (target + 1)
-    while rank < target and len(growth) < max_levels:
-        added = []
-        pairs = ([(i, j) for i, j in itertools.combinations(range(len(fields)), 2)] if len(growth) == 1
-                 else [(i, j) for i in range(len(fields)) for j in newest])
-        for i, j in pairs:
-            Z = clock.run(lambda: _bracket(kept[i], kept[j], x), label=f"the growth of the distribution (level {len(growth) + 1})")
-            if Z is None:
-                return tuple(growth), kept, False
-            if all(e == 0 for e in Z):
-                continue
-            z_values = sampler.evaluate(list(Z), clock, label=f"the growth of the distribution (level {len(growth) + 1})")
-            if z_values is None:
-                return tuple(growth), kept, False
-            if _stack_rank(values + [z_values]) > rank + len(added):
-                added.append(len(kept))
-                kept.append(Z)
-                values.append(z_values)
-                if rank + len(added) >= target:
-                    break
-        if not added:
-            break
-        rank += len(added)
-        growth.append(rank)
-        newest = added
-    return tuple(growth), kept, True
-
-
-def _nullspace_fields(C, A, sampler=None, clock=None, seconds=5.0):
-    """Columns of A N with N a basis of ker C (sympy), the admissible directions p'.
-
-    With a sampler, the echelon form of C decides whether a candidate pivot is zero by its value
-    at the sampler's first point (30 digits; an expression that is not identically zero vanishes
-    there with probability zero) instead of by simplification, and skips sympy's intermediate
-    simplification of products; the entries of C before and of N after are cancelled and
-    simplified (``seconds`` each, within ``clock``). On the car with three trailers this takes 7 s instead of 30 s and
-    leaves entries of 21 operations instead of 264, so the brackets that follow are cheap.
-    """
-    n = C.shape[1]
-    if not C.shape[0]:
-        return [sp.Matrix(A) * sp.eye(n)[:, i] for i in range(n)]
-    if sampler is None:
-        return [sp.Matrix(A) * col for col in C.nullspace(simplify=False)]
-    from sympy.matrices.utilities import dotprodsimp
-
-    at = {s: sp.Float(float(v), 30) for s, v in zip(sampler.x + sampler.params, sampler.points[0])}
-    at.update({s: sp.Float(float(v), 30) for s, v in sampler.values.items()})
-
-    def is_zero(e):
-        if e.is_number:
-            return bool(e.is_zero) if e.is_zero is not None else abs(complex(e.evalf(30))) < 1e-20
-        value = complex(e.xreplace(at).evalf(30))
-        return abs(value) < 1e-20
-
-    clock = clock or Deadline(None)
-
-    def tidy(e):
-        e = clock.run(lambda: sp.cancel(e), seconds, default=e)
-        return clock.run(lambda: sp.simplify(e), seconds, default=e)
-
-    with dotprodsimp(False):
-        N = C.applyfunc(tidy).nullspace(simplify=False, iszerofunc=is_zero)
-    return [sp.Matrix(A) * col.applyfunc(tidy) for col in N]
-
-
-def _involutive_symbolic(fields, C, x, seconds, clock):
-    """True if every bracket of ``fields`` is annihilated by C (valid where ker C = span fields)."""
-    for X, Y in itertools.combinations(fields, 2):
-        Z = clock.run(lambda: C * _bracket(X, Y, x), seconds)
-        if Z is None or not all(_is_zero(e, seconds, clock) for e in Z):
-            return False
-    return True
-
-
-def _classify(growth, r, k, complete=True):
-    """(classification, hidden holonomic) from the growth vector; "undetermined" where the time
-    bound cut the growth below k."""
-    if not growth:
-        return "undetermined", 0
-    final = growth[-1]
-    if final >= k:
-        return "completely nonholonomic", 0
-    if not complete:
-        return "undetermined", 0
-    if final == r:
-        return "holonomic", k - final
-    return "partially nonholonomic", k - final
-
-
-def _growth_how(growth, complete, where, count):
-    if complete:
-        return f"{NUMERIC}: generic rank at {count} random points{where}"
-    if not growth:
-        return "undecided: the fields were not evaluated within the time bound"
-    return (f"undecided: the time bound was reached while the distribution grew (rank at least {growth[-1]}; "
-            f"growth vector so far {growth})")
-
-
-# --------------------------------------------------------------------------------------------
-# parameters, assumptions and values
-def _as_symbol_map(given, symbols, what, where):
-    """{symbol: item} from a mapping keyed by symbols or names; unknown keys raise ValueError."""
-    by_name = {s.name: s for s in symbols}
-    out = {}
-    for key, item in dict(given or {}).items():
-        name = key.name if isinstance(key, sp.Symbol) else str(key)
-        if name not in by_name:
-            known = ", ".join(sorted(by_name)) or "none"
-            raise ValueError(f"{where}: {what} got a value for {name!r} but expected one of the free parameters "
-                             f"({known})")
-        out[by_name[name]] = item
-    return out
-
-
-def _assume(symbols, assumptions, where):
-    """{symbol: symbol with the stated assumptions} (real unless stated otherwise)."""
-    wanted = _as_symbol_map(assumptions, symbols, "assumptions", where)
-    out = {}
-    for s in symbols:
-        facts = {key: val for key, val in s.assumptions0.items() if key in ("real", "positive", "negative",
-                                                                            "nonnegative", "nonpositive",
-                                                                            "nonzero", "integer")}
-        facts.setdefault("real", True)
-        facts.update(wanted.get(s, {}))
-        try:
-            out[s] = sp.Symbol(s.name, **facts)
-        except Exception as exc:  # sympy's InconsistentAssumptions
-            raise ValueError(f"{where}: assumptions for {s.name!r} got {facts} but they contradict each other "
-                             f"({exc})") from None
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # entry points
 def _time_column(system):
@@ -335,7 +162,8 @@ def _row_forms(system, seconds, clock):
                               label="the rows in reduced coordinates")
             if forms is not None:
                 if timed:
-                    forms[:, -1] += c_nh.subs(subs)
+                    forms = sp.Matrix(forms)
+                    forms[:, -1] = forms[:, -1] + c_nh.subs(subs)
                 return (q + ([t] if timed else []), forms,
                         "reduced coordinates q = (" + ", ".join(s.name for s in q) + tail + ")")
     A = sp.Matrix(system.A)
@@ -424,7 +252,8 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, time_limit:
         share = max(0.0, min(60.0, clock.left() / 4))
         points, summary = clock.run(
             lambda: find_singular_configurations(system, np.random.default_rng(seed + 1), starts=12, seconds=share),
-            default=((), "not searched: the overall time bound was used up"), label="the singular-configuration search")
+            default=((), "not searched: the overall time bound was used up"),
+            label="the singular-configuration search")
     # distribution on the manifold (only nonholonomic rows can make it grow)
     if not system.l:
         growth, classification, hidden, how, found = (system.r,), "holonomic", 0, "no nonholonomic rows", None
@@ -442,7 +271,8 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, time_limit:
 
 
 def _extended_rows(system, subs):
-    """(x, C, c, A) of the distribution: over p, or over (p, t) where the rows depend on time."""
+    """(x, C, A, timed) of the distribution: over p, or over (p, t) where the rows depend on time,
+    with C extended by the column c = [Phi_t; c_nh] and A by a 1 for t' = 1."""
     timed, c_nh = _time_column(system)
     P = list(system.coordinates)
     C = sp.Matrix(system.C).subs(subs)
@@ -469,6 +299,9 @@ def _distribution(system, subs, rng, seconds, notes, clock):
                      "was not analysed")
         return (), "undetermined", 0, "not analysed (time bound)", None
     extra = 1 if timed else 0
+    if timed:
+        notes.append("the rows depend on time: the distribution lives in (p, t), so its ranks count one "
+                     "dimension more (k + 1 for a completely nonholonomic system)")
     growth, kept, complete = grow_distribution(fields, P, sampler, system.k + extra, clock)
     classification, hidden = _classify(growth, system.r + extra, system.k + extra, complete)
     space = " of (p, t)" if timed else ""
@@ -488,40 +321,6 @@ def _distribution_proof(system, found, growth, classification, seconds, clock):
             and _involutive_symbolic(fields, C, P, seconds, clock)):
         return f"{SYMBOLIC}: every bracket of the admissible fields is annihilated by C (Frobenius)"
     return None
-
-
-def _proved_rank(kept, P, system, rank, seconds, clock):
-    """True if an exact evaluation at a point shows a rank x rank minor of ``kept`` non-zero."""
-    emb = system.embedding
-    if system.m and emb is None:
-        return False
-    if system.unit_norm_blocks:
-        return False  # exact unit quaternions with rational entries exist, but keep this numeric
-    if emb is not None:
-        q_exact = [sp.Rational(2 + i, 7 + i) for i in range(len(emb.coordinates))]
-        point = dict(zip(P, sp.Matrix(emb.g).subs(dict(zip(emb.coordinates, q_exact))).subs(system.parameter_map)))
-    else:
-        point = {s: sp.Rational(2 + i, 7 + i) for i, s in enumerate(P)}
-    point = {s: sp.nsimplify(val) if isinstance(val, float) else val for s, val in point.items()}
-    params = {s: sp.nsimplify(val) for s, val in system.parameter_map.items()}
-
-    def run():
-        F = sp.Matrix.hstack(*kept).subs(params).subs(point)
-        numeric = np.array(F.evalf(30).tolist(), dtype=float)
-        _, _, piv = _pivot_rows(numeric, rank)
-        minor = F.extract(piv, list(range(rank)))
-        det = minor.det(method="berkowitz").evalf(40)
-        return abs(det) > 1e-25
-
-    return bool(clock.run(run, seconds * 4, default=False))
-
-
-def _pivot_rows(values, rank):
-    """Rows of ``values`` forming a well-conditioned rank x rank block (QR with pivoting on the transpose)."""
-    from scipy.linalg import qr
-
-    _, R, piv = qr(values[:, :rank].T, pivoting=True)
-    return None, R, sorted(piv[:rank].tolist())
 
 
 def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_limit: float | None = 60.0,
@@ -572,7 +371,8 @@ def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_
     for test in tests:
         test.numeric(clock, seconds)
     F_fixed = F.subs(fixed)  # the distribution is tested numerically: at the given values
-    fields = clock.run(lambda: _nullspace_fields(F_fixed, sp.eye(len(x)), sampler, clock, seconds), label="the symbolic null space of the rows")
+    fields = clock.run(lambda: _nullspace_fields(F_fixed, sp.eye(len(x)), sampler, clock, seconds),
+                       label="the symbolic null space of the rows")
     if fields is None:
         growth, complete, classification, hidden = (), False, "undetermined", 0
         how = "not analysed (time bound)"

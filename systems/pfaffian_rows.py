@@ -165,6 +165,40 @@ class Sampler:
 
 
 # --------------------------------------------------------------------------------------------
+# parameters: names to symbols, assumptions
+def _as_symbol_map(given, symbols, what, where):
+    """{symbol: item} from a mapping keyed by symbols or names; unknown keys raise ValueError."""
+    by_name = {s.name: s for s in symbols}
+    out = {}
+    for key, item in dict(given or {}).items():
+        name = key.name if isinstance(key, sp.Symbol) else str(key)
+        if name not in by_name:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise ValueError(f"{where}: {what} got a value for {name!r} but expected one of the free parameters "
+                             f"({known})")
+        out[by_name[name]] = item
+    return out
+
+
+def _assume(symbols, assumptions, where):
+    """{symbol: symbol with the stated assumptions} (real unless stated otherwise)."""
+    wanted = _as_symbol_map(assumptions, symbols, "assumptions", where)
+    out = {}
+    for s in symbols:
+        facts = {key: val for key, val in s.assumptions0.items() if key in ("real", "positive", "negative",
+                                                                            "nonnegative", "nonpositive",
+                                                                            "nonzero", "integer")}
+        facts.setdefault("real", True)
+        facts.update(wanted.get(s, {}))
+        try:
+            out[s] = sp.Symbol(s.name, **facts)
+        except Exception as exc:  # sympy's InconsistentAssumptions
+            raise ValueError(f"{where}: assumptions for {s.name!r} got {facts} but they contradict each other "
+                             f"({exc})") from None
+    return out
+
+
+# --------------------------------------------------------------------------------------------
 # symbolic helpers
 def _is_zero(expr, seconds, clock: Deadline | None = None):
     """True if sympy proves expr == 0, None if undecided in time (sympy proves no non-zero here)."""

@@ -54,7 +54,8 @@ def test_screw_form_is_integrable_with_factor_one_over_its_dz_coefficient():
     # -y dx + x dy + w (x^2 + y^2) dz: da = 2 dx^dy + 2 w x dx^dz + 2 w y dy^dz and a ^ da =
     # (-2 w y^2 - 2 w x^2 + 2 w (x^2 + y^2)) dx^dy^dz = 0; mu = 1/(w (x^2 + y^2)) gives
     # d(angle/w + z): the screw z + angle/w = const
-    report = systems.check_pfaffian([[-y, x, omega * (x**2 + y**2)]], [x, y, z], assumptions={"omega": {"positive": True}})
+    report = systems.check_pfaffian([[-y, x, omega * (x**2 + y**2)]], [x, y, z],
+                                    assumptions={"omega": {"positive": True}})
     row = report.rows[0]
     assert row.exact is False and row.integrable is True and row.integrable_how == "symbolic"
     X, Y, Z = row.coordinates
@@ -169,6 +170,20 @@ def test_time_column_of_a_system_row_reaches_the_forms():
     assert _row_forms(stand_in, 5.0, Deadline(10.0))[1].shape == (1, 3)
 
 
+def test_time_dependent_embedding_adds_its_rate_to_the_dt_column():
+    # p = (x, y) = (u + sin t, w), row dx + y dy + x dt = 0: dx = du + cos(t) dt, so in (u, w, t)
+    # the form is du + w dw + (u + sin t + cos t) dt
+    X, Y, U, W = sp.symbols("x y u w", real=True)
+    T = systems.TIME
+    embedding = SimpleNamespace(coordinates=(U, W), g=sp.Matrix([U + sp.sin(T), W]), A_q=sp.eye(2))
+    stand_in = SimpleNamespace(time=T, l=1, embedding=embedding, A=sp.eye(2), Phi=sp.zeros(0, 1),
+                               C_nh=sp.Matrix([[1, Y]]), c_nh=sp.Matrix([X]), coordinates=(X, Y),
+                               coordinate_names=("x", "y"))
+    coords, forms, _ = _row_forms(stand_in, 5.0, Deadline(10.0))
+    assert coords == [U, W, T]
+    assert sp.simplify(forms - sp.Matrix([[1, W, U + sp.sin(T) + sp.cos(T)]])) == sp.zeros(1, 3)
+
+
 # --------------------------------------------------------------------------------------------
 # the overall time bound
 def _trailer_rows(N):
@@ -207,11 +222,12 @@ def test_three_trailers_within_a_two_second_bound():
 
 @pytest.fixture(scope="module")
 def trailers():
-    rows, coords = _trailer_rows(3)
+    """The car with four trailers as a system: its analysis takes well over a minute unbounded."""
+    rows, coords = _trailer_rows(4)
     velocities = [sp.Symbol(f"{s.name}_dot", real=True) for s in coords]
     named = [(f"axle {i}", sum(ai * vi for ai, vi in zip(row, velocities))) for i, row in enumerate(rows)]
-    return systems.from_lagrangian("three_trailers", coords, sum(v**2 for v in velocities) / 2, velocities=velocities,
-                                   nonholonomic=named, simplify=False, default_p=[0.0] * 6, default_v=[0.0] * 6)
+    return systems.from_lagrangian("four_trailers", coords, sum(v**2 for v in velocities) / 2, velocities=velocities,
+                                   nonholonomic=named, simplify=False, default_p=[0.0] * 7, default_v=[0.0] * 7)
 
 
 def test_analysis_with_a_five_second_bound_returns_within_six(trailers):
@@ -220,7 +236,7 @@ def test_analysis_with_a_five_second_bound_returns_within_six(trailers):
     elapsed = time.perf_counter() - start
     assert elapsed < 6.0
     assert report.undecided and "undecided:" in str(report) and "of the 5 s bound" in str(report)
-    assert len(report.rows) == 4 and all(row.integrable is False for row in report.rows)
+    assert len(report.rows) == 5 and all(row.integrable is False for row in report.rows)
 
 
 def test_bound_holds_off_the_main_thread(trailers):
