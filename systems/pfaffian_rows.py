@@ -134,16 +134,28 @@ class Sampler:
     def describe(self) -> str:
         """How the parameters were valued, for the report."""
         if not self.params:
-            return ""
+            return ", ".join(f"{s.name}={float(v):.4g}" for s, v in self._substituted().items())
         given = [f"{p.name}={v:.4g}" for p, v in self.fixed.items()]
         drawn = [p.name for p in self.params if p not in self.fixed]
         parts = ([", ".join(given) + " (given)"] if given else []) + (
             [", ".join(drawn) + " random per point (symbolic tests keep them as symbols)"] if drawn else [])
         return "; ".join(parts)
 
+    def _substituted(self) -> dict:
+        """The numbers substituted for symbols that are not sampled (a system's parameter values)."""
+        seen = {s.name for s in self.x + self.params}
+        out = {}
+        for s, v in sorted(self.values.items(), key=lambda kv: kv[0].name):
+            if s.name not in seen:
+                seen.add(s.name)
+                out[s] = v
+        return out
+
     def point(self, i) -> dict:
         """{name: value} of point i, the parameters included."""
-        return {s.name: float(v) for s, v in zip(self.x + self.params, self.points[i])}
+        out = {s.name: float(v) for s, v in zip(self.x + self.params, self.points[i])}
+        out.update({s.name: float(v) for s, v in self._substituted().items()})
+        return out
 
     def evaluate(self, exprs, clock: Deadline, seconds=None, label=""):
         """Values (count, len(exprs)) of exprs at the points, or None if not found within the bound."""
@@ -262,7 +274,7 @@ def _integrating_factor(a, x, seconds, clock: Deadline):
 
 # --------------------------------------------------------------------------------------------
 # the tests of one row: numeric first, then symbolic for what the numerics leave open
-def _zero_test(exprs, what, sampler, clock, seconds):
+def _zero_test(exprs, what, sampler, clock):
     """Numeric half of 'all exprs vanish': (decision, how, values); decision None if undecided."""
     if not exprs:
         return True, SYMBOLIC, np.zeros((sampler.count, 0))
@@ -307,7 +319,7 @@ class RowTest:
 
     def numeric(self, clock: Deadline, seconds: float):
         exprs = [e for _, _, e in self.pairs]
-        self.exact, self.exact_how, values = _zero_test(exprs, "the exactness pairs", self.sampler, clock, seconds)
+        self.exact, self.exact_how, values = _zero_test(exprs, "the exactness pairs", self.sampler, clock)
         if self.exact is False:
             big = np.abs(np.nan_to_num(values))
             self.failing = tuple((self.x[i].name, self.x[j].name, e)
@@ -318,7 +330,7 @@ class RowTest:
             return
         self._frobenius = _frobenius_terms(self.a, self.x)
         self.integrable, self.integrable_how, _ = _zero_test(self._frobenius, "the Frobenius terms a ^ da",
-                                                             self.sampler, clock, seconds)
+                                                             self.sampler, clock)
 
     def symbolic(self, clock: Deadline, seconds: float):
         if self.exact:

@@ -257,3 +257,13 @@ def test_bound_holds_off_the_main_thread(trailers):
 def test_time_limit_must_be_positive():
     with pytest.raises(ValueError, match="time_limit got 0"):
         systems.check_pfaffian([[y, -x]], [x, y], time_limit=0)
+
+
+def test_system_parameter_values_and_assumptions_reach_the_row_tests():
+    report = systems.analyze_constraints("knife_edge", assumptions={"alpha": {"positive": True}},
+                                         values={"alpha": 0.5}, singular_search=False)
+    row = report.rows[0]
+    assert row.exact is False and row.integrable is False
+    assert row.witness["alpha"] == 0.5 and "alpha=0.5" in row.parameters
+    with pytest.raises(ValueError, match="knife_edge.*'radius' but expected one of"):
+        systems.analyze_constraints("knife_edge", values={"radius": 1.0})
