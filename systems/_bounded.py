@@ -4,7 +4,7 @@ In the main thread on Unix a step is interrupted by an interval timer (SIGALRM):
 raises inside the running Python code, which sympy is, so the step ends within milliseconds of
 its bound. Signals reach only the main thread; elsewhere a step runs in a forked child process
 that is killed at the bound (about 30 ms of overhead per step; the result comes back pickled).
-Where neither exists the step runs unbounded and only the overall deadline, checked between
+Where neither exists the step runs unbounded and only the overall bound, checked between
 steps, limits the work.
 """
 from __future__ import annotations
@@ -120,7 +120,7 @@ def bounded(fn, seconds: float, default=None):
     return fn()
 
 
-class Deadline:
+class TimeBudget:
     """One overall time bound shared by the steps of an analysis.
 
     ``step(seconds)`` is the bound of the next step, min(seconds, time left); ``run(fn, seconds)``

@@ -10,7 +10,8 @@ For the set of rows: the distribution Delta = A ker C of admissible directions p
 included, so the analysis lives on the manifold Phi = 0) is grown by Lie brackets until its rank
 stops growing (systems.distribution). Its generic rank R gives the classification: R = r:
 holonomic (the l rows hide l holonomic constraints); R = k = n - m: completely nonholonomic;
-otherwise partially nonholonomic with k - R hidden holonomic constraints. The growth vector lists the ranks level by level.
+otherwise partially nonholonomic with k - R hidden holonomic constraints. The growth vector
+lists the ranks level by level.
 
 Every conclusion says how it was reached: "symbolic" (sympy simplified to zero, or an exact
 evaluation at a point proved a quantity non-zero) or "numeric" (observed at random points).
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ._bounded import Deadline
+from ._bounded import TimeBudget
 from .description import DegreesOfFreedom
 from .distribution import (_classify, _growth_how, _involutive_symbolic, _nullspace_fields,  # noqa: F401
                            _proved_rank, _rank, _stack_rank, grow_distribution)
@@ -217,7 +218,7 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, time_limit:
     {"positive": True}, ...}) hold for the symbolic tests of the rows; values ({name: number})
     replace the system's parameter values in the numeric tests.
     """
-    clock = Deadline(time_limit)
+    clock = TimeBudget(time_limit)
     rng = np.random.default_rng(seed)
     where = f"analyze_constraints({system.name})"
     params = [par.symbol for par in system.parameters]
@@ -336,7 +337,7 @@ def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_
     and the forms are analysed in the extended coordinates (x, t). ``seconds`` bounds each
     symbolic step, ``time_limit`` (s, None for none) the whole analysis.
     """
-    clock = Deadline(time_limit)
+    clock = TimeBudget(time_limit)
     given = list(coordinates)
     x = [sp.Symbol(s.name, real=True) for s in given]
     F = sp.Matrix(rows).subs(dict(zip(given, x)))

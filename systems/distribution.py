@@ -5,7 +5,7 @@ over the coordinates; brackets of the first-level fields with the newest level a
 they raise the generic rank, which gives the growth vector (Bona, *Generalized coordinates and
 constraints*; Bloch, *Nonholonomic Mechanics and Control*, the growth vector of a distribution).
 Numeric ranks at random points decide; the symbolic proofs (an exact non-zero minor, brackets
-annihilated by C) are tried where time remains. Every step runs within a shared Deadline.
+annihilated by C) are tried where time remains. Every step runs within a shared TimeBudget.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from ._bounded import Deadline
+from ._bounded import TimeBudget
 from .pfaffian_rows import NUMERIC, _is_zero
 
 
@@ -47,7 +47,7 @@ def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
     rank stops growing or reaches target. Returns (growth vector, kept fields, complete), complete
     False where the time bound ``clock`` cut the growth (the last rank is then a lower bound).
     """
-    clock = clock or Deadline(None)
+    clock = clock or TimeBudget(None)
     kept = list(fields)
     values = [sampler.evaluate(list(f), clock, label="the admissible fields at random points") for f in kept]
     if any(v is None for v in values):
@@ -113,7 +113,7 @@ def _nullspace_fields(C, A, sampler=None, clock=None, seconds=5.0):
         value = complex(e.xreplace(at).evalf(30))
         return abs(value) < 1e-20
 
-    clock = clock or Deadline(None)
+    clock = clock or TimeBudget(None)
 
     def tidy(e):
         e = clock.run(lambda: sp.cancel(e), seconds, default=e)

@@ -8,7 +8,7 @@ drawn per point where none is passed (positive where the symbol is positive). A 
 a(q, t) . dq + a_t(q, t) dt = 0 is tested as a form in the extended coordinates x = (q, t).
 
 Each test is numeric first (at random points: a non-zero value is a witness that decides), then
-symbolic for what the numerics leave open, within a shared time bound (systems._bounded.Deadline).
+symbolic for what the numerics leave open, within a shared time bound (systems._bounded.TimeBudget).
 Each conclusion says whether it was reached symbolically, at a witness point, or numerically, and
 what stayed undecided and why.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ._bounded import Deadline, bounded
+from ._bounded import TimeBudget, bounded
 
 SYMBOLIC = "symbolic"
 NUMERIC = "numeric"
@@ -157,7 +157,7 @@ class Sampler:
         out.update({s.name: float(v) for s, v in self._substituted().items()})
         return out
 
-    def evaluate(self, exprs, clock: Deadline, seconds=None, label=""):
+    def evaluate(self, exprs, clock: TimeBudget, seconds=None, label=""):
         """Values (count, len(exprs)) of exprs at the points, or None if not found within the bound."""
         if not exprs:
             return np.zeros((self.count, 0))
@@ -212,7 +212,7 @@ def _assume(symbols, assumptions, where):
 
 # --------------------------------------------------------------------------------------------
 # symbolic helpers
-def _is_zero(expr, seconds, clock: Deadline | None = None):
+def _is_zero(expr, seconds, clock: TimeBudget | None = None):
     """True if sympy proves expr == 0, None if undecided in time (sympy proves no non-zero here)."""
     if expr == 0:
         return True
@@ -223,7 +223,7 @@ def _is_zero(expr, seconds, clock: Deadline | None = None):
     return True if simplified == 0 else None
 
 
-def _potential(a, x, seconds, clock: Deadline | None = None):
+def _potential(a, x, seconds, clock: TimeBudget | None = None):
     """phi with grad phi = a (checked), or None (a assumed exact). Where an integral splits into
     cases (sin(w t)/w for w != 0, t for w = 0) the generic case is taken."""
 
@@ -255,7 +255,7 @@ def _frobenius_terms(a, x):
     return terms
 
 
-def _integrating_factor(a, x, seconds, clock: Deadline):
+def _integrating_factor(a, x, seconds, clock: TimeBudget):
     """(mu, phi) with mu a = grad phi among simple candidates mu, or (None, None)."""
     nonzero = [ai for ai in a if ai != 0]
     cands = [1 / sum(ai**2 for ai in nonzero)] + [1 / ai for ai in nonzero] + [1 / ai**2 for ai in nonzero]
@@ -317,7 +317,9 @@ class RowTest:
         self.potential = self.mu = self.integral = None
         self._frobenius = None
 
-    def numeric(self, clock: Deadline, seconds: float):
+    def numeric(self, clock: TimeBudget, seconds: float):
+        """Exactness and Frobenius tests at the sampler's points: a non-zero value is a witness that
+        decides; all zero is a numeric conclusion that :meth:`symbolic` then tries to prove."""
         exprs = [e for _, _, e in self.pairs]
         self.exact, self.exact_how, values = _zero_test(exprs, "the exactness pairs", self.sampler, clock)
         if self.exact is False:
@@ -332,7 +334,9 @@ class RowTest:
         self.integrable, self.integrable_how, _ = _zero_test(self._frobenius, "the Frobenius terms a ^ da",
                                                              self.sampler, clock)
 
-    def symbolic(self, clock: Deadline, seconds: float):
+    def symbolic(self, clock: TimeBudget, seconds: float):
+        """Symbolic proofs of the numeric zeros, the potential or an integrating factor, and tidy
+        failing pairs, while the budget lasts; what is left open goes to ``undecided``."""
         if self.exact:
             how, why = _confirm_zero([e for _, _, e in self.pairs], "exactness", clock, seconds)
             if how:
@@ -364,14 +368,14 @@ class RowTest:
                          self.integral, self.sampler.describe(), tuple(self.undecided))
 
 
-def analyze_row(name, a, x, rng, seconds=5.0, values=None, *, params=(), clock: Deadline | None = None) -> RowReport:
+def analyze_row(name, a, x, rng, seconds=5.0, values=None, *, params=(), clock: TimeBudget | None = None) -> RowReport:
     """Exactness, potential, Frobenius test and integrating factor of one form a . dx.
 
     ``params`` are free parameter symbols of a (random values per point unless ``values`` gives
     them); ``values`` also substitutes other symbols (a system's parameters) in the numeric tests.
     ``seconds`` bounds each symbolic step, ``clock`` the whole (default: no overall bound).
     """
-    clock = clock or Deadline(None)
+    clock = clock or TimeBudget(None)
     test = RowTest(name, a, x, Sampler(x, rng, params, values))
     test.numeric(clock, seconds)
     test.symbolic(clock, seconds)

@@ -10,7 +10,7 @@ import sympy as sp
 
 import systems
 from systems.analysis import _row_forms
-from systems._bounded import Deadline
+from systems._bounded import TimeBudget
 
 x, y, z, t, theta, psi, phi = sp.symbols("x y z t theta psi phi")
 a, b, c, r, L, omega, Omega = sp.symbols("a b c r L omega Omega")
@@ -163,11 +163,11 @@ def test_time_column_of_a_system_row_reaches_the_forms():
                                C_nh=sp.Matrix([[-sp.sin(P), sp.cos(P), 0]]),
                                c_nh=sp.Matrix([-W * (X * sp.cos(P) + Y * sp.sin(P))]),
                                coordinates=(X, Y, P), coordinate_names=("x", "y", "psi"))
-    coords, forms, label = _row_forms(stand_in, 5.0, Deadline(10.0))
+    coords, forms, label = _row_forms(stand_in, 5.0, TimeBudget(10.0))
     assert coords == [X, Y, P, systems.TIME] and label.endswith("psi, t)")
     assert sp.simplify(forms[0, 3] - stand_in.c_nh[0]) == 0 and forms.shape == (1, 4)
     del stand_in.c_nh                                     # scleronomic: no dt column
-    assert _row_forms(stand_in, 5.0, Deadline(10.0))[1].shape == (1, 3)
+    assert _row_forms(stand_in, 5.0, TimeBudget(10.0))[1].shape == (1, 3)
 
 
 def test_time_dependent_embedding_adds_its_rate_to_the_dt_column():
@@ -179,7 +179,7 @@ def test_time_dependent_embedding_adds_its_rate_to_the_dt_column():
     stand_in = SimpleNamespace(time=T, l=1, embedding=embedding, A=sp.eye(2), Phi=sp.zeros(0, 1),
                                C_nh=sp.Matrix([[1, Y]]), c_nh=sp.Matrix([X]), coordinates=(X, Y),
                                coordinate_names=("x", "y"))
-    coords, forms, _ = _row_forms(stand_in, 5.0, Deadline(10.0))
+    coords, forms, _ = _row_forms(stand_in, 5.0, TimeBudget(10.0))
     assert coords == [U, W, T]
     assert sp.simplify(forms - sp.Matrix([[1, W, U + sp.sin(T) + sp.cos(T)]])) == sp.zeros(1, 3)
 
