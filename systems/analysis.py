@@ -126,11 +126,9 @@ class ConstraintAnalysis(DegreesOfFreedom):
         return self.to_markdown()
 
     def __repr__(self):
-        rows = ", ".join(f"{row.name}: {'exact' if row.exact else 'integrable' if row.integrable else 'not integrable'}"
-                         for row in self.rows[:6])
-        more = f", ... {len(self.rows) - 6} more" if len(self.rows) > 6 else ""
-        return (f"<ConstraintAnalysis {self.system_name}: n={self.n} m={self.m} l={self.l}, growth vector "
-                f"{self.growth_vector}, {self.classification}{'; rows ' + rows + more if rows else ''}>")
+        from .display import analysis_repr
+
+        return analysis_repr(self)
 
 
 def _yes_no(decision) -> str:

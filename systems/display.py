@@ -53,3 +53,20 @@ class MarkdownCard:
 
     def _repr_markdown_(self):
         return system_markdown(self)
+
+
+def _verdict(row) -> str:
+    """exact, integrable, not integrable or undecided (a test the time bound left open)."""
+    if row.exact:
+        return "exact"
+    if row.integrable:
+        return "integrable"
+    return "undecided" if row.integrable is None else "not integrable"
+
+
+def analysis_repr(report) -> str:
+    """A one-line repr of a ConstraintAnalysis: sizes, growth vector, classification, the first rows."""
+    rows = ", ".join(f"{row.name}: {_verdict(row)}" for row in report.rows[:6])
+    more = f", ... {len(report.rows) - 6} more" if len(report.rows) > 6 else ""
+    return (f"<ConstraintAnalysis {report.system_name}: n={report.n} m={report.m} l={report.l}, growth vector "
+            f"{report.growth_vector}, {report.classification}{'; rows ' + rows + more if rows else ''}>")
