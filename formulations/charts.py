@@ -9,6 +9,10 @@ of Phi_p(p0) (n_p, k), the configuration is parametrized by chart coordinates w 
     p' = D_p w',                    D_p = (I - U B Phi_p) V
     p'' = D_p w'' + gamma_p,        gamma_p = -U B (d/dp (Phi_p p')) p'
 
+Where Phi depends on time (a driven mechanism: the manifold moves), the chart is held fixed in p
+and h solves Phi(p0 + V w - U h, t) = 0 at each time, so that p' = D_p w' + d_p with the drift
+d_p = -U B Phi_t, and gamma_p = -U B ((d/dp (Phi_p p')) p' + 2 Phi_pt p' + Phi_tt).
+
 The constraint set Phi_a holds Phi and, for Euler parameters, their unit norm. A new chart is
 taken at the current configuration when |w| or cond(Phi_p U) passes a bound; a configuration where
 Phi_p loses rank cannot be charted, and the run stops there with a message that names it.
@@ -24,7 +28,7 @@ import time
 
 import numpy as np
 
-from .errors import CapabilityError, StopRun
+from .errors import StopRun
 from .linear import solve_square
 
 
@@ -39,12 +43,8 @@ class Atlas:
     unit_blocks = ()
 
     def __init__(self, system, *, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3, max_iter=25):
-        if system.has_moving_holonomic:
-            raise CapabilityError(
-                f"tangent-space charts got system {system.name!r} whose holonomic constraints depend on time "
-                f"(the constraint manifold moves) but expected fixed ones; give the system an embedding "
-                f"p = g(q, t) and use 'reduced' or 'minimal', or use 'dependent'")
         self.system = system
+        self.moving = system.has_moving_holonomic
         self.num, self.par = system.numeric, system.params
         self.utol, self.Btol = float(utol), float(Btol)
         self.w_limit, self.cond_limit, self.max_iter = float(w_limit), float(cond_limit), int(max_iter)
@@ -60,15 +60,15 @@ class Atlas:
         self._last = None
 
     # -- charts ----------------------------------------------------------------------------------
-    def _constraints(self, p, pdot=None):
+    def _constraints(self, p, pdot=None, t=0.0):
         pdot = np.zeros(self.n_p) if pdot is None else pdot
-        return self.num.holonomic_chart(p, pdot, self.par)
+        return self.num.holonomic_chart(p, pdot, self.par, t)
 
-    def new_chart(self, p):
-        """A chart with origin p (a consistent configuration)."""
+    def new_chart(self, p, t=0.0):
+        """A chart with origin p (a configuration consistent at time t)."""
         started = time.perf_counter()
         p = np.array(p, float)
-        _, Phi_p, _ = self._constraints(p)
+        _, Phi_p, _ = self._constraints(p, t=t)
         _, s, Vt = np.linalg.svd(Phi_p)
         if s.size and s[-1] < 1e-10 * max(1.0, s[0]):
             raise ChartError(self._singular_message(p, s), quantity="Phi_p")
@@ -101,7 +101,7 @@ class Atlas:
         return (f"singular configuration: Phi_p loses rank (smallest singular value {s[-1]:.2e}, largest {s[0]:.2e}) "
                 f"at p = ({where}); the motion cannot be continued on a chart through it")
 
-    def position(self, w):
+    def position(self, w, t=0.0):
         """p on the manifold for chart coordinates w: Newton iteration for h with the matrix B held
         fixed; where that stalls, B is brought up to date at the current iterate (its own iteration).
         The iteration starts from the last h found (a trial stage's, perhaps far from w); where it
@@ -110,15 +110,15 @@ class Atlas:
         if not np.all(np.isfinite(w)):
             raise ChartError("non-finite chart coordinates", quantity="w")
         try:
-            return self._position_from(w, self.h.copy())
+            return self._position_from(w, self.h.copy(), t=t)
         except (ChartError, np.linalg.LinAlgError):
-            return self._position_from(w, np.zeros(self.m_a), newton=True)
+            return self._position_from(w, np.zeros(self.m_a), newton=True, t=t)
 
-    def _position_from(self, w, h, newton=False):
+    def _position_from(self, w, h, newton=False, t=0.0):
         B = self.B
         for it in range(self.max_iter):
             p = self.p0 + self.V @ w - self.U @ h
-            Phi, Phi_p, _ = self._constraints(p)
+            Phi, Phi_p, _ = self._constraints(p, t=t)
             if np.max(np.abs(Phi), initial=0.0) <= self.utol:
                 self.h, self.iterations = h, it
                 return p
@@ -168,8 +168,8 @@ class Atlas:
         if self._last is not None and np.array_equal(self._last[0], q) and self._last[5] == t:
             self.iterations = self._last[4]
             return self._last[1]
-        p = self.position(q)
-        _, Phi_p, _ = self._constraints(p)
+        p = self.position(q, t)
+        _, Phi_p, _ = self._constraints(p, t=t)
         B = self.refresh_B(Phi_p)
         D_p = self.V - self.U @ (B @ (Phi_p @ self.V))
         A = self.num.A(p, self.par)
@@ -178,30 +178,41 @@ class Atlas:
         self._last = (np.array(q), out, D_p, Phi_p, self.iterations, t)
         return out
 
+    def _drift_p(self, q, t):
+        """d_p = -U B Phi_a_t (n_p,): the rate of p at w' = 0 (zero for a fixed manifold)."""
+        if not self.moving:
+            return np.zeros(self.n_p)
+        p = self.at(q, t)[0]
+        Phi_t = np.zeros(self.m_a)
+        Phi_t[:self.system.m] = self.num.constraint_terms(p, self.par, t)[3][:self.system.m]
+        return -self.U @ (self.B @ Phi_t)
+
     def drift(self, q, A, t=0.0):
-        """Zero (n,): the charts are of a fixed constraint manifold."""
-        return np.zeros(self.system.n)
+        """d_0 (n,) with v = D w + d_0: A^-1 d_p (zero for a fixed manifold)."""
+        if not self.moving:
+            return np.zeros(self.system.n)
+        return self._left_solve(A, self._drift_p(q, t))
 
     def gamma(self, q, w, A, pdd2, t=0.0):
         """gamma (n,) with v' = D w' + gamma."""
         p = self.at(q, t)[0]
         D_p = self._last[2]
-        acc = self._constraints(p, D_p @ w)[2]
+        acc = self._constraints(p, D_p @ w + self._drift_p(q, t), t)[2]
         gamma_p = -self.U @ (self.B @ acc)
         return self._left_solve(A, gamma_p - pdd2)
 
     def from_dependent(self, p, v, t=0.0):
-        """A chart at p; (q, w) = (0, V^T A v)."""
-        self.new_chart(p)
+        """A chart at p at time t; (q, w) = (0, V^T A v) (V^T d_p = 0 at the origin, as V^T U = 0)."""
+        self.new_chart(p, t)
         return np.zeros(self.k), self.V.T @ (self.num.A(p, self.par) @ np.asarray(v, float))
 
-    def needs_new_chart(self, q):
+    def needs_new_chart(self, q, t=0.0):
         if np.linalg.norm(q) > self.w_limit:
             return True
-        self.at(q)
+        self.at(q, t)
         if self.iterations > 4:  # the chart is wearing out: h(w) needs many Newton steps
             return True
-        _, Phi_p, _ = self._constraints(self.at(q)[0])
+        _, Phi_p, _ = self._constraints(self.at(q, t)[0], t=t)
         return np.linalg.cond(Phi_p @ self.U) > self.cond_limit
 
 

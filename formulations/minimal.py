@@ -199,7 +199,7 @@ class Minimal(Formulation):
 
     def post_step(self, t, y):
         q, u = self._split(y)
-        if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q):
+        if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q, t):
             p, v = self.dependent_state(y, t)
             q, w = self.geometry.from_dependent(p, v, t)
             self._choose(q, t=t)

@@ -56,7 +56,7 @@ class Reduced(Formulation):
 
     def post_step(self, t, y):
         changed = None
-        if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0]):
+        if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0], t):
             y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y, t), t))
         if isinstance(self.stabilization, Projection):
             self.projections += 1

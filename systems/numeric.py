@@ -135,8 +135,8 @@ class NumericModel:
         return self._chart(q, params, t) if self.timed_chart else self._chart(q, params)
 
     def holonomic_chart(self, p, pdot, params, t=0.0):
-        """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' (m_a,)) at time t for the chart
-        constraints Phi_a = [Phi; (|e|^2 - 1) / 2 per Euler-parameter block]."""
+        """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' + 2 Phi_a_pt p' + Phi_a_tt (m_a,)) at
+        time t for the chart constraints Phi_a = [Phi; (|e|^2 - 1) / 2 per Euler-parameter block]."""
         return self._holonomic_chart(p, pdot, params, t)
 
     def embedding_acceleration(self, q, w, params, t=0.0):
@@ -273,7 +273,14 @@ def _build(system, backend="numpy") -> NumericModel:
     Phi_a_p = Phi_a.jacobian(p) if m_a else sp.zeros(0, n_p)
     holonomic_chart = _lazy(lambda: make(
         "holonomic_chart", [("p", p), ("pdot", list(pdot_syms)), ("params", params), ("t", t)],
-        [Phi_a, Phi_a_p, (Phi_a_p * sp.Matrix(pdot_syms)).jacobian(p) * sp.Matrix(pdot_syms) if m_a else Phi_a],
+        [Phi_a, Phi_a_p, _second_rate(Phi_a, Phi_a_p, p, pdot_syms, t) if m_a else Phi_a],
         [(m_a,), (m_a, n_p), (m_a,)]))
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
                         embedding_acc, inverse, chart, holonomic_chart, timed_chart=moving)
+
+
+def _second_rate(Phi_a, Phi_a_p, p, pdot, t):
+    """The part of d^2/dt^2 Phi_a(p(t), t) that does not involve p'' (m_a,):
+    (d/dp (Phi_a_p p')) p' + 2 Phi_a_pt p' + Phi_a_tt (the terms in t vanish for fixed constraints)."""
+    rate = Phi_a_p * sp.Matrix(pdot)
+    return rate.jacobian(p) * sp.Matrix(pdot) + 2 * rate.diff(t) + Phi_a.diff(t, 2)

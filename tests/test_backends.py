@@ -19,8 +19,8 @@ CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
 
 
 def _applies(system, formulation):
-    if formulation == "manifold":  # its charts are of a fixed constraint manifold; a driven one moves
-        return bool(system.m or system.unit_norm_blocks) and not system.has_moving_holonomic
+    if formulation == "manifold":  # charts of the holonomic constraints (fixed or moving)
+        return bool(system.m or system.unit_norm_blocks)
     if formulation in ("reduced", "minimal"):
         return True  # on charts where there is no embedding
     return True

@@ -52,8 +52,6 @@ def _agree(name, formulation):
     system = systems.load(name)
     if formulation == "manifold" and not (system.m or system.unit_norm_blocks):
         pytest.skip(f"{name} has no holonomic constraints: no charts")
-    if formulation == "manifold" and system.has_moving_holonomic:
-        pytest.skip(f"{name}'s holonomic constraints depend on time: the charts are of a fixed manifold")
     options = _options(system, formulation)
     reference = F.create(formulation, system, **options)
     fused = F.create(formulation, system, backend="compiled", **options)

@@ -98,7 +98,7 @@ def _hoop_angle(system, traj):
     return np.array([system.numeric.inverse(p, system.params, t)[0] for t, p in zip(traj.t, traj.p)])
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced"])
+@pytest.mark.parametrize("formulation", ["dependent", "reduced", "manifold"])
 def test_hoop_relative_equilibrium_holds(formulation):
     system = systems.load("bead_on_rotating_hoop")
     theta = _hoop_equilibrium(system)
@@ -113,7 +113,7 @@ def test_hoop_relative_equilibrium_holds(formulation):
     assert np.max(np.abs(lam["hoop side force"])) < 1e-8
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced"])
+@pytest.mark.parametrize("formulation", ["dependent", "reduced", pytest.param("manifold", marks=slow)])
 def test_hoop_small_oscillation_frequency_is_omega_sin_theta_star(formulation):
     """Released 1e-4 rad off theta*, the bead oscillates at Omega = omega sin(theta*); measured from
     the upward zero crossings of theta - theta* over ten periods (the amplitude shifts Omega by ~1e-8;
@@ -158,6 +158,7 @@ def test_hoop_runs_started_late_agree_across_formulations():
     pytest.param("dependent", {"stabilization": "projection"}, {}, id="projection"),
     pytest.param("reduced", {}, {}, id="reduced"),
     pytest.param("minimal", {}, {}, id="minimal"),
+    pytest.param("manifold", {}, {}, id="manifold"),
     pytest.param("dependent", {"stabilization": "ggl"}, {"method": "IDA"}, id="ggl-IDA", marks=slow)])
 def test_driven_crank_follows_its_prescribed_kinematics(formulation, options, sim):
     _ida_installed(sim)
