@@ -12,7 +12,11 @@ from . import dependent, manifold, minimal, reduced  # noqa: F401  (registration
 from . import solvers
 from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
-from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, RunInterrupted
+from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, NotSteadyError, RunInterrupted
+from .linearization import linearize
+from .linear_modes import LinearEquations, Linearization
+from .stability import Critical, StabilityResult, stability
+from .workbench.stability_plot import plot_stability
 from systems.errors import ArgumentError, ArgumentTypeError
 
 from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Trajectory, reactions
@@ -37,4 +41,6 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
            "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
-           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison"]
+           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
+           "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
+           "plot_stability"]

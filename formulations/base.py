@@ -351,6 +351,13 @@ class Formulation(ABC):
                 f"system {self.system.name!r}: the initial state violates the constraints ({'; '.join(bad)}). "
                 f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True).")
 
+    def linearize(self, p0, v0, **options):
+        """The linearization about the equilibrium or steady motion (p0, v0) in this formulation's
+        independent state; options and result as formulations.linearize."""
+        from .linearization import linearize_formulation
+
+        return linearize_formulation(self, p0, v0, **options)
+
     def simulate(self, t_span, state0=None, **options):
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's); the options
         and the result are those of formulations.solvers.simulate."""

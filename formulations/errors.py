@@ -76,3 +76,12 @@ class EnsembleInterrupted(KeyboardInterrupt):
 
     def __str__(self):
         return f"ensemble {self.result.system_name} interrupted after {self.finished} of {self.total} members"
+
+
+class NotSteadyError(ValueError):
+    """A point handed to linearization is neither an equilibrium nor a steady motion in the state of
+    the formulation: ``residuals`` maps each offending state component to its rate there."""
+
+    def __init__(self, message, residuals=None):
+        super().__init__(message)
+        self.residuals = dict(residuals or {})

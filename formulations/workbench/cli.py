@@ -10,6 +10,8 @@
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
+    pfaff stability SYSTEM --param P --range A B [--points N] [--family F] [--formulation F] [--out DIR [--force]]
+                    [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex | --markdown] [--set name=value ...]
     pfaff cache info | clear
 
@@ -31,7 +33,7 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
                        cmd_list, cmd_simulate)
 from .inputs import UsageError, count, join_negative_values, number, tolerance
 from .output import OutputError
-from . import sweep
+from . import stability_cli, sweep
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
 
@@ -116,6 +118,7 @@ def build_parser():
     cache.add_argument("action", choices=["info", "clear"], help="show its location and size, or empty it")
     cache.set_defaults(run=cmd_cache)
     sweep.add_parser(sub, _command)
+    stability_cli.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()

@@ -24,10 +24,12 @@ class UsageError(Exception):
 
 def join_negative_values(argv):
     """``--rtol -1e-6`` as ``--rtol=-1e-6``, so that a negative number is read as the option's value
-    (and then checked) rather than as an unknown option."""
+    (and then checked) rather than as an unknown option; the two values of ``--range`` stay apart (argparse
+    reads negative numbers there as values)."""
     out = []
     for token in argv:
-        if out and _NEGATIVE.match(token) and out[-1].startswith("--") and "=" not in out[-1]:
+        if out and _NEGATIVE.match(token) and out[-1].startswith("--") and "=" not in out[-1] \
+                and out[-1] != "--range":
             out[-1] = f"{out[-1]}={token}"
         else:
             out.append(token)

@@ -69,7 +69,7 @@ def build():
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
-        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING,))
+        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING))
 
 
 def _rolling(system, values):
@@ -87,3 +87,33 @@ ROLLING = StateFamily(
     "rolling", (StateVariable("lean", 0.0, "rad", "initial lean from upright"),
                 StateVariable("spin", 8.0, "rad/s", "initial spin rate about the axle")),
     _rolling, "rolling straight, leaned and spinning", outcome=Outcome("theta", 1.0, "fallen"))
+
+
+def _turning(system, values):
+    """Steady turning at constant lean and yaw rate: no lean rate, omega_3 = psi' cos(lean) and the
+    spin from the moment balance about the centre, resolved along the rolling direction e_1,
+
+        I_1 omega_3^2 tan(lean) - I_3 omega_2 omega_3 = m r (V omega_3 + g sin(lean))
+                                                         - (h/2) m (g cos(lean) - V omega_3 tan(lean)),
+
+    V = r omega_2 - (h/2) omega_3 the speed of the centre along e_1, I_1 = m (r^2/4 + h^2/12) and
+    I_3 = m r^2 / 2 (for h = 0: omega_2 = (I_1 omega_3^2 tan - m g r sin) / ((I_3 + m r^2) omega_3))."""
+    r, h, g = (system.parameter_dict[k] for k in ("r", "thickness", "g"))
+    lean, yaw_rate = values["lean"], values["yaw_rate"]
+    if yaw_rate == 0.0:
+        raise ValueError("steady turning of rolling_disc got yaw_rate = 0 but expected a turning rate (rolling "
+                         "straight upright is the family 'rolling' at lean 0)")
+    c, s, t = np.cos(lean), np.sin(lean), np.tan(lean)
+    w3 = yaw_rate * c
+    I1, I3 = r**2 / 4 + h**2 / 12, r**2 / 2  # per unit mass
+    w2 = (I1 * w3**2 * t + r * h / 2 * w3**2 + h**2 / 4 * w3**2 * t - g * r * s + h / 2 * g * c) / (
+        w3 * (I3 + r**2 + h * r / 2 * t))
+    p = (0.0, 0.0, r * c + h / 2 * s, 0.0, lean, 0.0)
+    v = (r * w2 - h / 2 * w3, 0.0, 0.0, 0.0, w2, w3)
+    return p, v, ("psi", "theta", "phi", "omega_1", "omega_2", "omega_3")
+
+
+TURNING = StateFamily(
+    "turning", (StateVariable("lean", 0.2, "rad", "lean from upright"),
+                StateVariable("yaw_rate", -1.0, "rad/s", "turning rate psi' (negative: towards the lean)")),
+    _turning, "steady turning on a circle at constant lean and yaw rate", outcome=Outcome("theta", 1.0, "fallen"))

@@ -1,0 +1,113 @@
+"""Exact first derivatives of the primitive pieces, for linearization (formulations.linearization).
+
+With a = v' and lambda as free symbols, the dynamics of a system are the residuals
+
+    R(p, v, a, lambda, t) = M a + d - f + C^T lambda   (n,)     [f may depend on lambda]
+    S(p, v, a, t)         = C a + xi                    (m + l,) [xi = (d/dp (C v)) A v, as simulated]
+
+and the kinematics rho(p, v) = A v (n_p,). This module derives, once per system structure, their
+Jacobians with respect to z = (p, v) and the parameters, the tangent of the constraint set,
+d/dp (C v), and the Jacobians of the maps from (p, v) to a formulation's own state (q = h(p) and
+w = h_p A v through the embedding, w = V^T A v on a tangent-space chart) together with their
+second derivatives contracted with a vector phi (symbols), which the linearization about a steady
+motion needs (formulations.linearization). Every piece is a sympy matrix (for method="symbolic")
+and a function lambdified with common-subexpression elimination that takes the parameters as
+run-time arguments, so new parameter values cost no new derivation.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import sympy as sp
+
+from systems.numeric import structure_hash
+
+_CACHE: dict = {}
+_LOCK = threading.Lock()
+
+
+def _no_delta(expr):
+    """Derivatives of sign() and Heaviside() are zero away from their jump (where they are used)."""
+    return expr.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+
+
+def _jacobian(column: sp.Matrix, symbols) -> sp.Matrix:
+    if column.shape[0] == 0 or not symbols:
+        return sp.zeros(column.shape[0], len(symbols))
+    return column.jacobian(list(symbols)).applyfunc(_no_delta)
+
+
+class _Function:
+    """A sympy matrix and its lambdified function (made on first call), float arrays in and out."""
+
+    def __init__(self, args, matrix: sp.Matrix):
+        self.args, self.matrix = args, sp.Matrix(matrix)
+        self._fn = None
+
+    def __call__(self, *values):
+        if self._fn is None:
+            entries = list(self.matrix)
+            self._fn = sp.lambdify(self.args, entries, modules="numpy", cse=True) if entries else None
+        shape = self.matrix.shape
+        if self._fn is None:
+            return np.zeros(shape)
+        return np.array(self._fn(*values), dtype=float).reshape(shape)
+
+
+class LinearPieces:
+    """The derivatives of one system structure (see the module docstring); made by ``pieces``.
+
+    Arguments of the functions: t (float), p (n_p,), v (n,), a (n,), lam (m + l,), params, phi
+    (n_p + n,) as the groups below name them.
+    """
+
+    def __init__(self, system):
+        started = time.perf_counter()
+        self.p = list(system.coordinates)
+        self.v = list(system.velocities)
+        self.z = self.p + self.v
+        self.n_p, self.n = len(self.p), len(self.v)
+        self.a = list(sp.symbols(f"a_0:{self.n}", real=True))
+        self.lam = list(system.multipliers)
+        self.t = system.time
+        self.params = [par.symbol for par in system.parameters]
+        self.phi = list(sp.symbols(f"phi_0:{self.n_p + self.n}", real=True))
+        vcol, acol, lcol = sp.Matrix(self.v), sp.Matrix(self.a), sp.Matrix(self.lam)
+        A, C, M = sp.Matrix(system.A), sp.Matrix(system.C), sp.Matrix(system.M)
+        self.rho = A * vcol
+        xi = (C * vcol).jacobian(self.p) * self.rho if C.shape[0] else sp.zeros(0, 1)
+        self.R = M * acol + sp.Matrix(system.d) - sp.Matrix(system.f) + (C.T * lcol if self.lam else sp.zeros(self.n, 1))
+        self.S = C * acol + xi
+        self.Cv_p = _jacobian(C * vcol, self.p)
+        self.rho_z = _jacobian(self.rho, self.z)
+        self.rho_zz = _jacobian(self.rho_z * sp.Matrix(self.phi), self.z)
+        dyn = [self.t] + [self.p, self.v, self.a, self.lam, self.params]
+        self.dynamics = _Function(dyn, sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)))
+        self.dynamics_params = _Function(dyn, sp.Matrix.vstack(_jacobian(self.R, self.params),
+                                                               _jacobian(self.S, self.params)))
+        self.tangent = _Function([self.p, self.v, self.params], self.Cv_p)
+        self.kinematics = _Function([self.p, self.v, self.params], self.rho_z)
+        self.kinematics_second = _Function([self.p, self.v, self.params, self.phi], self.rho_zz)
+        self.embedding = None
+        emb = system.embedding
+        if emb is not None and sp.Matrix(emb.A_q) == sp.eye(len(emb.coordinates)):
+            # y = (q, w) = (h(p), h_p A v): its Jacobian Q and (d/dz (Q phi))
+            h = sp.Matrix(emb.inverse)
+            self.Y = sp.Matrix.vstack(h, _jacobian(h, self.p) * self.rho)
+            self.Y_z = _jacobian(self.Y, self.z)
+            self.embedding = _Function([self.p, self.v, self.params], self.Y_z)
+            self.embedding_second = _Function([self.p, self.v, self.params, self.phi],
+                                              _jacobian(self.Y_z * sp.Matrix(self.phi), self.z))
+        self.seconds = time.perf_counter() - started
+
+
+def pieces(system) -> LinearPieces:
+    """The LinearPieces of ``system``'s structure, derived once and cached (parameters are arguments)."""
+    key = structure_hash(system)
+    with _LOCK:
+        made = _CACHE.get(key)
+        if made is None:
+            made = _CACHE[key] = LinearPieces(system)
+    return made
