@@ -25,11 +25,12 @@ from .common import tidy
 from .frames import AXES, Frame, Point, unit
 
 
-def _lean_cosine(s: sp.Expr, coordinates) -> sp.Expr:
-    """sqrt(1 - s^2) without the square root where 1 - s^2 is a perfect square (an upright wheel
-    on yaw and roll angles gives cos(roll)^2): the root with its sign at p = 0, where the wheels
-    of the builders' mechanisms stand."""
-    radicand = tidy(1 - s**2)
+def _lean_cosine(u, k: int, coordinates) -> sp.Expr:
+    """c = sqrt(1 - u_k^2) for the unit vector u: without the square root where 1 - u_k^2 is a
+    perfect square (an upright wheel on yaw and roll angles gives cos(roll)^2), the root taking its
+    sign at p = 0, where the wheels of the builders' mechanisms stand; else sqrt(u_i^2 + u_j^2) of
+    the other two components, unexpanded (shorter than 1 - u_k^2 expanded)."""
+    radicand = tidy(1 - u[k] ** 2)
     if isinstance(radicand, sp.Pow) and radicand.exp == 2:
         base = radicand.base
         at_zero = base.subs({q: 0 for q in coordinates})
@@ -37,7 +38,7 @@ def _lean_cosine(s: sp.Expr, coordinates) -> sp.Expr:
             return base
         if at_zero.is_negative:
             return -base
-    return sp.sqrt(radicand)
+    return sp.sqrt(sum(u[i] ** 2 for i in range(3) if i != k))
 
 
 def rolling_contact(name: str, wheel: Frame, centre: Point, radius, *, axle: str = "y", tube_radius=0,
@@ -55,14 +56,14 @@ def rolling_contact(name: str, wheel: Frame, centre: Point, radius, *, axle: str
     a = unit(axle)  # all vectors in the wheel's axes
     u = sp.Matrix(wheel.R[2, :]).T  # e_z
     s = u[AXES[axle]]
-    c = _lean_cosine(s, wheel.kinematics.p)
+    c = _lean_cosine(u, AXES[axle], wheel.kinematics.p)
     r, rho, height = sp.sympify(radius), sp.sympify(tube_radius), sp.sympify(height)
     v_C, omega = centre.velocity_in(wheel), sp.Matrix(wheel.omega)
     a_x_u = a.cross(u)
     omega_a = omega[AXES[axle]]
     omega_u = (omega.T * u)[0, 0]
-    longitudinal = tidy(-(a_x_u.T * v_C)[0, 0] + rho * (omega_a - s * omega_u)) / c + r * omega_a
-    lateral = -tidy(((a - s * u).T * v_C)[0, 0] + (r * c + rho) * (omega.T * a_x_u)[0, 0]) / c
+    longitudinal = (-(a_x_u.T * v_C)[0, 0] + rho * (omega_a - s * omega_u)) / c + r * omega_a
+    lateral = -(((a - s * u).T * v_C)[0, 0] + (r * c + rho) * (omega.T * a_x_u)[0, 0]) / c
     Phi = r * c + rho + height - centre.position[2]
     return ([(f"{name} normal force", Phi)],
             [(f"{name} longitudinal friction force", longitudinal), (f"{name} lateral friction force", lateral)])

@@ -17,6 +17,7 @@ link by link: for a point Q fixed in frame F at offset c from a point P,
 v_Q = R_FP v_P + omega_F x c in F's axes (the two-point formula), plus e s' for a point sliding
 along an axis e of F. R_FP, the rotation between two frames, is the product of the links between
 them only (not of the chains down from the world), as sympy's ``dcm`` between frames of one tree.
+Point velocities are left unexpanded: nested, they are several times shorter than expanded.
 :meth:`Frame.body` makes a :class:`~systems.builders.rigid_body.RigidBody` with its angular
 velocity and centre velocity in its own axes, so
 :func:`~systems.builders.rigid_body.from_rigid_bodies` differentiates no rotation matrix at all.
@@ -162,7 +163,7 @@ class Frame:
             down_to_self = down_to_self * sp.Matrix(frame.link)
         for frame in theirs[k:]:
             down_to_other = down_to_other * sp.Matrix(frame.link)
-        return tidy(down_to_self.T * down_to_other)
+        return down_to_self.T * down_to_other
 
     # -- vectors -------------------------------------------------------------------------------
     def axis(self, axis: str) -> sp.Matrix:
@@ -206,7 +207,7 @@ class Point:
         """A point at ``position`` (world axes, a function of p); its velocity is dposition/dt, in
         the axes of ``ground`` (the world frame)."""
         r = _vec(position, f"point {name!r} position")
-        return cls(name, sp.ImmutableMatrix(r), sp.ImmutableMatrix(tidy(ground.kinematics.time_derivative(r))), ground)
+        return cls(name, sp.ImmutableMatrix(r), sp.ImmutableMatrix(ground.kinematics.time_derivative(r)), ground)
 
     @classmethod
     def moving(cls, frame: Frame, position, velocity, name: str) -> "Point":
@@ -219,15 +220,14 @@ class Point:
         """The velocity in ``frame``'s axes, (3, 1)."""
         if frame is self.frame:
             return sp.Matrix(self.velocity)
-        return tidy(frame.rotation_from(self.frame) * sp.Matrix(self.velocity))
+        return frame.rotation_from(self.frame) * sp.Matrix(self.velocity)
 
     def located(self, frame: Frame, offset, name: str) -> "Point":
         """The point fixed in ``frame`` at ``offset`` (frame axes) from this point, which must be
         fixed in ``frame`` too (two-point formula)."""
         c = _vec(offset, f"point {name!r} offset")
         v = self.velocity_in(frame) + frame.axes_rate.cross(c)
-        return Point(name, sp.ImmutableMatrix(tidy(sp.Matrix(self.position) + frame.vector(c))),
-                     sp.ImmutableMatrix(tidy(v)), frame)
+        return Point(name, sp.ImmutableMatrix(sp.Matrix(self.position) + frame.vector(c)), sp.ImmutableMatrix(v), frame)
 
     def slid(self, frame: Frame, axis: str, distance, name: str) -> "Point":
         """A prismatic joint: the point at ``distance`` (a coordinate or an expression in p) along
@@ -237,5 +237,5 @@ class Point:
         e = unit(axis)
         rate = frame.kinematics.rate(distance)
         v = self.velocity_in(frame) + frame.axes_rate.cross(e * distance) + e * rate
-        return Point(name, sp.ImmutableMatrix(tidy(sp.Matrix(self.position) + frame.vector(e * distance))),
-                     sp.ImmutableMatrix(tidy(v)), frame)
+        return Point(name, sp.ImmutableMatrix(sp.Matrix(self.position) + frame.vector(e * distance)),
+                     sp.ImmutableMatrix(v), frame)
