@@ -17,7 +17,6 @@ run-time arguments, so new parameter values cost no new derivation.
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import sympy as sp
@@ -40,11 +39,18 @@ def _jacobian(column: sp.Matrix, symbols) -> sp.Matrix:
 
 
 class _Function:
-    """A sympy matrix and its lambdified function (made on first call), float arrays in and out."""
+    """A sympy matrix, derived by ``make`` on first use, and its lambdified function (made on first
+    call); float arrays in and out."""
 
-    def __init__(self, args, matrix: sp.Matrix):
-        self.args, self.matrix = args, sp.Matrix(matrix)
+    def __init__(self, args, make):
+        self.args, self._make, self._matrix = args, make, None
         self._fn = None
+
+    @property
+    def matrix(self) -> sp.Matrix:
+        if self._matrix is None:
+            self._matrix = sp.Matrix(self._make())
+        return self._matrix
 
     def __call__(self, *values):
         if self._fn is None:
@@ -58,13 +64,17 @@ class _Function:
 
 class LinearPieces:
     """The derivatives of one system structure (see the module docstring); made by ``pieces``.
+    Each is derived when first used (the parameter Jacobian, for instance, only where there are
+    inputs).
 
-    Arguments of the functions: t (float), p (n_p,), v (n,), a (n,), lam (m + l,), params, phi
-    (n_p + n,) as the groups below name them.
+    Functions: dynamics (t, p, v, a, lam, params) -> [R_z; S_z] (n + m + l, n_p + n); dynamics_params
+    -> [R_u; S_u] (n + m + l, parameters); tangent (p, v, params) -> d/dp (C v) (m + l, n_p);
+    kinematics (p, v, params) -> d(A v)/dz (n_p, n_p + n); kinematics_second (p, v, params, phi) ->
+    d/dz (d(A v)/dz phi); embedding (p, v, params) -> dY/dz for Y = (h(p), h_p A v); embedding_second
+    (p, v, params, phi) -> d/dz (dY/dz phi).
     """
 
     def __init__(self, system):
-        started = time.perf_counter()
         self.p = list(system.coordinates)
         self.v = list(system.velocities)
         self.z = self.p + self.v
@@ -80,27 +90,22 @@ class LinearPieces:
         xi = (C * vcol).jacobian(self.p) * self.rho if C.shape[0] else sp.zeros(0, 1)
         self.R = M * acol + sp.Matrix(system.d) - sp.Matrix(system.f) + (C.T * lcol if self.lam else sp.zeros(self.n, 1))
         self.S = C * acol + xi
-        self.Cv_p = _jacobian(C * vcol, self.p)
-        self.rho_z = _jacobian(self.rho, self.z)
-        self.rho_zz = _jacobian(self.rho_z * sp.Matrix(self.phi), self.z)
-        dyn = [self.t] + [self.p, self.v, self.a, self.lam, self.params]
-        self.dynamics = _Function(dyn, sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)))
-        self.dynamics_params = _Function(dyn, sp.Matrix.vstack(_jacobian(self.R, self.params),
-                                                               _jacobian(self.S, self.params)))
-        self.tangent = _Function([self.p, self.v, self.params], self.Cv_p)
-        self.kinematics = _Function([self.p, self.v, self.params], self.rho_z)
-        self.kinematics_second = _Function([self.p, self.v, self.params, self.phi], self.rho_zz)
+        phi = sp.Matrix(self.phi)
+        pv, dyn = [self.p, self.v, self.params], [self.t, self.p, self.v, self.a, self.lam, self.params]
+        self.dynamics = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)))
+        self.dynamics_params = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.params),
+                                                                       _jacobian(self.S, self.params)))
+        self.tangent = _Function(pv, lambda: _jacobian(C * vcol, self.p))
+        self.kinematics = _Function(pv, lambda: _jacobian(self.rho, self.z))
+        self.kinematics_second = _Function(pv + [self.phi], lambda: _jacobian(self.kinematics.matrix * phi, self.z))
         self.embedding = None
         emb = system.embedding
         if emb is not None and sp.Matrix(emb.A_q) == sp.eye(len(emb.coordinates)):
             # y = (q, w) = (h(p), h_p A v): its Jacobian Q and (d/dz (Q phi))
             h = sp.Matrix(emb.inverse)
-            self.Y = sp.Matrix.vstack(h, _jacobian(h, self.p) * self.rho)
-            self.Y_z = _jacobian(self.Y, self.z)
-            self.embedding = _Function([self.p, self.v, self.params], self.Y_z)
-            self.embedding_second = _Function([self.p, self.v, self.params, self.phi],
-                                              _jacobian(self.Y_z * sp.Matrix(self.phi), self.z))
-        self.seconds = time.perf_counter() - started
+            Y = sp.Matrix.vstack(h, _jacobian(h, self.p) * self.rho)
+            self.embedding = _Function(pv, lambda: _jacobian(Y, self.z))
+            self.embedding_second = _Function(pv + [self.phi], lambda: _jacobian(self.embedding.matrix * phi, self.z))
 
 
 def pieces(system) -> LinearPieces:

@@ -50,22 +50,22 @@ def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num,
     at |= dict(zip(pieces.a, sol[:n])) | dict(zip(lam, lam_values))
     a_z = -K.solve(pieces.dynamics.matrix.xreplace(at).extract(kept, list(range(n_p + n))))[:n, :]
     F0 = sp.Matrix.vstack(pieces.rho.xreplace(at), sp.Matrix(sol[:n]))
-    J = sp.Matrix.vstack(pieces.rho_z.xreplace(at), a_z)
+    J = sp.Matrix.vstack(pieces.kinematics.matrix.xreplace(at), a_z)
     if state.geometry == "identity":
         Q_all, H_all = sp.eye(n_p + n), sp.zeros(n_p + n, n_p + n)
     elif state.geometry == "chart":
         V = _exact(geometry.V)
-        Q_all = sp.Matrix.vstack(sp.Matrix.hstack(V.T, sp.zeros(V.shape[1], n)), V.T * pieces.rho_z.xreplace(at))
+        Q_all = sp.Matrix.vstack(sp.Matrix.hstack(V.T, sp.zeros(V.shape[1], n)), V.T * pieces.kinematics.matrix.xreplace(at))
         H_all = sp.Matrix.vstack(sp.zeros(V.shape[1], n_p + n),
-                                 V.T * pieces.rho_zz.xreplace(dict(zip(pieces.phi, F0))).xreplace(at))
+                                 V.T * pieces.kinematics_second.matrix.xreplace(dict(zip(pieces.phi, F0))).xreplace(at))
     else:
-        Q_all = pieces.Y_z.xreplace(at)
-        H_all = (pieces.Y_z * sp.Matrix(pieces.phi)).jacobian(pieces.z).xreplace(dict(zip(pieces.phi, F0))).xreplace(at)
+        Q_all = pieces.embedding.matrix.xreplace(at)
+        H_all = pieces.embedding_second.matrix.xreplace(dict(zip(pieces.phi, F0))).xreplace(at)
     T, E = _exact(state.T), _exact(state.E)
     Q, H = T * Q_all + E, T * H_all
     Phi_p = sp.Matrix(system.Phi_p).xreplace(at) if system.m else sp.zeros(0, n_p)
     G = sp.Matrix.vstack(sp.Matrix.hstack(Phi_p, sp.zeros(system.m, n)),
-                         sp.Matrix.hstack(pieces.Cv_p.xreplace(at), C))
+                         sp.Matrix.hstack(pieces.tangent.matrix.xreplace(at), C))
     keep = _independent(G_num)
     QG = sp.Matrix.vstack(Q, G.extract(keep, list(range(n_p + n))))
     P = QG.solve(sp.Matrix.vstack(sp.eye(Q.shape[0]), sp.zeros(len(keep), Q.shape[0])))

@@ -33,6 +33,7 @@ from scipy.linalg import null_space, qr
 from systems.arguments import as_system, real, state_pair
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
+from .charts import Atlas
 from .errors import CapabilityError, NotSteadyError
 from .linear_modes import Linearization, LinearEquations, split_modes
 from .linear_pieces import pieces as linear_pieces
@@ -53,9 +54,8 @@ def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(
     minimal: its ``independent`` option); default: chosen by pivoting. method: "numeric" (exact
     derivatives lambdified once per structure) or "symbolic" (sympy; ``equations()`` in LaTeX).
     symbols: the parameters kept as symbols by the symbolic variant (default: all; the others take
-    their values). t:
-    the time of the point (a description with time in it is linearized at that instant). tol: the
-    relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
+    their values). t: the time of the point (a description with time in it is linearized at that
+    instant). tol: the relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
     of the point that are not zero, InconsistentStateError where (p0, v0) violates the constraints.
     """
     from .base import Formulation, create
@@ -230,14 +230,12 @@ def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
         keep = _choose(form, names, np.eye(n_p + n), at["G"], (range(n_p), range(n_p, n_p + n)), (), independent)
         return _StateMap([names[i] for i in keep], ["q" if i < n_p else "u" for i in keep],
                          np.eye(n_p + n)[keep], np.zeros((len(keep), n_p + n)), "identity")
-    kind = "chart" if not hasattr(geometry, "trivial") else "identity" if geometry.trivial else "embedding"
+    kind = "chart" if isinstance(geometry, Atlas) else "identity" if geometry.trivial else "embedding"
     if kind == "chart":
         geometry.from_dependent(p0, v0)
         _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
-    if hasattr(form, "choice"):
+    if hasattr(form, "choice"):  # the choice of u, on the turned chart where there is one
         form.prepare(p0, v0) if kind != "chart" else form._choose(np.zeros(len(geometry.q_names)), form.requested)
-    elif kind != "chart":
-        geometry.from_dependent(p0, v0)
     if kind == "embedding" and pieces.embedding is None:
         raise CapabilityError(f"linearize got system {system.name!r}, whose embedding has a kinematic matrix A_q other "
                               f"than the identity, but expected q' = w; use the 'dependent' formulation")

@@ -214,3 +214,29 @@ def test_eigenvectors_stay_tangent_to_the_constraints():
     Phi_p = disc.numeric.constraints(p, disc.params)[1]
     assert np.allclose(Phi_p @ dz[:6], 0, atol=1e-12)
     assert lin.A.flags.writeable is False
+
+
+@pytest.mark.parametrize("formulation", ("minimal", "dependent", "reduced"))
+@pytest.mark.parametrize("u", [1.0, -2.0], ids=["forward", "backward"])
+def test_chaplygin_sleigh_straight_motion(formulation, u):
+    """m u' = m a w^2, (I + m a^2) w' = -m a u w (Bloch, Nonholonomic Mechanics and Control, 1.7):
+    straight motion at speed u has the eigenvalue -m a u / (I + m a^2), u itself is conserved."""
+    sleigh = systems.load("chaplygin_sleigh")
+    lin = formulations.linearize(sleigh, [0.0, 0.0, 0.0], [u, 0.0, 0.0], formulation=formulation)
+    assert np.allclose(lin.nontrivial, [-1.0 * 0.5 * u / (0.1 + 1.0 * 0.25)], rtol=1e-12)
+    assert lin.ignorable == ("x", "y", "theta") and len(lin.conserved) == 1
+
+
+@pytest.mark.parametrize("formulation", FORMULATIONS)
+def test_system_without_embedding_on_charts(formulation):
+    """The triple slider-crank has redundant constraint rows and no embedding: every formulation
+    (the reduced and minimal ones on a tangent-space chart) gives the dependent one's eigenvalues,
+    symbolic and numeric alike."""
+    crank = systems.load("triple_slider_crank")
+    p, v = crank.default_state()
+    reference = formulations.linearize(crank, p, 0 * v, formulation="dependent").nontrivial
+    lin = formulations.linearize(crank, p, 0 * v, formulation=formulation)
+    assert np.allclose(np.sort_complex(lin.nontrivial), np.sort_complex(reference), atol=1e-10)
+    assert abs(reference[0].imag) > 1.0
+    exact = formulations.linearize(crank, p, 0 * v, formulation=formulation, method="symbolic")
+    assert np.max(np.abs(exact.A - lin.A)) < 1e-10

@@ -93,3 +93,19 @@ def test_cli_writes_the_table_json_and_figure(tmp_path, capsys):
 def test_cli_exit_status(argv, status, capsys):
     assert main(["stability", "rolling_disc", *argv]) == status
     assert "error:" in capsys.readouterr().err
+
+
+def _coasting(system, values):
+    return (0.0, 0.0, 0.0), (values["u"], 0.0, 0.0), ("theta",)
+
+
+def test_a_transversal_crossing_is_found_by_brent():
+    """The Chaplygin sleigh coasting straight at speed u: eigenvalue -m a u / (I + m a^2), stable
+    forward and unstable backward; the family is declared here, not by the catalogue."""
+    from systems.families import StateFamily, StateVariable
+
+    coasting = StateFamily("coasting", (StateVariable("u", 1.0, "m/s"),), _coasting)
+    result = formulations.stability("chaplygin_sleigh", coasting, "u", np.linspace(-1.0, 1.3, 6))
+    assert [(c.change, c.method) for c in result.critical] == [("unstable -> stable", "brent")]
+    assert abs(result.critical[0].value) < 1e-10
+    assert np.allclose(result.eigenvalues[:, 0].real, -0.5 * result.values / 0.35, rtol=1e-12)

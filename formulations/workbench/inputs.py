@@ -37,7 +37,8 @@ def join_negative_values(argv):
 
 
 def number(kind="positive", below=None):
-    """An argparse type: a finite float, > 0 ("positive") or >= 0, and < ``below`` if given."""
+    """An argparse type: a finite float, > 0 (kind "positive") or of either sign (kind "real"), and
+    < ``below`` if given."""
 
     def parse(text):
         try:

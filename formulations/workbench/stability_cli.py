@@ -8,26 +8,15 @@ digits.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 
 import numpy as np
 
-from .inputs import UsageError, count, explain, load_system
+from .inputs import UsageError, count, explain, load_system, number
 
 OK, FAILED = 0, 1
-
-
-def _finite(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
-    return value
 
 
 def add_parser(sub, command):
@@ -36,7 +25,7 @@ def add_parser(sub, command):
                      cmd_stability)
     parser.add_argument("--param", required=True, metavar="P",
                         help="the swept quantity: a parameter of the system or a variable of --family")
-    parser.add_argument("--range", required=True, nargs=2, type=_finite, metavar=("A", "B"),
+    parser.add_argument("--range", required=True, nargs=2, type=number("real"), metavar=("A", "B"),
                         help="first and last value of the parameter (A < B)")
     parser.add_argument("--points", type=count(2), default=51, help="values from A to B, evenly spaced")
     parser.add_argument("--family", default=None,
