@@ -21,21 +21,20 @@ Constraints (the multipliers are forces of the ground on each wheel at its conta
   rear / front lateral friction force               (no slip across it)
 so n = 9, m = 2, l = 4 and r = 3 (roll, steer and forward speed). The upright straight motion at
 forward speed v (all angles 0, rear wheel centre at height r_R, wheel spin rates v / r_R and
-v / r_F) is a steady motion for every v: the default state, the family "upright".
+v / r_F) is a steady motion for every v: the default state, whose speed is the parameter v
+(``systems.load("bicycle", v=4.0)``; ``formulations.stability("bicycle", None, "v", ...)`` sweeps it).
 
 Parameters and their defaults: the benchmark of J. P. Meijaard, J. M. Papadopoulos, A. Ruina and
 A. L. Schwab, "Linearized dynamics equations for the balance and steer of a bicycle: a benchmark
 and review", Proc. R. Soc. A 463 (2007) 1955-1982, Table 1. Its linearized motion is stable
 between the weave speed 4.292382536 m/s and the capsize speed 6.024262015 m/s (Table 2).
 """
-import numpy as np
 import sympy as sp
 
 from ..builders.contact import rolling_contact
 from ..builders.frames import Frame, Point, axis_rotation
 from ..builders.rigid_body import Kinematics, from_rigid_bodies
 from ..description import Parameter
-from ..families import Outcome, StateFamily, StateVariable
 
 NAME = "bicycle"
 
@@ -123,18 +122,4 @@ def build():
         parameters=[Parameter(s[name], value, unit, meaning) for name, value, unit, meaning, _ in BENCHMARK],
         default_p=(0, 0, r_R, 0, 0, 0, 0, 0, 0), default_v=(speed, 0, 0, 0, 0, 0, 0, speed / r_R, speed / r_F),
         independent_velocities=("phi_dot", "delta_dot", "theta_R_dot"), description=__doc__,
-        reference="Meijaard, Papadopoulos, Ruina & Schwab (2007), Proc. R. Soc. A 463, 1955-1982",
-        families=(UPRIGHT,), simplify=False)
-
-
-def _upright(system, values):
-    """Upright and straight at forward speed ``v``: the benchmark's operating point."""
-    par = system.parameter_dict
-    speed = values["v"]
-    p = np.array([0.0, 0.0, par["r_R"], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
-    v = np.array([speed, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, speed / par["r_R"], speed / par["r_F"]])
-    return p, v, ("x", "y", "psi", "phi", "delta", "theta_R", "theta_F", "phi_dot", "delta_dot", "theta_R_dot")
-
-
-UPRIGHT = StateFamily("upright", (StateVariable("v", 5.0, "m/s", "forward speed"),), _upright,
-                      "upright, running straight at forward speed v", outcome=Outcome("phi", 1.0, "fallen"))
+        reference="Meijaard, Papadopoulos, Ruina & Schwab (2007), Proc. R. Soc. A 463, 1955-1982", simplify=False)
