@@ -64,6 +64,9 @@ class RigidBody:
             raise ValueError(f"body {self.name!r}: axes got {self.axes!r} but expected 'body' or 'world'")
         if self.rotation is None and self.angular_velocity is None:
             raise ValueError(f"body {self.name!r}: give its rotation or its angular velocity")
+        if self.velocity is not None and self.axes == "body" and self.rotation is None:
+            raise ValueError(f"body {self.name!r}: a centre velocity in body axes needs the rotation R (world <- body) "
+                             f"for the applied forces; give rotation= or the velocity in world axes (axes='world')")
         problems = []
         try:
             object.__setattr__(self, "mass", sp.sympify(self.mass))
