@@ -22,6 +22,9 @@ Point velocities are left unexpanded: nested, they are several times shorter tha
 velocity and centre velocity in its own axes, so
 :func:`~systems.builders.rigid_body.from_rigid_bodies` differentiates no rotation matrix at all.
 
+Joints: a revolute joint is :meth:`Frame.rotated` about an axis through a pivot :class:`Point`
+fixed in both frames; a prismatic joint is :meth:`Point.slid` along a frame axis.
+
 Sequences (as sympy's ``orient_body_fixed`` and ``orient_space_fixed``): body-fixed "zxy" rotates
 about z, then about the new x, then about the newest y; space-fixed "zxy" rotates about the
 parent's z, then the parent's x, then the parent's y, which is the body-fixed sequence "yxz" with
@@ -33,7 +36,6 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..errors import SystemDescriptionError
 from .common import tidy
 from .rigid_body import Kinematics, RigidBody
 
@@ -41,8 +43,8 @@ AXES = {"x": 0, "y": 1, "z": 2}
 
 
 def axis_rotation(axis: str, angle) -> sp.Matrix:
-    """Rotation by ``angle`` about the coordinate axis "x", "y" or "z" (new <- old components
-    of a vector turn with the frame: R e_new = e_old expressed), shape (3, 3)."""
+    """The rotation by ``angle`` about the coordinate axis "x", "y" or "z", shape (3, 3): it maps
+    the components of a vector in the turned frame to those in the original frame."""
     c, s = sp.cos(angle), sp.sin(angle)
     return {"x": sp.Matrix([[1, 0, 0], [0, c, -s], [0, s, c]]),
             "y": sp.Matrix([[c, 0, s], [0, 1, 0], [-s, 0, c]]),
