@@ -240,3 +240,18 @@ def test_system_without_embedding_on_charts(formulation):
     assert abs(reference[0].imag) > 1.0
     exact = formulations.linearize(crank, p, 0 * v, formulation=formulation, method="symbolic")
     assert np.max(np.abs(exact.A - lin.A)) < 1e-10
+
+
+def test_a_created_formulation_linearizes_with_its_own_choice():
+    disc = systems.load("rolling_disc")
+    p, v = disc.family("rolling").state(disc, spin=5.0)
+    form = formulations.create("minimal", disc, independent=("omega_1", "omega_2", "omega_3"))
+    lin = form.linearize(p, v)
+    assert lin.state_names[-3:] == ("omega_1", "omega_2", "omega_3")
+    k = upright_k(5.0, 0.5)
+    assert np.allclose(np.sort(lin.nontrivial.imag), [-np.sqrt(k), np.sqrt(k)], rtol=1e-10)
+    dependent = formulations.linearize(disc, p, v, formulation="dependent",
+                                       independent=("x", "y", "psi", "theta", "phi", "v_x", "omega_1", "omega_3"))
+    assert np.allclose(np.sort(dependent.nontrivial.imag), [-np.sqrt(k), np.sqrt(k)], rtol=1e-10)
+    with pytest.raises(ArgumentError, match="independent got 2 names"):
+        formulations.linearize(disc, p, v, formulation="reduced", independent=("psi_dot", "phi_dot"))
