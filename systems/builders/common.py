@@ -2,6 +2,9 @@
 velocity expressions, named constraints."""
 from __future__ import annotations
 
+import time
+import warnings
+from contextlib import contextmanager
 from typing import Iterable, Sequence
 
 import sympy as sp
@@ -115,3 +118,42 @@ def tidy(expr, simplify=True):
     if sines:
         e = sp.expand(e.subs({s**2: 1 - sp.cos(s.args[0]) ** 2 for s in sines}))
     return e
+
+
+class SlowBuildWarning(UserWarning):
+    """A build has run longer than its warning threshold; the message names its slowest steps."""
+
+
+class BuildClock:
+    """Times the named steps of a symbolic build. Once the build has run ``warn_after`` seconds,
+    one SlowBuildWarning names the slowest steps so far (and the hint of any step that has one);
+    ``seconds`` maps each step to its time."""
+
+    def __init__(self, system_name: str, warn_after: float = 30.0):
+        self.system_name, self.warn_after = system_name, warn_after
+        self.seconds: dict = {}
+        self.hints: dict = {}
+        self.start = time.perf_counter()
+        self.warned = False
+
+    @contextmanager
+    def step(self, name: str, hint: str = ""):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - t0
+            if hint:
+                self.hints[name] = hint
+            self._check()
+
+    def _check(self):
+        elapsed = time.perf_counter() - self.start
+        if self.warned or elapsed < self.warn_after:
+            return
+        self.warned = True
+        slowest = sorted(self.seconds.items(), key=lambda kv: -kv[1])[:4]
+        steps = "; ".join(f"{name} {sec:.1f} s" for name, sec in slowest)
+        hints = " ".join(self.hints[name] for name, _ in slowest if name in self.hints)
+        warnings.warn(f"building system {self.system_name!r} has taken {elapsed:.1f} s so far; slowest steps: {steps}."
+                      + (f" {hints}" if hints else ""), SlowBuildWarning, stacklevel=4)

@@ -20,7 +20,7 @@ import sympy as sp
 
 from ..description import System
 from ..errors import SystemDescriptionError
-from .common import affine_rows, check_symbols, column, split_constraints, tidy
+from .common import BuildClock, affine_rows, check_symbols, column, split_constraints, tidy
 
 
 def _vec(x):
@@ -34,9 +34,17 @@ class RigidBody:
     position: centre of mass in world axes, a function of p (3,).
     rotation: R(p), world <- body (3, 3); needed for point velocities and body-axes torques.
     angular_velocity: components linear in v, in ``axes`` ("body" or "world"); derived from the
-        rotation when omitted (omega_body = R^T R' as a skew matrix).
+        rotation when omitted (omega_body = R^T R' as a skew matrix: slow for a chain of rotations,
+        where systems.builders.frames composes omega link by link instead).
     inertia: about the centre, in the same axes as the angular velocity (3, 3).
     force, torque: applied at the centre, world axes; may depend on p, v, t and the multipliers.
+    velocity: the centre's velocity in ``axes`` like the angular velocity, linear in v (3,);
+        dposition/dt (world axes) when omitted. In body axes, the translational terms read
+        m J^T (J' v + omega x v_G) and J^T R^T (m g + F), with no rotation matrix differentiated.
+    axes_angular_velocity: where the body's axes are not fixed in it but in a carrier (a wheel in
+        its fork's axes, with the inertia constant in them because the wheel is symmetric about
+        its axle), the carrier's angular velocity in those axes; it replaces omega in the terms
+        omega x I omega and omega x v_G.
     """
 
     name: str
@@ -48,12 +56,17 @@ class RigidBody:
     axes: str = "body"
     force: sp.Matrix = field(default_factory=lambda: sp.zeros(3, 1))
     torque: sp.Matrix = field(default_factory=lambda: sp.zeros(3, 1))
+    velocity: sp.Matrix | None = None
+    axes_angular_velocity: sp.Matrix | None = None
 
     def __post_init__(self):
         if self.axes not in ("body", "world"):
             raise ValueError(f"body {self.name!r}: axes got {self.axes!r} but expected 'body' or 'world'")
         if self.rotation is None and self.angular_velocity is None:
             raise ValueError(f"body {self.name!r}: give its rotation or its angular velocity")
+        if self.velocity is not None and self.axes == "body" and self.rotation is None:
+            raise ValueError(f"body {self.name!r}: a centre velocity in body axes needs the rotation R (world <- body) "
+                             f"for the applied forces; give rotation= or the velocity in world axes (axes='world')")
         problems = []
         try:
             object.__setattr__(self, "mass", sp.sympify(self.mass))
@@ -65,7 +78,9 @@ class RigidBody:
                                         ("rotation", (3, 3), "the 3 x 3 rotation matrix R (world <- body)"),
                                         ("angular_velocity", (3, 1), "3 components linear in v"),
                                         ("force", (3, 1), "3 world-axes components"),
-                                        ("torque", (3, 1), "3 world-axes components")):
+                                        ("torque", (3, 1), "3 world-axes components"),
+                                        ("velocity", (3, 1), "3 components linear in v"),
+                                        ("axes_angular_velocity", (3, 1), "3 components linear in v")):
             value = getattr(self, field_name)
             if value is None:
                 continue
@@ -106,8 +121,22 @@ class Kinematics:
         """d/dt of an expression in p only (p' = A v)."""
         return sp.Matrix(expr).jacobian(self.p) * self.pdot
 
+    def rate(self, expr) -> sp.Expr:
+        """d/dt of one scalar expression in p (0 for a constant), linear in v."""
+        expr = sp.sympify(expr)
+        return sp.expand(sum((expr.diff(q) * qd for q, qd in zip(self.p, self.pdot) if expr.has(q)), sp.S.Zero))
+
     def centre_velocity(self, body: RigidBody):
-        return self.time_derivative(_vec(body.position))
+        """The centre's velocity in world axes."""
+        if body.velocity is None:
+            return self.time_derivative(_vec(body.position))
+        return sp.Matrix(body.rotation) * _vec(body.velocity) if body.axes == "body" else _vec(body.velocity)
+
+    def centre_velocity_in_axes(self, body: RigidBody):
+        """(velocity, True) in body axes where the body gives it so, else (world-axes velocity, False)."""
+        if body.velocity is not None and body.axes == "body":
+            return _vec(body.velocity), True
+        return self.centre_velocity(body), False
 
     def angular_velocity(self, body: RigidBody):
         """omega in the body's ``axes``."""
@@ -134,13 +163,15 @@ class Kinematics:
 def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
                       A, bodies: Sequence[RigidBody], *, gravity=(0, 0, 0), holonomic=(),
                       nonholonomic=(), forces=None, parameters=(), default_p=(), default_v=(),
-                      simplify=True, **system_fields) -> System:
+                      simplify=True, warn_after=30.0, **system_fields) -> System:
     """Build a :class:`System` from rigid bodies (projective Newton-Euler equations).
 
     ``holonomic``: (name, Phi_i(p, t)); ``nonholonomic``: (name, row affine in v), typically from
-    :meth:`Kinematics.reaction_row` (minus a prescribed surface velocity for a moving support); t is
-    systems.TIME (rheonomic rows). ``gravity`` is the world vector g (e.g. (0, 0, -g)); its
-    potential enters the energy. ``forces`` are extra generalized forces (n,).
+    :meth:`Kinematics.reaction_row` or :func:`systems.builders.contact.rolling_contact` (minus a
+    prescribed surface velocity for a moving support); t is systems.TIME (rheonomic rows).
+    ``gravity`` is the world vector g (e.g. (0, 0, -g)); its potential enters the energy.
+    ``forces`` are extra generalized forces (n,). A build that runs longer than ``warn_after``
+    seconds warns (SlowBuildWarning) naming its slowest steps.
     """
     coordinates = check_symbols("coordinates", coordinates, name)
     velocities = check_symbols("velocities", velocities, name)
@@ -160,27 +191,42 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
     f = sp.zeros(n, 1) if forces is None else column(
         "forces", forces, n, f"one generalized force per velocity ({', '.join(map(str, v))})", name)
     V = sp.S.Zero
+    clock = BuildClock(name, warn_after)
     for body in bodies:
-        vG = kin.centre_velocity(body)
-        J_r = vG.jacobian(v)
-        w = kin.angular_velocity(body)
-        J_w = w.jacobian(v)
-        I = sp.Matrix(body.inertia)
-        m = body.mass
-        M += m * J_r.T * J_r + J_w.T * I * J_w
-        Jr_dot_v = vG.jacobian(kin.p) * kin.pdot  # J_r' v with v held
-        Jw_dot_v = w.jacobian(kin.p) * kin.pdot
-        d += m * J_r.T * Jr_dot_v + J_w.T * (I * Jw_dot_v + w.cross(I * w))
-        tau = _vec(body.torque)
-        if body.axes == "body":
-            tau = sp.Matrix(body.rotation).T * tau
-        f += J_r.T * (m * g + _vec(body.force)) + J_w.T * tau
-        V += -m * (g.T * _vec(body.position))[0, 0]
-    names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
-    C_nh, c_nh = affine_rows([sp.expand(r) for r in rows], v, name) if rows else (sp.zeros(0, n), None)
-    return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
-                  M=tidy(M, simplify), d=tidy(d, simplify), f=tidy(f, simplify),
-                  Phi=sp.Matrix(Phi) if Phi else None, C_nh=tidy(C_nh, simplify), c_nh=c_nh,
-                  constraint_names=names,
-                  parameters=tuple(parameters), potential=tidy(V, simplify), default_p=default_p,
-                  default_v=default_v, **system_fields)
+        with clock.step(f"velocities of body {body.name!r}"):
+            vG, in_body_axes = kin.centre_velocity_in_axes(body)
+            J_r = vG.jacobian(v)
+        slow_hint = ("" if body.angular_velocity is not None else
+                     f"Body {body.name!r} has no angular velocity, so it is derived from R^T R', which is slow for "
+                     f"a chain of rotations: compose it link by link with systems.builders.frames.Frame and make the "
+                     f"body with Frame.body.")
+        with clock.step(f"angular velocity of body {body.name!r}", slow_hint):
+            w = kin.angular_velocity(body)
+            J_w = w.jacobian(v)
+        with clock.step(f"inertia terms of body {body.name!r}"):
+            I = sp.Matrix(body.inertia)
+            m = body.mass
+            M += m * J_r.T * J_r + J_w.T * I * J_w
+            Jr_dot_v = vG.jacobian(kin.p) * kin.pdot  # J_r' v with v held
+            Jw_dot_v = w.jacobian(kin.p) * kin.pdot
+            w_axes = w if body.axes_angular_velocity is None else _vec(body.axes_angular_velocity)
+            if in_body_axes:  # d/dt (R v_b) = R (v_b' + omega_axes x v_b)
+                Jr_dot_v = Jr_dot_v + w_axes.cross(vG)
+            d += m * J_r.T * Jr_dot_v + J_w.T * (I * Jw_dot_v + w_axes.cross(I * w))
+            tau, F = _vec(body.torque), m * g + _vec(body.force)
+            if body.axes == "body":
+                tau = sp.Matrix(body.rotation).T * tau
+            if in_body_axes:
+                F = sp.Matrix(body.rotation).T * F
+            f += J_r.T * F + J_w.T * tau
+            V += -m * (g.T * _vec(body.position))[0, 0]
+    with clock.step("constraint rows"):
+        names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
+        C_nh, c_nh = affine_rows(rows, v, name) if rows else (sp.zeros(0, n), None)
+    with clock.step("simplification of M, d, f and C_nh"):
+        pieces = [tidy(x, simplify) for x in (M, d, f, C_nh, V)]
+    with clock.step("validation of the description"):
+        return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
+                      M=pieces[0], d=pieces[1], f=pieces[2], Phi=sp.Matrix(Phi) if Phi else None, C_nh=pieces[3],
+                      c_nh=c_nh, constraint_names=names, parameters=tuple(parameters), potential=pieces[4],
+                      default_p=default_p, default_v=default_v, **system_fields)
