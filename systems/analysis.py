@@ -263,12 +263,28 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, seed: int =
         growth, classification, hidden, how = (system.r,), "holonomic", 0, "no nonholonomic rows"
     else:
         growth, classification, hidden, how = _distribution(system, subs, rng, seconds, notes)
+    _redundancy_notes(system, p0, notes)
     points, summary = (find_singular_configurations(system, np.random.default_rng(seed + 1), starts=12)
                        if system.m and singular_search else ((), ""))
     return ConstraintAnalysis(system.name, system.n, system.m, system.l, tuple(rows), growth, classification,
                               hidden, how, jac_rank, singular,
                               {name: float(val) for name, val in zip(system.coordinate_names, p0)},
                               label, tuple(notes), points, summary)
+
+
+def _redundancy_notes(system, p0, notes):
+    """The redundancy section: rank of C at p0, its dependent rows by name, and the mobility (the
+    Gruebler-Kutzbach count n - m - l against n - rank C); systems.dependent_rows."""
+    from .dependent_rows import redundancy
+
+    if not system.m + system.l:
+        return
+    red = redundancy(system, p0)
+    notes.append(f"redundancy: rank C = {red.rank} of m + l = {red.rows} rows at the analysed point"
+                 + (f"; dependent rows: {', '.join(red.dependent)} (minimum-norm multipliers, reactions not unique)"
+                    if red.dependent else "; no dependent rows"))
+    notes.append(f"mobility: Gruebler count n - m - l = {red.gruebler}, actual n - rank C = {red.mobility} "
+                 f"velocity degrees of freedom")
 
 
 def _distribution(system, subs, rng, seconds, notes):
