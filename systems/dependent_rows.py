@@ -26,7 +26,7 @@ class Redundancy:
 
     rank: numerical rank of C at tolerance ``tolerance`` (relative to the largest pivot);
     independent, dependent: names of the rows kept and of the rows that are combinations of them;
-    independent_rows: their indices into C, in pivot order; gruebler: n - m - l; mobility: n - rank
+    independent_rows: their indices into C (sorted); gruebler: n - m - l; mobility: n - rank
     (velocity degrees of freedom); holonomic_rank: rank of the holonomic rows alone (Phi_p A).
     """
 

@@ -23,8 +23,7 @@ EVAL_WORK = SPARE + {size * size} + {size}
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     """y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
     [f0 - d; -xi - 2 alpha C v - beta^2 [Phi; 0]] (minimum-norm lambda where C has dependent rows);
-    False where the matrix is singular. work: EVAL_WORK
-    zeros (workspace()), reused from call to call."""
+    False where the matrix is singular. work: EVAL_WORK zeros (workspace()), reused from call to call."""
     alpha, beta = extra[0], extra[1]
     p[:] = y[:N_P]
     unit_blocks(p, BLOCKS)

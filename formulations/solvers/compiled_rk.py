@@ -248,7 +248,8 @@ def run_compiled(problem, max_steps, loop="integrate"):
     interrupted = interrupted or bool(caught)
     end = len(ts)
     # the rank monitor of formulations.solvers.monitor, on the rows (not where rows are dependent from the start)
-    if formulation.system.m and len(ts) and formulation.stop_at_singular and not formulation.system.redundant_constraints:
+    watch = formulation.stop_at_singular and not formulation.system.redundant_constraints
+    if formulation.system.m and len(ts) and watch:
         threshold = formulation.singular_ratio * checks[0, 4]
         bad = np.flatnonzero((checks[1:, 5] <= 0) | (checks[1:, 4] < threshold))
         if bad.size:

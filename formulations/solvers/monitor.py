@@ -17,8 +17,8 @@ def rank_monitor(formulation, p0):
     its value at p0, or — when a step goes right through it, as steps usually do — as a sign change
     of det(Phi_p(p_k) Phi_p(p_k-1)^T), on an independent set of the rows at p0 (QR with column
     pivoting, systems.dependent_rows). None where the formulation goes through singular
-    configurations (dependent, singular="pass"). The StopRun carries a function that locates either within the
-    step, and names the singular configuration nearest to the step's end (solved for, see
+    configurations (dependent, singular="pass"). The StopRun carries a function that locates
+    either within the step, and names the singular configuration nearest to the step's end (solved for, see
     systems.analysis.nearest_singular_configuration).
     """
     system, num, par = formulation.system, formulation.num, formulation.par
