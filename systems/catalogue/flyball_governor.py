@@ -37,8 +37,9 @@ def build():
     p = sp.symbols(" ".join(names), real=True)
     v = sp.symbols(" ".join(f"{n}_dot" for n in names), real=True)
     psi, s, x1, z1, x2, z2 = p
-    m_rod, m_ball, m_slider, J_shaft, J_slider, L, h, K, C, g = sp.symbols(
-        "m_rod m_ball m_slider J_shaft J_slider L h K C g", positive=True)
+    m_rod, m_ball, m_slider, J_shaft, J_slider, L, h, K, g = sp.symbols(
+        "m_rod m_ball m_slider J_shaft J_slider L h K g", positive=True)
+    C = sp.Symbol("C", nonnegative=True)
     t = sp.Symbol("t", real=True)
     path = {q: sp.Function(q.name)(t) for q in p}
     to_v = {sp.diff(path[q], t): qd for q, qd in zip(p, v)}
