@@ -9,6 +9,8 @@ lambda undetermined along ker C^T: the saddle-point solve then returns the minim
 """
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from systems.state import project_positions, project_velocities, renormalize
@@ -40,11 +42,14 @@ class Dependent(Formulation):
         if singular not in ("stop", "pass"):
             raise ValueError(f"formulation 'dependent' got singular={singular!r} but expected 'stop' or 'pass'")
         self.stop_at_singular = singular == "stop"
-        # rows dependent at the default state (system.redundant_constraints) are set aside in the solve
-        # (lambda_i = 0) and the multipliers spread afterwards as the minimum-norm set with the same
-        # force C^T lambda: off the constraint manifold those rows are nearly, not exactly, dependent,
-        # and keeping them would make the saddle-point matrix nearly singular
-        self.dropped = np.array([name in self.system.redundant_constraints for name in self.system.constraint_names])
+
+    @cached_property
+    def dropped(self) -> np.ndarray:
+        """(m + l,) bool: the rows dependent at the default state (system.redundant_constraints), set
+        aside in the solve (lambda_i = 0); the multipliers are spread afterwards as the minimum-norm
+        set with the same force C^T lambda. Off the constraint manifold those rows are nearly, not
+        exactly, dependent, and keeping them would make the saddle-point matrix nearly singular."""
+        return np.array([name in self.system.redundant_constraints for name in self.system.constraint_names], bool)
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
