@@ -129,6 +129,8 @@ class Formulation(ABC):
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
     compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
+    redundant_rows = False               # whether it runs systems whose constraint rows are dependent
+    stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
@@ -146,6 +148,12 @@ class Formulation(ABC):
             raise CapabilityError(
                 f"formulation {self.name!r} got stabilization {self.stabilization.label()!r} but expected one of: "
                 f"{', '.join(self.stabilizations)}")
+        if system.redundant_constraints and not self.redundant_rows:
+            raise CapabilityError(
+                f"formulation {self.name!r} got system {system.name!r}, whose constraint rows are dependent "
+                f"({', '.join(system.redundant_constraints)} combine the others: systems.redundancy(system)), but "
+                f"expected independent rows: its coordinates q need a full-rank Phi_p. Use 'dependent' (minimum-norm "
+                f"multipliers), or leave the dependent rows out of the description")
         unknown = set(options) - set(self.options)
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "

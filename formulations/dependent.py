@@ -4,9 +4,14 @@
 Baumgarte and constraint dynamics replace -xi by -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]; Projection
 moves (p, v) back onto the constraint manifold Phi(p, t) = 0, C v + c = 0 after every accepted step
 (Blajer 2002); GGL is the stabilized index-2 DAE form, solved by IDA (formulations.solvers.ida).
-Rheonomic and affine rows enter through c = [Phi_t; c_nh] and the time terms of xi.
+Rheonomic and affine rows enter through c = [Phi_t; c_nh] and the time terms of xi. Dependent
+constraint rows (rank C < m + l: Bricard's mechanism, a singular position passed through) leave v'
+unique and lambda undetermined along ker C^T: the saddle-point solve then returns the minimum-norm
+lambda.
 """
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 
@@ -16,7 +21,7 @@ from .base import Formulation, Saddle, register
 from .forms import INDEX3, LIE_GROUP, not_made_of_bodies
 from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
-from .linear import saddle_system, solve_square
+from .linear import minimum_norm_multipliers, saddle_system, solve_saddle
 from .stabilization import GGL, NoStabilization, Projection
 
 
@@ -28,6 +33,26 @@ class Dependent(Formulation):
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
     compiled_rheonomic = True
+    redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linear.solve_saddle)
+    options = ("singular",)
+    rank_deficient_solves = 0  # evaluations that met a rank-deficient C (counted per instance)
+
+    def _configure(self, singular="stop"):
+        """singular: "stop" (default) ends a run where Phi_p loses rank, naming the configuration;
+        "pass" goes through it, the saddle-point solve taking the minimum-norm multipliers there (the
+        N-four-bar mechanism's flat positions). Rows dependent from the start (Bricard's mechanism)
+        are set aside in the rank watch either way."""
+        if singular not in ("stop", "pass"):
+            raise ValueError(f"formulation 'dependent' got singular={singular!r} but expected 'stop' or 'pass'")
+        self.stop_at_singular = singular == "stop"
+
+    @cached_property
+    def dropped(self) -> np.ndarray:
+        """(m + l,) bool: the rows dependent at the default state (system.redundant_constraints), set
+        aside in the solve (lambda_i = 0); the multipliers are spread afterwards as the minimum-norm
+        set with the same force C^T lambda. Off the constraint manifold those rows are nearly, not
+        exactly, dependent, and keeping them would make the saddle-point matrix nearly singular."""
+        return np.array([name in self.system.redundant_constraints for name in self.system.constraint_names], bool)
 
     def state_names(self):
         return self.system.coordinate_names + self.system.velocity_names
@@ -53,24 +78,33 @@ class Dependent(Formulation):
             if self.system.m:
                 b[: self.system.m] -= beta**2 * Phi
         K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
-        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None, offset=offset)
+        if self.dropped.any():
+            rows = na + np.flatnonzero(self.dropped)
+            K[rows, :], K[:, rows], rhs[rows] = 0.0, 0.0, 0.0
+            K[rows, rows] = 1.0
+        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None, (C,), offset=offset)
 
     def accelerations(self, t, y, multipliers=True):
         s = self.saddle(t, y)
-        sol = solve_square(s.K, s.rhs, self.system_matrix)
-        vdot = sol[:s.na]
-        return np.concatenate([s.kinematics, vdot]), vdot, sol[s.na:]
+        sol, deficient = solve_saddle(s.K, s.rhs, self.system_matrix)
+        self.rank_deficient_solves += deficient
+        vdot, lam = sol[:s.na], sol[s.na:]
+        if self.dropped.any():
+            lam = minimum_norm_multipliers(s.extra[0], lam)
+        return np.concatenate([s.kinematics, vdot]), vdot, lam
 
     def compiled_rhs_source(self):
         """The whole evaluation as generated numba source, and the projection after a step;
-        extra = (alpha, beta, projecting, tol, max_iter, positions, velocities)."""
+        extra = (alpha, beta, projecting, tol, max_iter, positions, velocities, then one flag per
+        constraint row: set aside as dependent)."""
         return dependent_source(self)
 
     def compiled_arguments(self):
         stab = self.stabilization
         if not isinstance(stab, Projection):
-            return np.concatenate([super().compiled_arguments(), np.zeros(5)])
-        return np.array([0.0, 0.0, 1.0, stab.tol, stab.max_iter, stab.positions, stab.velocities], float)
+            return np.concatenate([super().compiled_arguments(), np.zeros(5), self.dropped])
+        return np.concatenate([[0.0, 0.0, 1.0, stab.tol, stab.max_iter, stab.positions, stab.velocities],
+                               self.dropped])
 
     def position_constraints(self, y_pos, t=0.0):
         Phi_a, Phi_a_p = self.num.holonomic_chart(y_pos, np.zeros_like(y_pos), self.par, t)[:2]

@@ -35,6 +35,33 @@ def _solve(K, rhs, quantity):
     return x
 
 
+# a saddle-point matrix whose LU factors have a pivot below SADDLE_RTOL times their largest is
+# taken as rank-deficient (dependent constraint rows, or a singular configuration passed through):
+# it is then solved by least squares (SVD, singular values below SADDLE_RTOL times the largest cut),
+# which gives the unique accelerations and the minimum-norm multipliers
+SADDLE_RTOL = 1e-12
+
+
+def solve_saddle(K, rhs, quantity="the augmented matrix"):
+    """(x, rank_deficient): K x = rhs for a saddle-point matrix K = [[M, C^T], [C, 0]] (or the
+    forms of :func:`saddle_system`). Where C has dependent rows (rank C < rows) K is singular but
+    the system consistent: then x is the minimum-norm solution, i.e. v' (unique where M is positive
+    definite on ker C) with the minimum-norm multipliers, and rank_deficient is True."""
+    lu, _, x, info = _gesv(K, rhs)
+    pivots = np.abs(np.diag(lu))
+    if info == 0 and np.isfinite(x).all() and pivots.min(initial=np.inf) > SADDLE_RTOL * pivots.max(initial=0.0):
+        return x, False
+    if not (np.isfinite(K).all() and np.isfinite(rhs).all()):
+        raise SingularMatrixError(quantity, "non-finite entries")
+    return np.linalg.lstsq(K, rhs, rcond=SADDLE_RTOL)[0], True
+
+
+def minimum_norm_multipliers(C, lam):
+    """The minimum-norm lambda' with C^T lambda' = C^T lambda (the same constraint force), C (c, n);
+    for dependent rows of C, where every lambda + ker C^T gives that force."""
+    return np.linalg.lstsq(C.T, C.T @ lam, rcond=SADDLE_RTOL)[0]
+
+
 def saddle_system(M, h, T, tau, G, b, *, F=None, C=None):
     """(K, rhs, na): the square system K [a; mu_or_lambda] = rhs of the module docstring.
 

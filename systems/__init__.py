@@ -17,8 +17,8 @@ from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, S
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
            "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",
-           "spherical_joint", "pfaffian_matrix", "analyze_constraints",
-           "check_pfaffian", "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
+           "spherical_joint", "pfaffian_matrix", "analyze_constraints", "check_pfaffian", "redundancy",
+           "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
            "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome"]
 
 
@@ -45,3 +45,12 @@ def check_pfaffian(rows, coordinates, **options):
     from .analysis import check_pfaffian as run
 
     return run(rows, coordinates, **options)
+
+
+def redundancy(system, p=None, **options):
+    """Rank of C at p (default: the default configuration), its dependent rows by name and the
+    mobility (Gruebler count n - m - l against n - rank C); see systems.dependent_rows."""
+    from .arguments import as_system
+    from .dependent_rows import redundancy as run
+
+    return run(as_system(system), p, **options)

@@ -31,7 +31,9 @@ import numpy as np
 import sympy as sp
 
 from ._bounded import TimeBudget
+from .dependent_rows import redundancy_notes
 from .description import DegreesOfFreedom
+from .display import analysis_repr
 from .distribution import (_classify, _growth_how, _involutive_symbolic, _nullspace_fields,  # noqa: F401
                            _proved_rank, _rank, _stack_rank, grow_distribution)
 from .pfaffian_rows import (NUMERIC, SYMBOLIC, RowReport, RowTest, Sampler, _as_symbol_map, _assume,  # noqa: F401
@@ -125,10 +127,7 @@ class ConstraintAnalysis(DegreesOfFreedom):
     def _repr_markdown_(self):
         return self.to_markdown()
 
-    def __repr__(self):
-        from .display import analysis_repr
-
-        return analysis_repr(self)
+    __repr__ = analysis_repr  # one line: sizes, growth vector, classification, the first rows
 
 
 def _yes_no(decision) -> str:
@@ -265,6 +264,7 @@ def analyze_constraints(system, *, point=None, seconds: float = 5.0, time_limit:
         growth, classification, hidden, how, found = (system.r,), "holonomic", 0, "no nonholonomic rows", None
     else:
         growth, classification, hidden, how, found = _distribution(system, subs, rng, seconds, notes, clock)
+    notes += redundancy_notes(system, p0)
     # symbolic steps for what the numerics left open, while time remains
     for test in tests:
         test.symbolic(clock, seconds)

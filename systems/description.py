@@ -202,6 +202,7 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
         problems = validate(self)
         if problems:
             raise SystemDescriptionError(self.name, problems)
+        self.redundant_constraints  # noqa: B018 - dependent rows detected (and named) when the system is built
 
     # -- sizes ---------------------------------------------------------------------------------
     @property
@@ -253,6 +254,14 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
     def C(self) -> sp.ImmutableMatrix:
         """All constraint rows [C_h; C_nh], shape (m + l, n_v)."""
         return sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.C_h), sp.Matrix(self.C_nh)))
+
+    @cached_property
+    def redundant_constraints(self) -> tuple:
+        """Names of the rows of C dependent on the others at the default state (empty where C has full
+        row rank); systems.redundancy(system, p): rank, dependent rows and mobility at any p."""
+        from .dependent_rows import redundancy
+
+        return redundancy(self).dependent
 
     @cached_property
     def energy_expression(self) -> sp.Expr:
@@ -382,7 +391,8 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
         lines = [
             f"{self.name}: n = {self.n} velocities ({len(self.coordinates)} coordinates), "
             f"m = {self.m} holonomic, l = {self.l} nonholonomic constraints; "
-            f"k = n - m = {self.k}, r = n - m - l = {self.r} degrees of freedom.",
+            f"k = n - m = {self.k}, r = n - m - l = {self.r} degrees of freedom" + (
+                f" by count; dependent rows: {', '.join(self.redundant_constraints)}." if self.redundant_constraints else "."),
             f"  p = ({', '.join(self.coordinate_names)})",
             f"  v = ({', '.join(self.velocity_names)})",
         ]

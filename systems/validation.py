@@ -2,8 +2,9 @@
 
 Structural checks are symbolic (shapes, free symbols, velocity-free constraints — which may
 depend on the time symbol — f affine in the multipliers); properties that need a value (symmetry of
-M, rank of A, independence of the constraint rows, consistency of the default state at t = 0 and of
-the embedding) are checked numerically at the default state and at random points.
+M, rank of A, M positive definite on ker C, consistency of the default state at t = 0 and of the
+embedding) are checked numerically at the default state and at random points. Dependent constraint
+rows are not a problem: systems.redundancy(system) names them.
 """
 from __future__ import annotations
 
@@ -172,10 +173,8 @@ def _numeric(system, problems, rng):
     A = num.A(p0, par)
     if np.linalg.matrix_rank(A) < n:
         problems.append(f"A does not have full column rank at the default state (rank {np.linalg.matrix_rank(A)} < {n})")
-    Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0
-    if c and np.linalg.matrix_rank(C) < c:
-        problems.append(f"constraint rows are dependent at the default state: rank {np.linalg.matrix_rank(C)} "
-                        f"< m + l = {c}")
+    Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0; dependent
+    # rows are allowed: systems.redundancy(system) names them
     M0 = num.dynamics(0.0, p0, v0, par)[0]
     if np.all(np.isfinite(M0)):
         # positive definite on the null space of C

@@ -19,6 +19,8 @@ CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
 
 
 def _applies(system, formulation):
+    if system.redundant_constraints and formulation != "dependent":
+        return False  # coordinates q need independent rows (Bricard's mechanism: dependent only)
     if formulation == "manifold":  # charts of the holonomic constraints (fixed or moving)
         return bool(system.m or system.unit_norm_blocks)
     if formulation in ("reduced", "minimal"):

@@ -46,8 +46,9 @@ def header(system, kernels) -> str:
 import numba
 import numpy as np
 
-from formulations.kernels.linalg import (all_finite, det, finite, lu_in_place, lu_solve, mm, mv, mv_into, resolved,
-                                         sigma_ratio, solve, solve1, solve_in_place, tmm, tmv, unit_blocks)
+from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, det, finite, lu_in_place, lu_solve, mm, mv,
+                                         mv_into, resolved, sigma_ratio, solve, solve1, solve1_min_norm,
+                                         solve_in_place, solve_min_norm_in_place, tmm, tmv, unit_blocks)
 
 {imports}
 

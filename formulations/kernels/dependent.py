@@ -15,14 +15,15 @@ def dependent_source(formulation) -> str:
         kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
     return header(sysm, kernels) + f'''
-EVAL_WORK = DYN + {size * size} + {size} + CON
+SPARE = DYN + {size * size} + {size} + CON
+EVAL_WORK = SPARE + {size * size} + {size}
 
 
 @numba.njit(cache=True)
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     """y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
-    [f0 - d; -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]]; False where the matrix is singular. work: EVAL_WORK
-    zeros (workspace()), reused from call to call."""
+    [f0 - d; -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]] (minimum-norm lambda where C has dependent
+    rows); False where the matrix is singular. work: EVAL_WORK zeros (workspace()), reused from call to call."""
     alpha, beta = extra[0], extra[1]
     p[:] = y[:N_P]
     unit_blocks(p, BLOCKS)
@@ -50,14 +51,25 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     if beta != 0.0 and M_H > 0:
         for i in range(M_H):
             b[N + i] -= beta**2 * cbuf[i]
+    dropped = False
+    for i in range(C):  # rows dependent from the start, set aside (Dependent.saddle)
+        if extra[7 + i] != 0.0:
+            dropped = True
+            K[N + i, :] = 0.0
+            K[:, N + i] = 0.0
+            K[N + i, N + i] = 1.0
+            b[N + i] = 0.0
     if not (all_finite(K) and finite(b)):
         return False
-    if not solve_in_place(K, b):
+    ok, _ = solve_min_norm_in_place(K, b, work[SPARE:])  # minimum-norm lambda where C has dependent rows
+    if not ok:
         return False
     mv_into(Ad, v, out[:N_P])
     out[N_P:] = b[:N]
     vdot[:] = b[:N]
     lam[:] = b[N:]
+    if dropped:  # the minimum-norm multipliers of the same force C^T lambda
+        lam[:] = np.linalg.lstsq(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), rcond=SADDLE_RTOL)[0]
     return True
 ''' + passes(sysm, projection_source(lay, m_a))
 
@@ -91,7 +103,7 @@ def projection_source(lay, m_a) -> str:
             WJt, ok = solve(W, np.ascontiguousarray(J.T))
             if not ok:
                 return -1
-            mult, ok = solve1(mm(J, WJt), hc[:{m_a}].copy())
+            mult, ok = solve1_min_norm(mm(J, WJt), hc[:{m_a}].copy())
             if not ok:
                 return -1
             p -= mv(WJt, mult)
@@ -124,7 +136,7 @@ def post_step(t, y, params, extra, work):
         MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
         if not ok:
             return -1
-        mult, ok = solve1(mm(Cm, MCt), mv(Cm, v) + cb[CON - C:])
+        mult, ok = solve1_min_norm(mm(Cm, MCt), mv(Cm, v) + cb[CON - C:])
         if not ok:
             return -1
         v -= mv(MCt, mult)

@@ -188,13 +188,54 @@ def det(K):
     return out
 
 
+# as formulations.linear.SADDLE_RTOL: a pivot below this share of the largest marks K rank-deficient
+SADDLE_RTOL = 1e-12
+
+
+@numba.njit(cache=True)
+def solve_min_norm_in_place(K, x, spare):
+    """(ok, rank_deficient): K x = b with b given in x, K (n, n) overwritten by its LU factors; where
+    a pivot falls below SADDLE_RTOL times the largest (dependent constraint rows), x is instead the
+    minimum-norm least-squares solution (LAPACK gelsd, singular values below SADDLE_RTOL times the
+    largest cut), as formulations.linear.solve_saddle. spare: n * n + n floats of workspace."""
+    n = K.shape[0]
+    Kc = spare[:n * n].reshape((n, n))
+    xc = spare[n * n:n * n + n]
+    Kc[:, :] = K
+    xc[:] = x
+    perm = np.empty(n, np.int64)
+    if lu_in_place(K, perm):
+        big, small = 0.0, np.inf
+        for j in range(n):
+            a = abs(K[j, j])
+            big = max(big, a)
+            small = min(small, a)
+        if small > SADDLE_RTOL * big:
+            return lu_solve(K, perm, x), False
+    if not (all_finite(Kc) and finite(xc)):
+        return False, True
+    x[:] = np.linalg.lstsq(Kc, xc, rcond=SADDLE_RTOL)[0]
+    return finite(x), True
+
+
+@numba.njit(cache=True)
+def solve1_min_norm(K, b):
+    """(x, ok): K x = b as solve1, by least squares (minimum norm) where K is rank-deficient."""
+    n = K.shape[0]
+    x = b.copy()
+    LU = np.empty((n, n))
+    LU[:, :] = K
+    ok, _ = solve_min_norm_in_place(LU, x, np.empty(n * n + n))
+    return x, ok
+
+
 @numba.njit(cache=True)
 def resolved(Cm, residual):
     """lambda with C^T lambda = residual in the least-squares sense, (C C^T) lambda = C residual
-    (C of full row rank): the resolved reactions. C (c, n), residual (n,)."""
+    (minimum norm where C has dependent rows): the resolved reactions. C (c, n), residual (n,)."""
     if Cm.shape[0] == 0:
         return np.zeros(0), True
-    return solve1(mm(Cm, Cm.T), mv(Cm, residual))
+    return solve1_min_norm(mm(Cm, Cm.T), mv(Cm, residual))
 
 
 @numba.njit(cache=True)

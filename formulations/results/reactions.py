@@ -3,13 +3,18 @@
 The accelerations come from the minimal form written with an orthonormal basis N of ker C as
 independent velocities (so no embedding or choice is needed): v' = N a + tau with C tau = -xi,
 (N^T M N) a = N^T (f - d - M tau). Then C^T lambda = f - d - M v' is solved for lambda (least
-squares on the full-rank C^T). Non-ideal constraints (f affine in lambda) are solved together.
+squares on C^T; where C has dependent rows, the minimum-norm lambda, with a
+NonUniqueReactionsWarning naming the dependent rows). Non-ideal constraints (f affine in lambda)
+are solved together.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from systems.arguments import as_system, real, state_pair
+from systems.dependent_rows import independent_rows
 from systems.errors import ArgumentError, InconsistentStateError
 from systems.state import renormalize
 
@@ -35,7 +40,22 @@ def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     M, d, f0, F, C, xi, _, _ = pieces
     _check_finite(system, t, pieces)
     lam = _resolved(M, f0 - d, F, C, xi)
+    _warn_if_dependent(system, C)
     return dict(zip(system.constraint_names, lam.tolist())) if as_dict else lam
+
+
+class NonUniqueReactionsWarning(UserWarning):
+    """The constraint rows are dependent, so the reactions are one (the minimum-norm) choice of many."""
+
+
+def _warn_if_dependent(system, C):
+    rank, order = independent_rows(C)
+    if rank < C.shape[0]:
+        names = ", ".join(system.constraint_names[int(i)] for i in sorted(order[rank:]))
+        warnings.warn(f"system {system.name!r}: the constraint rows are dependent here (rank C = {rank} < "
+                      f"{C.shape[0]} rows; dependent: {names}), so the reactions are not unique: these are the "
+                      f"minimum-norm ones (any multiple of a null vector of C^T can be added)",
+                      NonUniqueReactionsWarning, stacklevel=3)
 
 
 def _check_consistent(system, t, p, v, tol):

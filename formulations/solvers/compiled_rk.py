@@ -247,7 +247,9 @@ def run_compiled(problem, max_steps, loop="integrate"):
         checks = module.check_all(ts, ps, vs, vdots, ok, params)
     interrupted = interrupted or bool(caught)
     end = len(ts)
-    if formulation.system.m and len(ts):  # the rank monitor of formulations.solvers.monitor, on the rows
+    # the rank monitor of formulations.solvers.monitor, on the rows (not where rows are dependent from the start)
+    watch = formulation.stop_at_singular and not formulation.system.redundant_constraints
+    if formulation.system.m and len(ts) and watch:
         threshold = formulation.singular_ratio * checks[0, 4]
         bad = np.flatnonzero((checks[1:, 5] <= 0) | (checks[1:, 4] < threshold))
         if bad.size:

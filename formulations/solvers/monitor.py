@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from systems.analysis import nearest_singular_configuration
+from systems.dependent_rows import independent_rows
 
 from ..errors import StopRun
 
@@ -14,16 +15,19 @@ def rank_monitor(formulation, p0, t0=0.0):
 
     Rank loss shows as sigma_min / sigma_max of Phi_p falling below formulation.singular_ratio times
     its value at p0, or — when a step goes right through it, as steps usually do — as a sign change
-    of det(Phi_p(p_k) Phi_p(p_k-1)^T). The StopRun carries a function that locates either within the
-    step, and names the singular configuration nearest to the step's end (solved for, see
+    of det(Phi_p(p_k) Phi_p(p_k-1)^T), on an independent set of the rows at p0 (QR with column
+    pivoting, systems.dependent_rows). None where the formulation goes through singular
+    configurations (dependent, singular="pass"). The StopRun carries a function that locates
+    either within the step, and names the singular configuration nearest to the step's end (solved for, see
     systems.analysis.nearest_singular_configuration).
     """
     system, num, par = formulation.system, formulation.num, formulation.par
-    if not system.m:
+    if not system.m or not formulation.stop_at_singular:
         return None
+    rows = _independent(num.constraints(p0, par, t0)[1])
 
     def jacobian(p, t):
-        Phi_p = num.constraints(p, par, t)[1]
+        Phi_p = num.constraints(p, par, t)[1][rows]
         s = np.linalg.svd(Phi_p, compute_uv=False)
         return Phi_p, (s[-1] / s[0] if s[0] > 0 else 0.0)
 
@@ -44,13 +48,20 @@ def rank_monitor(formulation, p0, t0=0.0):
             return
         if crossed:  # det(Phi_p(p(s)) Phi_p(p_k-1)^T) > 0 at the step's start, <= 0 at its end
             def locate(s, y_s):
-                return np.linalg.det(num.constraints(position(y_s, s), par, s)[1] @ before.T)
+                return np.linalg.det(num.constraints(position(y_s, s), par, s)[1][rows] @ before.T)
         else:
             def locate(s, y_s):
                 return jacobian(position(y_s, s), s)[1] - threshold
         raise StopRun(singular_message(system, p, crossed, ratio), quantity="Phi_p", locate=locate)
 
     return monitor
+
+
+def _independent(Phi_p):
+    """Indices of an independent set of the rows of Phi_p (all rows where they are independent): rows
+    dependent from the start (a redundant mechanism) are not a rank loss along the run."""
+    rank, order = independent_rows(Phi_p)
+    return np.arange(Phi_p.shape[0]) if rank == Phi_p.shape[0] else np.sort(order[:rank])
 
 
 def singular_message(system, p, crossed, ratio):
