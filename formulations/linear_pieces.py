@@ -3,11 +3,11 @@
 With a = v' and lambda as free symbols, the dynamics of a system are the residuals
 
     R(p, v, a, lambda, t) = M a + d - f + C^T lambda   (n,)     [f may depend on lambda]
-    S(p, v, a, t)         = C a + xi                    (m + l,) [xi = (d/dp (C v)) A v, as simulated]
+    S(p, v, a, t)         = C a + xi                    (m + l,) [xi = (d/dp (C v + c)) A v + d/dt (C v + c)]
 
 and the kinematics rho(p, v) = A v (n_p,). This module derives, once per system structure, their
 Jacobians with respect to z = (p, v) and the parameters, the tangent of the constraint set,
-d/dp (C v), and the Jacobians of the maps from (p, v) to a formulation's own state (q = h(p) and
+d/dp (C v + c), and the Jacobians of the maps from (p, v) to a formulation's own state (q = h(p) and
 w = h_p A v through the embedding, w = V^T A v on a tangent-space chart) together with their
 second derivatives contracted with a vector phi (symbols), which the linearization about a steady
 motion needs (formulations.linearization). Every piece is a sympy matrix (for method="symbolic")
@@ -68,7 +68,7 @@ class LinearPieces:
     inputs).
 
     Functions: dynamics (t, p, v, a, lam, params) -> [R_z; S_z] (n + m + l, n_p + n); dynamics_params
-    -> [R_u; S_u] (n + m + l, parameters); tangent (p, v, params) -> d/dp (C v) (m + l, n_p);
+    -> [R_u; S_u] (n + m + l, parameters); tangent (p, v, params, t) -> d/dp (C v + c) (m + l, n_p);
     kinematics (p, v, params) -> d(A v)/dz (n_p, n_p + n); kinematics_second (p, v, params, phi) ->
     d/dz (d(A v)/dz phi); embedding (p, v, params) -> dY/dz for Y = (h(p), h_p A v); embedding_second
     (p, v, params, phi) -> d/dz (dY/dz phi).
@@ -87,7 +87,8 @@ class LinearPieces:
         vcol, acol, lcol = sp.Matrix(self.v), sp.Matrix(self.a), sp.Matrix(self.lam)
         A, C, M = sp.Matrix(system.A), sp.Matrix(system.C), sp.Matrix(system.M)
         self.rho = A * vcol
-        xi = (C * vcol).jacobian(self.p) * self.rho if C.shape[0] else sp.zeros(0, 1)
+        rows = C * vcol + sp.Matrix(system.c)  # C v + c: the velocity-free term of rheonomic and affine rows
+        xi = rows.jacobian(self.p) * self.rho + rows.diff(self.t) if C.shape[0] else sp.zeros(0, 1)
         self.R = M * acol + sp.Matrix(system.d) - sp.Matrix(system.f) + (C.T * lcol if self.lam else sp.zeros(self.n, 1))
         self.S = C * acol + xi
         phi = sp.Matrix(self.phi)
@@ -95,7 +96,7 @@ class LinearPieces:
         self.dynamics = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)))
         self.dynamics_params = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.params),
                                                                        _jacobian(self.S, self.params)))
-        self.tangent = _Function(pv, lambda: _jacobian(C * vcol, self.p))
+        self.tangent = _Function(pv + [self.t], lambda: _jacobian(rows, self.p))
         self.kinematics = _Function(pv, lambda: _jacobian(self.rho, self.z))
         self.kinematics_second = _Function(pv + [self.phi], lambda: _jacobian(self.kinematics.matrix * phi, self.z))
         self.embedding = None

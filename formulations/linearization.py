@@ -87,6 +87,10 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
     if system.unit_norm_blocks:
         raise CapabilityError(f"linearize got system {system.name!r}, whose coordinates hold Euler parameters, but "
                               f"expected coordinates without a unit-norm block (describe the orientation by angles)")
+    if form.geometry is not None and _moving_map(system):
+        raise CapabilityError(f"linearize got system {system.name!r}, whose holonomic constraints depend on time, with "
+                              f"formulation {form.name!r}, whose state map (embedding or chart) moves with them; "
+                              f"expected a fixed map: use the 'dependent' formulation")
     t = real("t", t)
     tol = real("tol", tol, positive=True)
     inputs = _input_names(system, inputs)
@@ -202,8 +206,8 @@ def _numeric_point(system, pieces, t, p, v, inputs):
     a_z = -K.solve(RS_z, "the derivative of the accelerations")[:n]
     rho_z = pieces.kinematics(p, v, par)
     J = np.vstack([rho_z, a_z])
-    Phi_p = system.numeric.constraints(p, par)[1]
-    G = np.vstack([np.hstack([Phi_p, np.zeros((system.m, n))]), np.hstack([pieces.tangent(p, v, par), C])])
+    Phi_p = system.numeric.constraints(p, par, t)[1]
+    G = np.vstack([np.hstack([Phi_p, np.zeros((system.m, n))]), np.hstack([pieces.tangent(p, v, par, t), C])])
     F_u = np.zeros((n_p + n, len(inputs)))
     if inputs:
         idx = [system.parameter_names.index(name) for name in inputs]
@@ -220,6 +224,13 @@ class _StateMap:
 
     def __init__(self, names, kind, T, E, geometry):
         self.names, self.kind, self.T, self.E, self.geometry = tuple(names), list(kind), T, E, geometry
+
+
+def _moving_map(system) -> bool:
+    """True where the map to reduced coordinates depends on time (moving holonomic constraints)."""
+    emb = system.embedding
+    timed = emb is not None and system.time in (sp.Matrix(emb.g).free_symbols | sp.Matrix(emb.inverse).free_symbols)
+    return system.has_moving_holonomic or timed
 
 
 def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:

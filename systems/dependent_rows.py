@@ -13,6 +13,7 @@ row) with the actual number of velocity degrees of freedom n - rank C.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.linalg import qr
@@ -111,3 +112,18 @@ def redundancy_notes(system, p0) -> list:
                if red.dependent else "; no dependent rows"),
             f"mobility: Gruebler count n - m - l = {red.gruebler}, actual n - rank C = {red.mobility} "
             f"velocity degrees of freedom"]
+
+
+class DependentRows:
+    """The System's named dependent rows (a mixin of systems.description.System)."""
+
+    @cached_property
+    def redundant_constraints(self) -> tuple:
+        """Names of the rows of C dependent on the others at the default state (empty where C has full
+        row rank); systems.redundancy(system, p): rank, dependent rows and mobility at any p."""
+        return redundancy(self).dependent
+
+    def redundancy_note(self) -> str:
+        """The end of the System's summary line: the dependent rows where there are any."""
+        rows = self.redundant_constraints
+        return f" by count; dependent rows: {', '.join(rows)}." if rows else "."

@@ -8,8 +8,7 @@ systems*; see docs/notation.md):
     M(p) v' + d(p, v) = f(p, v, t, lambda) - C(p, t)^T lambda       (n_v equations)
     Phi(p, t) = 0  m holonomic constraints;   C_h = Phi_p A          (m, n_v)
     C_nh(p, t) v + c_nh(p, t) = 0   l nonholonomic (Pfaffian, possibly affine) constraints
-    C = [C_h; C_nh]                                                  (m + l, n_v)
-    C v + c = 0,  c = [Phi_t; c_nh];  C v' + xi = 0 (rheonomic and affine rows: systems.rheonomic)
+    C = [C_h; C_nh] (m + l, n_v);  C v + c = 0, c = [Phi_t; c_nh];  C v' + xi = 0 (systems.rheonomic)
 
 Sign convention for the multipliers: the constraint force on the system is -C^T lambda. Rows are
 written so that each lambda is a physical force or moment (the catalogue names it), e.g. the
@@ -25,9 +24,10 @@ from typing import Sequence
 import numpy as np
 import sympy as sp
 
+from .dependent_rows import DependentRows
+from .display import MarkdownCard
 from .errors import SystemDescriptionError, UnknownNameError
 from .parameters import Parameter, check_fields, parameter_value
-from .display import MarkdownCard
 from .rheonomic import TimeDependence
 
 TIME = sp.Symbol("t", real=True)
@@ -133,7 +133,7 @@ class DegreesOfFreedom:
 
 
 @dataclass(frozen=True)
-class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
+class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     """An immutable constrained mechanical system (sympy objects plus names and defaults).
 
     Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
@@ -202,7 +202,6 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
         problems = validate(self)
         if problems:
             raise SystemDescriptionError(self.name, problems)
-        self.redundant_constraints  # noqa: B018 - dependent rows detected (and named) when the system is built
 
     # -- sizes ---------------------------------------------------------------------------------
     @property
@@ -254,14 +253,6 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
     def C(self) -> sp.ImmutableMatrix:
         """All constraint rows [C_h; C_nh], shape (m + l, n_v)."""
         return sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.C_h), sp.Matrix(self.C_nh)))
-
-    @cached_property
-    def redundant_constraints(self) -> tuple:
-        """Names of the rows of C dependent on the others at the default state (empty where C has full
-        row rank); systems.redundancy(system, p): rank, dependent rows and mobility at any p."""
-        from .dependent_rows import redundancy
-
-        return redundancy(self).dependent
 
     @cached_property
     def energy_expression(self) -> sp.Expr:
@@ -391,8 +382,7 @@ class System(DegreesOfFreedom, TimeDependence, MarkdownCard):
         lines = [
             f"{self.name}: n = {self.n} velocities ({len(self.coordinates)} coordinates), "
             f"m = {self.m} holonomic, l = {self.l} nonholonomic constraints; "
-            f"k = n - m = {self.k}, r = n - m - l = {self.r} degrees of freedom" + (
-                f" by count; dependent rows: {', '.join(self.redundant_constraints)}." if self.redundant_constraints else "."),
+            f"k = n - m = {self.k}, r = n - m - l = {self.r} degrees of freedom" + self.redundancy_note(),
             f"  p = ({', '.join(self.coordinate_names)})",
             f"  v = ({', '.join(self.velocity_names)})",
         ]

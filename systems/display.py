@@ -7,12 +7,12 @@ import re
 
 import sympy as sp
 
-_TIME_DERIVATIVE = re.compile(r"^([A-Za-z]+)(\d*)_dot$")
+_TIME_DERIVATIVE = re.compile(r"^([A-Za-z]+)(\d[0-9A-Za-z]*)?_dot$")
 
 
 def display_symbols(expr):
     """``expr`` with each symbol named like ``x_dot`` or ``theta1_dot`` renamed so that sympy's
-    printers show a dot over it (xdot, thetadot_1); other symbols unchanged."""
+    printers show a dot over it (xdot, thetadot_1, udot_2x); other symbols unchanged."""
     if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
         return expr
     renames = {}

@@ -15,7 +15,10 @@ from formulations.workbench.cli import main
 from formulations.workbench.derivation import derive
 
 # derivations (and the constraint analysis) of several seconds each
-HEAVY = {"spinning_top", "four_point_body", "spherical_double_pendulum", "spherical_three_bar", "floating_pair"}
+HEAVY = {"spinning_top", "four_point_body", "spherical_double_pendulum", "spherical_three_bar", "floating_pair",
+         "bicycle"}
+# derivations longer than a dozen pages: the bicycle's nine coordinates and six rows give long entries
+LONG = {"bicycle": 30}
 
 
 def _formulation(system):
@@ -52,7 +55,7 @@ def test_standalone_document_compiles(name, tmp_path):
     errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
     assert run.returncode == 0, f"pdflatex failed on {name}: {errors[:5]}"
     pages = int(re.search(r"Output written on derivation\.pdf \((\d+) pages?", run.stdout).group(1))
-    assert 1 <= pages <= 12, f"{name}: {pages} pages"
+    assert 1 <= pages <= LONG.get(name, 12), f"{name}: {pages} pages"
 
 
 def test_rolling_disc_fits_on_a_few_pages(disc, tmp_path):
