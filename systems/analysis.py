@@ -74,7 +74,7 @@ class ConstraintAnalysis(DegreesOfFreedom):
                  f"  n = {self.n}, m = {self.m} holonomic, l = {self.l} nonholonomic: "
                  f"k = n - m = {self.k} configuration dof, r = n - m - l = {self.r} velocity dof"]
         if self.m:
-            state = "singular" if self.singular else "regular"
+            state = ("singular" if self.singular else "regular") if self.jacobian_rank is not None else "not computed"
             lines.append(f"  rank of Phi_p = {self.jacobian_rank} (of m = {self.m}) at the analysed point: {state}")
         if self.rows:
             lines.append(f"  Pfaffian rows in {self.coordinates_used}:")

@@ -255,3 +255,35 @@ def test_a_created_formulation_linearizes_with_its_own_choice():
     assert np.allclose(np.sort(dependent.nontrivial.imag), [-np.sqrt(k), np.sqrt(k)], rtol=1e-10)
     with pytest.raises(ArgumentError, match="independent got 2 names"):
         formulations.linearize(disc, p, v, formulation="reduced", independent=("psi_dot", "phi_dot"))
+
+
+def test_bead_on_the_turning_hoop_oscillates_at_omega_sin_theta_star():
+    """A rheonomic system: the bead at its relative equilibrium cos(theta*) = g / (omega^2 R) on the
+    hoop turned at omega; its height z is the independent coordinate of the dependent state, and
+    small oscillations about theta* have frequency omega sin(theta*) (the closed form of
+    systems/catalogue/bead_on_rotating_hoop.py, also checked there by simulation)."""
+    hoop = systems.load("bead_on_rotating_hoop")
+    g, omega, R = (hoop.parameter_dict[k] for k in ("g", "omega", "R"))
+    theta = np.arccos(g / (omega**2 * R))
+    p, v = hoop.state_from_q([theta], [0.0])
+    lin = formulations.linearize(hoop, p, v, formulation="dependent")
+    assert np.allclose(np.sort(lin.nontrivial.imag), [-omega * np.sin(theta), omega * np.sin(theta)], rtol=1e-10)
+    assert np.max(np.abs(lin.nontrivial.real)) < 1e-9
+    with pytest.raises(CapabilityError, match="state map .* moves"):
+        formulations.linearize(hoop, p, v, formulation="minimal")
+
+
+def test_derivatives_by_symengine_equal_sympys():
+    """The Jacobian of the disc's residuals R (p, v) through symengine equals sympy's at a random point."""
+    pytest.importorskip("symengine")
+    from formulations.linear_pieces import _symengine_jacobian, pieces
+
+    disc = systems.load("rolling_disc")
+    made = pieces(disc)
+    fast = _symengine_jacobian(made.R, made.z)
+    slow = made.R.jacobian(made.z)
+    rng = np.random.default_rng(3)
+    point = {s: rng.uniform(0.2, 1.0) for s in fast.free_symbols | slow.free_symbols}
+    a = np.array(fast.evalf(subs=point), dtype=float)
+    b = np.array(slow.evalf(subs=point), dtype=float)
+    assert a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=1e-12)
