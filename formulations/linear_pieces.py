@@ -17,11 +17,12 @@ run-time arguments, so new parameter values cost no new derivation.
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
 
-from systems.numeric import structure_hash
+from systems.numeric import _structure_key
 
 _CACHE: dict = {}
 _LOCK = threading.Lock()
@@ -64,11 +65,12 @@ def _symengine_jacobian(column, symbols):
 
 class _Function:
     """A sympy matrix, derived by ``make`` on first use, and its lambdified function (made on first
-    call); float arrays in and out."""
+    call); float arrays in and out. ``fast`` (optional) derives the same matrix in symengine, for the
+    function only: then the sympy matrix is derived only where asked for (method="symbolic")."""
 
-    def __init__(self, args, make):
+    def __init__(self, args, make, fast=None):
         self.args, self._make, self._matrix = args, make, None
-        self._fn = None
+        self._fn, self._fast = None, fast
 
     @property
     def matrix(self) -> sp.Matrix:
@@ -78,10 +80,16 @@ class _Function:
 
     def __call__(self, *values):
         if self._fn is None:
-            entries = list(self.matrix)
-            self._fn = (_symengine_function(self.args, entries) or
-                        sp.lambdify(self.args, entries, modules="numpy", cse=True)) if entries else None
-        shape = self.matrix.shape
+            fast = self._fast() if self._fast is not None else None
+            if fast is not None:
+                self._shape, entries = fast.shape, list(fast)
+                self._fn = _symengine_function(self.args, entries) if entries else None
+            if self._fn is None and (fast is None or list(fast)):
+                entries = list(self.matrix)
+                self._shape = self.matrix.shape
+                self._fn = (_symengine_function(self.args, entries) or
+                            sp.lambdify(self.args, entries, modules="numpy", cse=True)) if entries else None
+        shape = self._shape
         if self._fn is None:
             return np.zeros(shape)
         return np.array(self._fn(*values), dtype=float).reshape(shape)
@@ -129,20 +137,17 @@ class LinearPieces:
         self.t = system.time
         self.params = [par.symbol for par in system.parameters]
         self.phi = list(sp.symbols(f"phi_0:{self.n_p + self.n}", real=True))
-        vcol, acol, lcol = sp.Matrix(self.v), sp.Matrix(self.a), sp.Matrix(self.lam)
-        A, C, M = sp.Matrix(system.A), sp.Matrix(system.C), sp.Matrix(system.M)
-        self.rho = A * vcol
-        rows = C * vcol + sp.Matrix(system.c)  # C v + c: the velocity-free term of rheonomic and affine rows
-        xi = rows.jacobian(self.p) * self.rho + rows.diff(self.t) if C.shape[0] else sp.zeros(0, 1)
-        self.R = M * acol + sp.Matrix(system.d) - sp.Matrix(system.f) + (C.T * lcol if self.lam else sp.zeros(self.n, 1))
-        self.S = C * acol + xi
+        self.system = system
+        self.rho = sp.Matrix(system.A) * sp.Matrix(self.v)
         phi = sp.Matrix(self.phi)
         pv, dyn = [self.p, self.v, self.params], [self.t, self.p, self.v, self.a, self.lam, self.params]
-        self.dynamics = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)))
+        fast = _FastResiduals(system, self) if _smooth(system) else _NoFast()
+        self.dynamics = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.z), _jacobian(self.S, self.z)),
+                                  fast.dynamics)
         self.dynamics_params = _Function(dyn, lambda: sp.Matrix.vstack(_jacobian(self.R, self.params),
                                                                        _jacobian(self.S, self.params)))
-        self.tangent = _Function(pv + [self.t], lambda: _jacobian(rows, self.p))
-        self.kinematics = _Function(pv, lambda: _jacobian(self.rho, self.z))
+        self.tangent = _Function(pv + [self.t], lambda: _jacobian(self.rows, self.p), fast.tangent)
+        self.kinematics = _Function(pv, lambda: _jacobian(self.rho, self.z), fast.kinematics)
         self.kinematics_second = _Function(pv + [self.phi], lambda: _jacobian(self.kinematics.matrix * phi, self.z))
         self.embedding = None
         emb = system.embedding
@@ -154,9 +159,90 @@ class LinearPieces:
             self.embedding_second = _Function(pv + [self.phi], lambda: _jacobian(self.embedding.matrix * phi, self.z))
 
 
+    @cached_property
+    def rows(self) -> sp.Matrix:
+        """C v + c (m + l, 1): the velocity-free term c of rheonomic and affine rows included."""
+        return sp.Matrix(self.system.C) * sp.Matrix(self.v) + sp.Matrix(self.system.c)
+
+    @cached_property
+    def R(self) -> sp.Matrix:
+        s = self.system
+        C = sp.Matrix(s.C)
+        return (sp.Matrix(s.M) * sp.Matrix(self.a) + sp.Matrix(s.d) - sp.Matrix(s.f)
+                + (C.T * sp.Matrix(self.lam) if self.lam else sp.zeros(self.n, 1)))
+
+    @cached_property
+    def S(self) -> sp.Matrix:
+        C = sp.Matrix(self.system.C)
+        if not C.shape[0]:
+            return sp.zeros(0, 1)
+        return C * sp.Matrix(self.a) + self.rows.jacobian(self.p) * self.rho + self.rows.diff(self.t)
+
+
+def _smooth(system) -> bool:
+    """True where the dynamics hold no sign or Heaviside (whose derivatives symengine leaves
+    unevaluated): then the numeric derivatives may be derived wholly in symengine."""
+    pieces = (system.M, system.d, system.f, system.C, system.c)
+    return not any(sp.Matrix(x).has(sp.sign, sp.Heaviside, sp.Abs, sp.Piecewise) for x in pieces)
+
+
+class _NoFast:
+    """No symengine path (a sign or Heaviside in the dynamics): every piece through sympy."""
+
+    dynamics = tangent = kinematics = None
+
+
+class _FastResiduals:
+    """R, S, C v + c and A v of LinearPieces in symengine (converted on first use; each method None
+    where symengine is absent), for the numeric Jacobians without a round trip through sympy."""
+
+    def __init__(self, system, made):
+        self.system, self.made = system, made
+
+    @cached_property
+    def _pieces(self):
+        try:
+            import symengine as se
+        except ImportError:
+            return None
+        s, made = self.system, self.made
+
+        def conv(x):
+            return se.Matrix(sp.Matrix(x).tolist()) if len(x) else None
+
+        z, p, v, a = (conv(x) for x in (made.z, made.p, made.v, made.a))
+        rho = conv(s.A) * v
+        R = conv(s.M) * a + conv(s.d) - conv(s.f)
+        rows = S = None
+        if made.lam:
+            C = conv(s.C)
+            R = R + C.T * conv(made.lam)
+            rows = C * v + conv(s.c)
+            S = C * a + rows.jacobian(p) * rho + rows.diff(se.sympify(made.t))
+        return z, p, rho, R, rows, S
+
+    def dynamics(self):
+        if self._pieces is None:
+            return None
+        z, _, _, R, _, S = self._pieces
+        return R.jacobian(z) if S is None else R.jacobian(z).col_join(S.jacobian(z))
+
+    def tangent(self):
+        if self._pieces is None or self._pieces[4] is None:
+            return None
+        _, p, _, _, rows, _ = self._pieces
+        return rows.jacobian(p)
+
+    def kinematics(self):
+        if self._pieces is None:
+            return None
+        z, _, rho, _, _, _ = self._pieces
+        return rho.jacobian(z)
+
+
 def pieces(system) -> LinearPieces:
     """The LinearPieces of ``system``'s structure, derived once and cached (parameters are arguments)."""
-    key = structure_hash(system)
+    key = _structure_key(system)  # the symbolic pieces themselves (their hashes are cached by sympy)
     with _LOCK:
         made = _CACHE.get(key)
         if made is None:
