@@ -125,13 +125,15 @@ class TimeBudget:
 
     ``step(seconds)`` is the bound of the next step, min(seconds, time left); ``run(fn, seconds)``
     runs fn bounded by it and records a cut step under ``label`` in ``cut`` (what stayed undecided).
-    ``limit=None`` means no overall bound.
+    ``limit=None`` means no overall bound. The steps end a little before the limit (5 %, at most
+    1 s), which is kept for what a step overruns inside compiled code and for assembling the report.
     """
 
     def __init__(self, limit: float | None):
         if limit is not None and not limit > 0:
             raise ValueError(f"time_limit got {limit!r} but expected a positive number of seconds (or None)")
         self.limit = limit
+        self.reserve = 0.0 if limit is None else min(1.0, 0.05 * limit)
         self.start = time.monotonic()
         self.cut: list[str] = []
 
@@ -139,7 +141,7 @@ class TimeBudget:
         return time.monotonic() - self.start
 
     def left(self) -> float:
-        return float("inf") if self.limit is None else self.limit - self.elapsed()
+        return float("inf") if self.limit is None else self.limit - self.reserve - self.elapsed()
 
     @property
     def expired(self) -> bool:
