@@ -101,7 +101,7 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
         p0 = [float(sp.sympify(x).xreplace(values)) for x in z0_sym[0]]
         v0 = [float(sp.sympify(x).xreplace(values)) for x in z0_sym[1]]
     p0, v0 = state_pair(system, (p0, v0), "(p0, v0)")
-    form.check_state(p0, v0)
+    form.check_state(p0, v0, t=t)
     pieces = linear_pieces(system)
     at = _numeric_point(system, pieces, t, p0, v0, inputs)
     state = _state_map(form, pieces, at, p0, v0, independent)
@@ -214,7 +214,7 @@ def _numeric_point(system, pieces, t, p, v, inputs):
         RS_u = pieces.dynamics_params(t, p, v, a, lam, par)[:, idx]
         F_u[n_p:] = -K.solve(RS_u, "the derivative with respect to the inputs")[:n]
     return {"F0": np.concatenate([A @ v, a]), "J": J, "G": G, "F_u": F_u, "p": p, "v": v, "par": par,
-            "lam": lam, "a": a, "C": C}
+            "lam": lam, "a": a, "C": C, "t": t}
 
 
 # -- the formulation's independent state ----------------------------------------------------------
@@ -246,7 +246,10 @@ def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
         geometry.from_dependent(p0, v0)
         _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
     if hasattr(form, "choice"):  # the choice of u, on the turned chart where there is one
-        form.prepare(p0, v0) if kind != "chart" else form._choose(np.zeros(len(geometry.q_names)), form.requested)
+        if kind != "chart":
+            form.prepare(p0, v0, t0=at["t"])
+        else:
+            form._choose(np.zeros(len(geometry.q_names)), form.requested)
     if kind == "embedding" and pieces.embedding is None:
         raise CapabilityError(f"linearize got system {system.name!r}, whose embedding has a kinematic matrix A_q other "
                               f"than the identity, but expected q' = w; use the 'dependent' formulation")

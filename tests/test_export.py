@@ -75,8 +75,9 @@ def test_exported_python_takes_other_parameter_values(tmp_path, monkeypatch):
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) on this machine: the C export is not run")
 @pytest.mark.parametrize("system_name, settings", [("knife_edge", {}), ("slider_crank", {}),
                                                    ("rolling_disc", {"thickness": 0.02, "rolling_resistance": 0.01}),
-                                                   ("heavy_top", {})],
-                         ids=["knife_edge", "slider_crank", "coin-rolling-resistance", "heavy_top-quaternions"])
+                                                   ("heavy_top", {}), ("ball_on_turntable", {})],
+                         ids=["knife_edge", "slider_crank", "coin-rolling-resistance", "heavy_top-quaternions",
+                              "turntable-affine-rows"])
 def test_exported_c_reproduces_the_dependent_formulation(system_name, settings, tmp_path, rng):
     """Forces that depend on the multipliers (rolling resistance) and Euler-parameter blocks included."""
     source = tmp_path / "rhs.c"

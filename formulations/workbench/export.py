@@ -156,8 +156,8 @@ def export_c(form) -> str:
                           "export --to python for Baumgarte or constraint dynamics")
     n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
     p, v = sysm.coordinates, sysm.velocities
-    xi = sp.Matrix(sysm.C) * sp.Matrix(v)
-    xi = xi.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) if c else sp.zeros(0, 1)
+    rows = sp.Matrix(sysm.C) * sp.Matrix(v) + sp.Matrix(sysm.c)  # C v + c: rheonomic and affine rows too
+    xi = rows.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) + rows.diff(sysm.time) if c else sp.zeros(0, 1)
     lam = list(sysm.multipliers)
     f = sp.Matrix(sysm.f)
     F = f.jacobian(lam) if c else sp.zeros(n, 0)  # f = f0 + F lambda (non-ideal constraints)
