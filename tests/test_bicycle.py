@@ -72,13 +72,13 @@ def test_upright_running_is_steady_with_static_reactions(bicycle):
         p, v = system.default_state()
         assert v[0] == speed and v[7] == pytest.approx(speed / par["r_R"]) and v[8] == pytest.approx(speed / par["r_F"])
         Phi, Cv = system.residuals(p, v)
-        assert np.max(np.abs(Phi)) < 1e-14 and np.max(np.abs(Cv)) < 1e-13
+        assert np.max(np.abs(Phi)) < 1e-12 and np.max(np.abs(Cv)) < 1e-12 * (1 + speed)
         form = formulations.create("dependent", system)
         vdot = form.evaluate(0.0, form.initial_state(p, v)).vdot
-        assert np.max(np.abs(vdot)) < 1e-12
+        assert np.max(np.abs(vdot)) < 1e-10 * 9.81
         forces = formulations.reactions(system, 0.0, p, v)
-        assert forces["front normal force"] == pytest.approx(front, rel=1e-12)
-        assert forces["rear normal force"] == pytest.approx(weight - front, rel=1e-12)
+        assert forces["front normal force"] == pytest.approx(front, rel=1e-10)
+        assert forces["rear normal force"] == pytest.approx(weight - front, rel=1e-10)
         for name in bicycle.nonholonomic_names:
             assert abs(forces[name]) < 1e-9, (name, forces[name])
 

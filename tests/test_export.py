@@ -60,7 +60,7 @@ def test_exported_python_reproduces_pfaff(system_name, formulation, tmp_path, mo
     ours = solve_ivp(module.rhs, (0.0, 0.5), module.Y0, method="DOP853", rtol=1e-10, atol=1e-10, t_eval=t_eval)
     run = form.simulate((0.0, 0.5), (p0, v0), method="DOP853", rtol=1e-10, atol=1e-10, t_eval=t_eval)
     p_ours = np.array([form.dependent_state(y)[0] for y in ours.y.T])
-    assert ours.status == 0 and np.max(np.abs(p_ours - run.p)) < 1e-10
+    assert ours.status == 0 and np.max(np.abs(p_ours - run.p)) < 1e-8  # two runs at 1e-10: steps may differ
 
 
 def test_exported_python_takes_other_parameter_values(tmp_path, monkeypatch):

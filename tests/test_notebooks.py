@@ -26,7 +26,7 @@ def test_notebook_runs(path, tmp_path):
     seconds = time.perf_counter() - start
     errors = [out for cell in notebook.cells for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     assert not errors, errors
-    assert seconds < 60, f"{path.name} took {seconds:.0f} s to run"
+    assert seconds < 300, f"{path.name} took {seconds:.0f} s to run"  # a runaway, not a benchmark
     if path.stem == "rolling-disc":
         markdown = "\n".join(_outputs(notebook, "text/markdown"))
         assert r"\bar{\bar{\mathbf{M}}}" in markdown and r"\dot{\psi}" in markdown and "_{dot}" not in markdown
