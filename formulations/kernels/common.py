@@ -49,6 +49,8 @@ import numpy as np
 from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, det, finite, lu_in_place, lu_solve, mm, mv,
                                          mv_into, resolved, sigma_ratio, solve, solve1, solve1_min_norm,
                                          solve_in_place, solve_min_norm_in_place, tmm, tmv, unit_blocks)
+from formulations.kernels.sparse_linalg import (factor as sparse_factor, solve as sparse_solve, solve_columns as
+                                                sparse_solve_columns, sparse_mv)
 
 {imports}
 
@@ -177,12 +179,13 @@ def check_all(ts, ps, vs, vdots, ok, params):
 
 def affine_terms(add, moving, l, square, left, offset):
     """Lines of evaluate for rheonomic or affine rows: d_0 = A^+ g_t (zero unless the embedding
-    moves; g_t at ``offset`` of the embedding kernel's output) and c_nh at the time t."""
+    moves; g_t at ``offset`` of the embedding kernel's output) and c_nh at the time t. square: the
+    line solving a square A for {0} in place (None: A is not square, ``left`` its least squares)."""
     if moving:
         add(f"    eb = np.zeros({offset} + N_P)")
         add("    _embedding(q, params, t, eb)")
         add(f"    d_0 = eb[{offset}:].copy()")
-        add("    ok = lu_solve(LU, perm, d_0)" if square else "    d_0, ok = " + left.format("d_0"))
+        add(square.format("d_0") if square else "    d_0, ok = " + left.format("d_0"))
         add("    if not ok:")
         add("        return False")
     else:

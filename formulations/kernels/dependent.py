@@ -2,7 +2,11 @@
 or constraint dynamics; extra = (alpha, beta))."""
 from __future__ import annotations
 
+import numpy as np
+import sympy as sp
+
 from .common import Layout, header, passes
+from .sparse_pattern import sparse_product, symbolic_lu
 
 
 def dependent_source(formulation) -> str:
@@ -14,40 +18,61 @@ def dependent_source(formulation) -> str:
     if m_a:
         kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
-    return header(sysm, kernels) + f'''
-SPARE = DYN + {size * size} + {size} + CON
-EVAL_WORK = SPARE + {size * size} + {size}
+    program, gather = saddle_program(sysm, lay)
+    o = lay.dyn
+    products = sparse_product(sysm.C, o[4], "CV") + sparse_product(sysm.A, o[6], "AV")
+    return header(sysm, kernels) + program.constants("KS") + f'''KS_PLUS = np.array({gather[0]!r}, dtype=np.int64)
+KS_MINUS = np.array({gather[1]!r}, dtype=np.int64)
+KS_NNZ = {program.nnz}
+{products}SPARE = DYN + {size * size} + {size} + CON
+SPARSE = SPARE + {size * size} + {size}
+EVAL_WORK = SPARSE + KS_NNZ + {size}
+
+
+@numba.njit(cache=True)
+def _sparse_saddle(buf, b, work):
+    """[v'; lambda] into b by the LU factors without pivoting of K on its non-zero entries only
+    (sparse_pattern.symbolic_lu, M's rows first); False, b unchanged, where a pivot is too small."""
+    vals = work[SPARSE:SPARSE + KS_NNZ]
+    for e in range(KS_NNZ):
+        value = buf[KS_PLUS[e]] if KS_PLUS[e] >= 0 else 0.0
+        if KS_MINUS[e] >= 0:
+            value -= buf[KS_MINUS[e]]
+        vals[e] = value
+    if not sparse_factor(vals, {program.arguments("KS")}):
+        return False
+    x = work[SPARSE + KS_NNZ:SPARSE + KS_NNZ + {size}]
+    x[:] = b
+    if not sparse_solve(vals, x, {program.arguments("KS")}):
+        return False
+    b[:] = x
+    return True
 
 
 @numba.njit(cache=True)
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     """y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
     [f0 - d; -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]] (minimum-norm lambda where C has dependent
-    rows); False where the matrix is singular. work: EVAL_WORK zeros (workspace()), reused from call to call."""
+    rows); False where the matrix is singular. The sparse LU without pivoting first, the dense one
+    with partial pivoting (and least squares where C has dependent rows) where that fails.
+    work: EVAL_WORK zeros (workspace()), reused from call to call."""
     alpha, beta = extra[0], extra[1]
     p[:] = y[:N_P]
     unit_blocks(p, BLOCKS)
     v[:] = y[N_P:]
     buf = work[:DYN]
     _dynamics(t, p, v, params, buf)
-{lay.dynamics_views()}
-    K = work[DYN:DYN + {size * size}].reshape(({size}, {size}))
     b = work[DYN + {size * size}:DYN + {size * size + size}]
-    K[:N, :N] = M
-    K[N:, :N] = Cm
-    K[N:, N:] = 0.0
     for i in range(N):
-        b[i] = f0[i] - d[i]
-        for j in range(C):
-            K[i, N + j] = Cm[j, i] - F[i, j]
-    mv_into(Cm, v, b[N:])
+        b[i] = buf[{o[2]} + i] - buf[{o[1]} + i]  # f0 - d
+    sparse_mv(buf, CV_ROW, CV_INDEX, CV_COL, v, b[N:])
     cbuf = work[DYN + {size * size + size}:DYN + {size * size + size} + CON]
     if alpha != 0.0 or (beta != 0.0 and M_H > 0):  # the velocity residual is C v + c, c = [Phi_t; c_nh]
         _constraints(p, params, t, cbuf)
         for i in range(C):
             b[N + i] += cbuf[CON - C + i]
     for i in range(C):
-        b[N + i] = -xi[i] - 2 * alpha * b[N + i]
+        b[N + i] = -buf[{o[5]} + i] - 2 * alpha * b[N + i]  # xi
     if beta != 0.0 and M_H > 0:
         for i in range(M_H):
             b[N + i] -= beta**2 * cbuf[i]
@@ -55,16 +80,31 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     for i in range(C):  # rows dependent from the start, set aside (Dependent.saddle)
         if extra[7 + i] != 0.0:
             dropped = True
+            b[N + i] = 0.0
+    sparse_mv(buf, AV_ROW, AV_INDEX, AV_COL, v, out[:N_P])
+    if not dropped and _sparse_saddle(buf, b, work):
+        out[N_P:] = b[:N]
+        vdot[:] = b[:N]
+        lam[:] = b[N:]
+        return True
+{lay.dynamics_views()}
+    K = work[DYN:DYN + {size * size}].reshape(({size}, {size}))
+    K[:N, :N] = M
+    K[N:, :N] = Cm
+    K[N:, N:] = 0.0
+    for i in range(N):
+        for j in range(C):
+            K[i, N + j] = Cm[j, i] - F[i, j]
+    for i in range(C):
+        if extra[7 + i] != 0.0:
             K[N + i, :] = 0.0
             K[:, N + i] = 0.0
             K[N + i, N + i] = 1.0
-            b[N + i] = 0.0
     if not (all_finite(K) and finite(b)):
         return False
     ok, _ = solve_min_norm_in_place(K, b, work[SPARE:])  # minimum-norm lambda where C has dependent rows
     if not ok:
         return False
-    mv_into(Ad, v, out[:N_P])
     out[N_P:] = b[:N]
     vdot[:] = b[:N]
     lam[:] = b[N:]
@@ -142,3 +182,35 @@ def post_step(t, y, params, extra, work):
         v -= mv(MCt, mult)
     return 2
 '''
+
+
+def saddle_program(system, lay):
+    """(SparseLU of K = [[M, C^T - F], [C, 0]], (plus, minus)): the program of its factorization
+    on the structural non-zeros of M, C and F_lambda, and per entry of its values the index into
+    the dynamics buffer to add (-1: none) and to subtract (-1: none)."""
+    n, c, o = lay.n, lay.c, lay.dyn
+    M, C = sp.Matrix(system.M), sp.Matrix(system.C)
+    lam = list(system.multipliers)
+    F = sp.Matrix(system.f).jacobian(lam) if lam else sp.zeros(n, c)
+    nz = lambda X: np.array([[X[i, j] != 0 for j in range(X.shape[1])] for i in range(X.shape[0])], dtype=bool) \
+        .reshape(X.shape)
+    pattern = np.zeros((n + c, n + c), dtype=bool)
+    pattern[:n, :n] = nz(M)
+    pattern[n:, :n] = nz(C)
+    pattern[:n, n:] = nz(C).T | nz(F)
+    program = symbolic_lu(pattern)
+    plus, minus = [], []
+    for i, j in program.entries:
+        if i < n and j < n:
+            plus.append(o[0] + i * n + j if pattern[i, j] else -1)
+            minus.append(-1)
+        elif i < n:  # C^T - F
+            plus.append(o[4] + (j - n) * n + i if pattern[j, i] else -1)
+            minus.append(o[3] + i * c + (j - n) if F[i, j - n] != 0 else -1)
+        elif j < n:
+            plus.append(o[4] + (i - n) * n + j if pattern[i, j] else -1)
+            minus.append(-1)
+        else:
+            plus.append(-1)
+            minus.append(-1)
+    return program, (plus, minus)

@@ -12,7 +12,23 @@ from __future__ import annotations
 
 from ..charts import Atlas
 from ..errors import CapabilityError
+import numpy as np
+
 from .common import Layout, affine_terms, header, passes
+from .sparse_pattern import symbolic_lu
+
+A_LU = ", ".join(f"AL_{name}" for name in ("PIVOT", "LOWER_PTR", "LOWER", "LOWER_ROW", "UPDATE_PTR", "UPDATE_TARGET",
+                                           "UPDATE_LEFT", "UPDATE_RIGHT", "UPPER_PTR", "UPPER", "UPPER_COL"))
+# a square A's solve by its sparse factors (perm empty) or its dense ones (_geometry)
+A_SOLVE = "    ok = (sparse_solve(LU[0], {0}, " + A_LU + ") if perm.size == 0 else lu_solve(LU, perm, {0}))"
+
+
+def _gather_lines(program, prefix):
+    """<prefix>_ROW, _COL (-1: fill-in) of the program's values and <prefix>_NNZ."""
+    rows = [i if (i, j) in program.structural else -1 for i, j in program.entries]
+    cols = [j if (i, j) in program.structural else -1 for i, j in program.entries]
+    return (f"{prefix}_ROW = np.array({rows!r}, dtype=np.int64)\n{prefix}_COL = np.array({cols!r}, dtype=np.int64)\n"
+            f"{prefix}_NNZ = {program.nnz}\n")
 
 
 def reduced_source(formulation) -> str:
@@ -57,6 +73,9 @@ def _source(formulation, minimal):
     b = [sum(chart[:i + 1]) for i in range(len(chart))]  # bounds of g, g_q A_q, A_q, A, C
     name = "minimal" if minimal else "reduced"
 
+    a_program = symbolic_lu(np.array([[sysm.A[i, j] != 0 for j in range(n)] for i in range(n_p)], dtype=bool)) \
+        if square else None
+    programs = a_program.constants("AL") + _gather_lines(a_program, "AL") if square else ""
     lines = [f"K, K_Q, R = {k}, {k_q}, {r}",
              f"QBLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]", "", "",
              "@numba.njit(cache=True)",
@@ -68,13 +87,19 @@ def _source(formulation, minimal):
     def solve_D(G, A_q):
         """Lines for D = A^-1 G (least squares where A is not square) and _geometry's return; a square
         A is factored once: D here, gamma in evaluate."""
-        if square:
+        if square:  # the sparse LU of A first (no pivoting), the dense one with pivoting where it fails
+            add(f"    D = {G}.copy()")
+            add("    vals = np.empty(AL_NNZ)")
+            add("    for e in range(AL_NNZ):")
+            add("        vals[e] = A[AL_ROW[e], AL_COL[e]] if AL_ROW[e] >= 0 else 0.0")
+            add(f"    if sparse_factor(vals, {A_LU}) and sparse_solve_columns(vals, D, {A_LU}):")
+            add(f"        return D, {A_q}, A, Cg, vals.reshape((1, AL_NNZ)), np.empty(0, np.int64), True")
             add("    LU = A.copy()")
-            add(f"    D = {G}")
+            add(f"    D = {G}.copy()")
             add("    ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)")
             add(f"    return D, {A_q}, A, Cg, LU, perm, ok")
         else:
-            add("    D, ok = " + left.format(G))
+            add("    D, ok = " + left.format(G + ".copy()"))
             add(f"    return D, {A_q}, A, Cg, A, perm, ok")
 
     if charts:
@@ -90,7 +115,7 @@ def _source(formulation, minimal):
         add("    if not (ok and finite(cb) and finite(kb)):")
         add("        return np.zeros((N, K)), np.eye(K), A, Cg, A, perm, False")
         add("    D_p = work[W_D:W_D + N_P * K].reshape((N_P, K))")
-        solve_D("D_p.copy()", "np.eye(K)")
+        solve_D("D_p", "np.eye(K)")
     elif trivial:
         add("    p[:] = q")
         add("    kb = np.zeros(N_P * N)")
@@ -159,7 +184,7 @@ def _source(formulation, minimal):
         add("    if np.max(np.abs(D_bar)) * big > 1e8:")
         add("        return False")
     if timed:
-        affine_terms(add, moving, lay.l, square, left, n_p + n_p * k_q + k_q * k)
+        affine_terms(add, moving, lay.l, A_SOLVE if square else None, left, n_p + n_p * k_q + k_q * k)
     if minimal and timed:  # w = D_bar u + d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0]
         add("    d_bar_0 = np.empty(L + R)")
         if lay.l:
@@ -185,7 +210,7 @@ def _source(formulation, minimal):
         add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)")
         add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
         if square:
-            add("    ok = lu_solve(LU, perm, gamma)")
+            add(A_SOLVE.format("gamma"))
         else:
             add("    gamma, ok = " + left.format("gamma"))
         add("    if not ok:")
@@ -195,7 +220,7 @@ def _source(formulation, minimal):
         add(f"    _embedding_acc(q, w, params{at_t}, acc)")
         if square:
             add("    gamma = acc - pdd2")
-            add("    ok = lu_solve(LU, perm, gamma)")
+            add(A_SOLVE.format("gamma"))
         else:
             add("    gamma, ok = " + left.format("acc - pdd2"))
         add("    if not ok:")
@@ -265,7 +290,7 @@ def _source(formulation, minimal):
     add("    elif multipliers:")
     add("        lam[:] = resolved(Cm, h - mv(M, vdot))[0]")
     add("    return True")
-    return header(sysm, kernels) + "\n" + "\n".join(lines) + "\n" + passes(sysm, CHART_POST_STEP if charts else None)
+    return header(sysm, kernels) + programs + "\n" + "\n".join(lines) + "\n" + passes(sysm, CHART_POST_STEP if charts else None)
 
 
 # the chart of formulations.charts in the module: _chart(extra) its arrays, _chart_solve the position
