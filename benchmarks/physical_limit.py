@@ -47,7 +47,7 @@ HAND_RHS = '''import math
 import numba
 import numpy as np
 
-from formulations.kernels.linalg import finite
+from formulations.kernels.linalg import borrowed, finite, hold
 
 
 REJECT_FAILED_STAGES = False

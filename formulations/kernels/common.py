@@ -46,8 +46,8 @@ def header(system, kernels) -> str:
 import numba
 import numpy as np
 
-from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, det, finite, lu_in_place, lu_solve, mm, mv,
-                                         mv_into, resolved, sigma_ratio, solve, solve1, solve1_min_norm,
+from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, borrowed, det, finite, hold, lu_in_place, lu_solve,
+                                         mm, mv, mv_into, resolved, sigma_ratio, solve, solve1, solve1_min_norm,
                                          solve_in_place, solve_min_norm_in_place, tmm, tmv, unit_blocks)
 from formulations.kernels.sparse_linalg import (factor as sparse_factor, solve as sparse_solve, solve_columns as
                                                 sparse_solve_columns, sparse_mv)
@@ -94,12 +94,15 @@ def workspace():
 
 @numba.njit(cache=True)
 def rhs(t, y, params, extra, out, work):
-    \"\"\"y' only (the rest into the scratch part of work).\"\"\"
-    lam = work[:C]
-    p = work[C:C + N_P]
-    v = work[C + N_P:C + N_P + N]
-    vdot = work[C + N_P + N:SCRATCH]
-    return evaluate(t, y, params, extra, out, lam, p, v, vdot, False, work[SCRATCH:])
+    \"\"\"y' only (the rest into the scratch part of work); the arrays seen through borrowed views,
+    which the call holds.\"\"\"
+    w = borrowed(work)
+    lam = w[:C]
+    p = w[C:C + N_P]
+    v = w[C + N_P:C + N_P + N]
+    vdot = w[C + N_P + N:SCRATCH]
+    return evaluate(t, borrowed(y), borrowed(params), borrowed(extra), borrowed(out), lam, p, v, vdot, False,
+                    w[SCRATCH:])
 
 
 @numba.njit(cache=True)

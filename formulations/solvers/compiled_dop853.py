@@ -67,7 +67,8 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
     y_new = np.empty(n)
     arg = np.empty(n)
     t = t0
-    K = np.empty((16, n))
+    K_store = np.empty((16, n))
+    K = borrowed(K_store)  # its rows, the stages' outputs, without reference counting
     f = np.empty(n)
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
@@ -179,5 +180,6 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
             evaluations += 1
             if not rhs(t, y, params, extra, f, work):
                 return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
+    hold(K_store)  # alive up to here: K borrows it
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h_abs
 '''

@@ -19,6 +19,8 @@ thread, see formulations.solvers.interrupts), -6 a failed projection.
 """
 from __future__ import annotations
 
+import weakref
+
 LOOP = '''
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
@@ -113,7 +115,8 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
     y = y0.copy()
     y_new = np.empty(n)
     t = t0
-    K = np.empty((7, n))
+    K_store = np.empty((7, n))
+    K = borrowed(K_store)  # its rows, the stages' outputs, without reference counting
     evaluations = 1
     ts, ys, count, next_eval = _first_point(t0, y, t_eval)
     if not rhs(t, y, params, extra, K[0], work):
@@ -193,6 +196,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
             evaluations += 1
             if not rhs(t, y, params, extra, K[0], work):
                 return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h
+    hold(K_store)  # alive up to here: K borrows it
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
 '''
 
@@ -205,14 +209,21 @@ MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of
                 "or a state that is not finite)"}
 
 
+_MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source is written once per instance
+
+
 def compiled_module(formulation):
     """The formulation's generated module with both loops (integrate: Dormand-Prince 5(4);
-    integrate853: DOP853), compiled by numba on first use and cached on disk."""
-    from systems.codegen import compile_module
+    integrate853: DOP853), compiled by numba on first use and cached on disk (and, per
+    formulation instance, in memory: its source is fixed when it is created)."""
+    module = _MODULES.get(formulation)
+    if module is None:
+        from systems.codegen import compile_module
 
-    from .compiled_dop853 import LOOP853
+        from .compiled_dop853 import LOOP853
 
-    return compile_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+        module = _MODULES[formulation] = compile_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+    return module
 
 
 def run_compiled(problem, max_steps, loop="integrate"):

@@ -3,13 +3,14 @@
 Python runs a signal handler only between bytecodes of the main thread, so a compiled loop that
 runs for minutes would not see Ctrl-C until it returned, and a signal that arrives while numba
 converts its results to Python objects ends in a SystemError. ``run_interruptible`` runs the loop
-(compiled with nogil=True) on a thread while the main thread waits; Ctrl-C then reaches the main
+(compiled with nogil=True) on a worker thread (one, kept for the process) while the main thread waits; Ctrl-C then reaches the main
 thread, which sets the loop's ``stop`` flag, and the loop returns what it computed at its next
 step. ``held_back`` defers SIGINT over a short compiled pass and says whether one came.
 """
 from __future__ import annotations
 
 import contextlib
+import queue
 import signal
 import threading
 
@@ -17,8 +18,8 @@ import numpy as np
 
 
 def run_interruptible(loop, *args):
-    """(loop(*args, stop), interrupted): ``loop`` on a thread, ``stop`` a flag array (int64, (1,))
-    that is set to 1 on Ctrl-C; the loop is expected to return soon after (at its next step)."""
+    """(loop(*args, stop), interrupted): ``loop`` on the worker thread, ``stop`` a flag array (int64,
+    (1,)) that is set to 1 on Ctrl-C; the loop is expected to return soon after (at its next step)."""
     stop = np.zeros(1, dtype=np.int64)
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         return loop(*args, stop), False  # signals reach the main thread only, and an ignored one not at all
@@ -32,7 +33,7 @@ def run_interruptible(loop, *args):
         finally:
             done.set()
 
-    threading.Thread(target=work, name="pfaff-compiled-loop", daemon=True).start()
+    _worker().put(work)
     interrupted = False
     while not done.is_set():  # an Event, not Thread.join: an interrupted join may mark the thread ended
         try:
@@ -43,6 +44,25 @@ def run_interruptible(loop, *args):
     if failure:
         raise failure[0]
     return result[0], interrupted
+
+
+_JOBS: list = []  # the worker thread's queue, made on first use (starting a thread per run costs ~0.1-2 ms)
+_JOBS_LOCK = threading.Lock()
+
+
+def _worker() -> queue.SimpleQueue:
+    """The queue of the one daemon thread that runs compiled loops, one job at a time."""
+    with _JOBS_LOCK:
+        if not _JOBS:
+            jobs = queue.SimpleQueue()
+
+            def serve():
+                while True:
+                    jobs.get()()
+
+            threading.Thread(target=serve, name="pfaff-compiled-loop", daemon=True).start()
+            _JOBS.append(jobs)
+    return _JOBS[0]
 
 
 @contextlib.contextmanager
