@@ -47,7 +47,8 @@ HAND_RHS = '''import math
 import numba
 import numpy as np
 
-from formulations.kernels.linalg import borrowed, finite, hold
+from formulations.kernels.borrowed import borrowed, hold
+from formulations.kernels.linalg import finite
 
 
 REJECT_FAILED_STAGES = False

@@ -11,8 +11,6 @@ import math
 
 import numba
 import numpy as np
-from numba.core import types
-from numba.extending import intrinsic
 
 
 
@@ -314,28 +312,58 @@ def lu_solve(LU, perm, X):
     return all_finite(Y)
 
 
-@intrinsic
-def _data_pointer(typingctx, array):
-    """The data pointer of a C-contiguous array (for borrowed)."""
-    if not (isinstance(array, types.Array) and array.layout == "C"):
-        return None
-    signature = types.CPointer(array.dtype)(array)
-
-    def codegen(context, builder, sig, args):
-        return context.make_array(sig.args[0])(context, builder, args[0]).data
-
-    return signature, codegen
+@numba.njit(cache=True)
+def mm_into(A, B, out):
+    """out = A B for A (r, k), B (k, c), out (r, c) (no allocation; zeros of A skipped)."""
+    out[:, :] = 0.0
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            a = A[i, k]
+            if a != 0.0:
+                for j in range(B.shape[1]):
+                    out[i, j] += a * B[k, j]
 
 
 @numba.njit(cache=True)
-def borrowed(a):
-    """The C-contiguous array ``a`` seen through a view without a reference count: neither it nor
-    its slices touch the count (two atomic operations per slice otherwise, which dominate a small
-    evaluation). Only for the duration of a call that holds ``a``: the view does not keep it alive."""
-    return numba.carray(_data_pointer(a), a.shape)
+def tmm_into(A, B, out):
+    """out = A^T B for A (k, r), B (k, c), out (r, c) (no allocation; zeros of A skipped)."""
+    out[:, :] = 0.0
+    for k in range(A.shape[0]):
+        for i in range(A.shape[1]):
+            a = A[k, i]
+            if a != 0.0:
+                for j in range(B.shape[1]):
+                    out[i, j] += a * B[k, j]
 
 
 @numba.njit(cache=True)
-def hold(a):
-    """Nothing but a use of ``a``: an array that a borrowed view reads stays alive up to this call."""
-    return a.size
+def tmv_into(A, x, out):
+    """out = A^T x for A (r, c), x (r,), out (c,) (no allocation)."""
+    out[:] = 0.0
+    for i in range(A.shape[0]):
+        xi = x[i]
+        if xi != 0.0:
+            for j in range(A.shape[1]):
+                out[j] += A[i, j] * xi
+
+
+@numba.njit(cache=True)
+def max_abs(X):
+    """max |X_ij| of a 2-d array (0 for an empty one; NaN where an entry is NaN)."""
+    big = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            a = abs(X[i, j])
+            if not a <= big:
+                big = a
+    return big
+
+
+@numba.njit(cache=True)
+def any_nonzero(X):
+    """Whether a 2-d array has an entry other than 0."""
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if X[i, j] != 0.0:
+                return True
+    return False
