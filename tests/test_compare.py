@@ -1,4 +1,5 @@
 """Comparisons, reports and plots."""
+import importlib.util
 import json
 
 import matplotlib
@@ -160,3 +161,14 @@ def test_cli_compare_enforcement(capsys):
     for label in ("dependent+constraint_dynamics", "dependent+ggl@IDA", "dependent@augmented_lagrangian:0.01",
                   "manifold"):
         assert f"| {label} |" in out
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("numba"), reason="numba is not installed (extra 'compiled')")
+@pytest.mark.xdist_group("compiled")  # the module test_fused compiles for its knife-edge loop
+def test_rows_name_the_backend_their_run_used():
+    system = systems.load("knife_edge")
+    compiled = {"formulation": "minimal", "options": {"backend": "compiled"}, "label": "minimal compiled"}
+    c = F.compare(system, ["minimal", compiled], (0, 0.5), samples=11)
+    assert [t.stats.backend for t in c.trajectories] == ["numpy", "compiled"]
+    assert [r.backend for r in c.rows] == ["numpy", "compiled"]
+    assert [r["backend"] for r in json.loads(c.to_json())["rows"]] == ["numpy", "compiled"]

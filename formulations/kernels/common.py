@@ -103,7 +103,9 @@ def rhs(t, y, params, extra, out, work):
     p = w[C:C + N_P]
     v = w[C + N_P:C + N_P + N]
     vdot = w[C + N_P + N:SCRATCH]
-    return evaluate(t, borrowed(y), borrowed(params), borrowed(extra), borrowed(out), lam, p, v, vdot, False,
+    # bool(): a run-time flag, so that numba compiles evaluate once for both callers (a literal
+    # False or True would make it compile and keep a copy of evaluate per value)
+    return evaluate(t, borrowed(y), borrowed(params), borrowed(extra), borrowed(out), lam, p, v, vdot, bool(False),
                     w[SCRATCH:])
 
 
@@ -132,7 +134,7 @@ def evaluate_all(ts, ys, params, extra):
     p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
     work = np.zeros(EVAL_WORK)
     for i in range(count):  # through work arrays: evaluate is compiled for one signature only
-        ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, True, work)
+        ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, bool(True), work)
         ydot[i], lam[i], ps[i], vs[i], vdots[i] = out, mult, p, v, vdot
     return ydot, lam, ok, ps, vs, vdots
 

@@ -139,6 +139,7 @@ class ComparisonRow:
     energy_drift: float
     deviation: float               # max |p - p_ref|, |v - v_ref| on the common grid
     reaction_deviation: float      # max |lambda - lambda_ref| on the common grid
+    backend: str = "numpy"         # the numeric backend the run used (traj.stats.backend)
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,7 @@ def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
     return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
                          rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
                          st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
-                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers))
+                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend)
 
 
 def _sequence(argument, value):
