@@ -111,7 +111,7 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
                       max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,
                       event_values=_event_values(formulation, events),
-                      monitor=_bounded(rank_monitor(formulation, p0, t0), args.max_steps, args.t_span[1]),
+                      monitor=_bounded(lambda: rank_monitor(formulation, p0, t0), args.max_steps, args.t_span[1]),
                       post_step=formulation.post_step if formulation.uses_post_step else None,
                       explain=explain_step_failure(formulation, args.t_span[0], y0))
     problem.fun = guarded_rhs(formulation, problem.evaluations, formulation.reject_singular_stages)
@@ -137,12 +137,17 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     return traj
 
 
-def _bounded(monitor, max_steps, t_end):
-    """The monitor after every accepted step, and a stop with a message after ``max_steps`` steps
-    short of ``t_end``."""
+def _bounded(make_monitor, max_steps, t_end):
+    """The monitor (made by ``make_monitor`` at the first accepted step: a loop in machine code
+    never calls it) after every accepted step, and a stop with a message after ``max_steps``
+    steps short of ``t_end``."""
     count = [0]
+    made = []
 
     def bounded(t, y):
+        if not made:
+            made.append(make_monitor())
+        monitor = made[0]
         if monitor is not None:
             monitor(t, y)
         count[0] += 1
