@@ -198,15 +198,22 @@ def work_precision_figure(results, path, title, xlabel):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, r in results.items():
-        ax.loglog(r["error"], r["median"], "o-", label=name, markersize=3)
+    fig, ax = plt.subplots(figsize=(9, 5))
+    colours = {"dependent": "C0", "reduced": "C1", "minimal": "C2", "manifold": "C3", "projection": "C4",
+               "hand-written": "C5"}
+    peers = iter(["0.0", "0.35", "0.6"])
+    for name, r in results.items():  # colour: the formulation (grey for peers); line: backend and method
+        words = name.split()
+        colour = next((c for key, c in colours.items() if key in words), None) or next(peers, "0.8")
+        style = ":" if "dopri5" in words else ("-" if "compiled" in words or "hand-written" in words else "--")
+        ax.loglog(r["error"], r["median"], marker="o", linestyle=style, color=colour, label=name, markersize=3)
     ax.axvline(TARGET, color="0.6", lw=0.8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("simulation time s (median)")
-    ax.set_title(title)
+    ax.set_title(title + "\n(solid: machine code, DOP853; dotted: machine code, dopri5; dashed: numpy / peers)",
+                 fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="x-small")
+    ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 
