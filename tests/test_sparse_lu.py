@@ -25,7 +25,7 @@ def _saddle(rng, n, c, density):
 
 
 def _program_solve(K, b):
-    from formulations.kernels.sparse_linalg import factor, solve
+    from formulations.kernels.sparse_linalg import sparse_factor, sparse_solve
     from formulations.kernels.sparse_pattern import symbolic_lu
 
     program = symbolic_lu(K != 0)
@@ -34,7 +34,7 @@ def _program_solve(K, b):
                                                   "upper", "upper_col")]
     vals = np.array([K[i, j] for i, j in program.entries])
     x = b.copy()
-    ok = factor(vals, *arrays) and solve(vals, x, *arrays)
+    ok = sparse_factor(vals, *arrays) and sparse_solve(vals, x, *arrays)
     return program, ok, x
 
 

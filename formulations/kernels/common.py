@@ -51,8 +51,7 @@ from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, any_nonzero, d
                                          lu_in_place, lu_solve, max_abs, mm, mm_into, mv, mv_into, resolved,
                                          sigma_ratio, solve, solve1, solve1_min_norm, solve_in_place,
                                          solve_min_norm_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
-from formulations.kernels.sparse_linalg import (factor as sparse_factor, solve as sparse_solve, solve_columns as
-                                                sparse_solve_columns, sparse_mv)
+from formulations.kernels.sparse_linalg import sparse_factor, sparse_mv, sparse_solve, sparse_solve_columns
 
 {imports}
 

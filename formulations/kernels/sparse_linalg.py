@@ -13,7 +13,7 @@ SPARSE_PIVOT_RTOL = 1e-10
 
 
 @numba.njit(cache=True)
-def factor(vals, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left, update_right,
+def sparse_factor(vals, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left, update_right,
            upper_ptr, upper, upper_col):
     """vals overwritten by the LU factors (L's multipliers below the diagonal); False where a pivot
     is not finite or falls below SPARSE_PIVOT_RTOL times the largest one."""
@@ -34,9 +34,9 @@ def factor(vals, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, 
 
 
 @numba.njit(cache=True)
-def solve(vals, x, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left, update_right,
+def sparse_solve(vals, x, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left, update_right,
           upper_ptr, upper, upper_col):
-    """x overwritten by the solution of K x = x for the factors in vals (factor); False where the
+    """x overwritten by the solution of K x = x for the factors in vals (sparse_factor); False where the
     solution is not finite."""
     s = pivot.size
     for j in range(s):
@@ -65,15 +65,15 @@ def sparse_mv(buf, rows, index, cols, x, out):
 
 
 @numba.njit(cache=True)
-def solve_columns(vals, X, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left,
+def sparse_solve_columns(vals, X, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left,
                   update_right, upper_ptr, upper, upper_col):
-    """X (s, k) overwritten by the solution of K X = X, column by column as solve; False where it
+    """X (s, k) overwritten by the solution of K X = X, column by column as sparse_solve; False where it
     is not finite."""
     x = np.empty(X.shape[0])
     for c in range(X.shape[1]):
         for i in range(X.shape[0]):
             x[i] = X[i, c]
-        if not solve(vals, x, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left,
+        if not sparse_solve(vals, x, pivot, lower_ptr, lower, lower_row, update_ptr, update_target, update_left,
                      update_right, upper_ptr, upper, upper_col):
             return False
         for i in range(X.shape[0]):

@@ -56,7 +56,7 @@ class SparseLU:
                          for name in names) + "\n"
 
     def arguments(self, prefix: str) -> str:
-        """The argument list of sparse_linalg.factor and solve for the constants of ``prefix``."""
+        """The argument list of sparse_linalg.sparse_factor and sparse_solve for the constants of ``prefix``."""
         return ", ".join(f"{prefix}_{name}" for name in ("PIVOT", "LOWER_PTR", "LOWER", "LOWER_ROW", "UPDATE_PTR",
                                                           "UPDATE_TARGET", "UPDATE_LEFT", "UPDATE_RIGHT",
                                                           "UPPER_PTR", "UPPER", "UPPER_COL"))

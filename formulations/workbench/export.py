@@ -16,6 +16,7 @@ LaTeX: the formulation's equations (form.equations()) as a fragment.
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 import sys
@@ -114,7 +115,15 @@ def rhs(t, y, params=PARAMETERS):
 
 
 _KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
-_LINALG_IMPORT = re.compile(r"^from formulations\.kernels\.linalg import \([^)]*\)\n", re.M)
+_LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n", re.M)
+# the views without reference counts are numba's business: in plain Python an array is its own view
+_PLAIN_BORROWED = '''def borrowed(a):
+    return a
+
+
+def hold(a):
+    return a.size
+'''
 
 
 def _inline(source, done) -> str:
@@ -125,14 +134,18 @@ def _inline(source, done) -> str:
         body = _body(_inline(text, done)).replace(f"def {name}(", f"def {alias}(", 1)
         return f"\n{body}\n"
 
-    source = _KERNEL_IMPORT.sub(kernel, source)
-    if _LINALG_IMPORT.search(source):
-        from formulations.kernels import linalg
+    def library(match):
+        name = match.group(1)
+        if name in done:
+            return ""
+        done.add(name)
+        if name == "borrowed":
+            return _PLAIN_BORROWED + "\n"
+        module = importlib.import_module(f"formulations.kernels.{name}")
+        return _body(inspect.getsource(module)) + "\n"
 
-        text = _body(inspect.getsource(linalg)) if "linalg" not in done else ""
-        done.add("linalg")
-        source = _LINALG_IMPORT.sub(lambda _: text + "\n", source, count=1)
-    return source
+    source = _KERNEL_IMPORT.sub(kernel, source)
+    return _LIBRARY_IMPORT.sub(library, source)
 
 
 def _body(text) -> str:
