@@ -224,6 +224,12 @@ def _module(key_text, make_source):
     return module
 
 
+def structural_nonzero(entries) -> frozenset:
+    """Indices of the entries that are not identically zero: the flat pattern a generated function
+    writes (the same test kernel_source applies)."""
+    return frozenset(i for i, e in enumerate(entries) if sp.sympify(e) != 0)
+
+
 def flat_kernel(name, groups, exprs, shapes):
     """call(*args) -> list of arrays of ``shapes`` from one compiled kernel (the compiled
     counterpart of systems.numeric's lambdified functions)."""
@@ -241,4 +247,5 @@ def flat_kernel(name, groups, exprs, shapes):
         return [out[sl] if len(sh) == 1 else out[sl].reshape(sh) for sl, sh in pieces]
 
     call.kernel = kernel
+    call.nonzero = structural_nonzero(entries)
     return call

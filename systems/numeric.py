@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from .codegen import structural_nonzero
+
 _CACHE: dict = {}
 _HASHES: dict = {}  # structure key -> structure_hash
 _LOCK = threading.Lock()
@@ -59,6 +61,7 @@ def _flat(args, exprs, shapes):
         flat = np.array(fn(*a), dtype=float)
         return [flat[sl] if len(sh) == 1 else flat[sl].reshape(sh) for sl, sh in pieces]
 
+    call.nonzero = structural_nonzero(entries)
     return call
 
 
@@ -149,6 +152,12 @@ class NumericModel:
     def inverse(self, p, params, t=0.0):
         """q = h(p, t), shape (k_q,)."""
         return self._inverse(p, params, t)[0]
+
+    def nonzero(self, piece: str) -> frozenset:
+        """The flat indices of ``piece``'s output that are not identically zero (its structural
+        pattern, the same on both backends)."""
+        function = getattr(self, f"_{piece}")
+        return (function._function() if isinstance(function, _lazy) else function).nonzero
 
     def kernel(self, piece: str):
         """The numba kernel behind ``piece`` ("dynamics", "constraints", "energy", ...) of a compiled

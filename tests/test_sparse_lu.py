@@ -84,6 +84,7 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     from formulations.kernels.common import Layout
     from formulations.kernels.dependent import saddle_program
     from formulations.solvers.compiled_rk import compiled_module
+    from systems.numeric import compile_system
 
     system = systems.load("rolling_disc")
     form = F.create("dependent", system, backend="compiled")
@@ -103,6 +104,6 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     sizes = {}
     for n in (10, 20):
         pendulum = systems.load("n_pendulum", n=n)
-        program, _ = saddle_program(pendulum, Layout(pendulum))
+        program, _ = saddle_program(compile_system(pendulum).nonzero("dynamics"), Layout(pendulum))
         sizes[n] = (program.nnz, program.operations)
     assert sizes[20][0] <= 2.2 * sizes[10][0] and sizes[20][1] <= 2.2 * sizes[10][1]

@@ -3,10 +3,9 @@ or constraint dynamics; extra = (alpha, beta))."""
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
 from .common import Layout, header, passes
-from .sparse_pattern import sparse_product, symbolic_lu
+from .sparse_pattern import block_pattern, sparse_product, symbolic_lu
 
 
 def dependent_source(formulation) -> str:
@@ -18,9 +17,11 @@ def dependent_source(formulation) -> str:
     if m_a:
         kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
-    program, gather = saddle_program(sysm, lay)
+    nonzero = num.nonzero("dynamics")
+    program, gather = saddle_program(nonzero, lay)
     o = lay.dyn
-    products = sparse_product(sysm.C, o[4], "CV") + sparse_product(sysm.A, o[6], "AV")
+    products = (sparse_product(block_pattern(nonzero, o[4], lay.c, lay.n), o[4], "CV")
+                + sparse_product(block_pattern(nonzero, o[6], lay.n_p, lay.n), o[6], "AV"))
     return header(sysm, kernels) + program.constants("KS") + f'''KS_PLUS = np.array({gather[0]!r}, dtype=np.int64)
 KS_MINUS = np.array({gather[1]!r}, dtype=np.int64)
 KS_NNZ = {program.nnz}
@@ -184,20 +185,18 @@ def post_step(t, y, params, extra, work):
 '''
 
 
-def saddle_program(system, lay):
+def saddle_program(nonzero, lay):
     """(SparseLU of K = [[M, C^T - F], [C, 0]], (plus, minus)): the program of its factorization
-    on the structural non-zeros of M, C and F_lambda, and per entry of its values the index into
-    the dynamics buffer to add (-1: none) and to subtract (-1: none)."""
+    on the structural non-zeros of M, C and F_lambda (``nonzero``: those of the dynamics output,
+    NumericModel.nonzero("dynamics")), and per entry of its values the index into the dynamics
+    buffer to add (-1: none) and to subtract (-1: none)."""
     n, c, o = lay.n, lay.c, lay.dyn
-    M, C = sp.Matrix(system.M), sp.Matrix(system.C)
-    lam = list(system.multipliers)
-    F = sp.Matrix(system.f).jacobian(lam) if lam else sp.zeros(n, c)
-    nz = lambda X: np.array([[X[i, j] != 0 for j in range(X.shape[1])] for i in range(X.shape[0])], dtype=bool) \
-        .reshape(X.shape)
+    C = block_pattern(nonzero, o[4], c, n)
+    F = block_pattern(nonzero, o[3], n, c)
     pattern = np.zeros((n + c, n + c), dtype=bool)
-    pattern[:n, :n] = nz(M)
-    pattern[n:, :n] = nz(C)
-    pattern[:n, n:] = nz(C).T | nz(F)
+    pattern[:n, :n] = block_pattern(nonzero, o[0], n, n)
+    pattern[n:, :n] = C
+    pattern[:n, n:] = C.T | F
     program = symbolic_lu(pattern)
     plus, minus = [], []
     for i, j in program.entries:
@@ -205,8 +204,8 @@ def saddle_program(system, lay):
             plus.append(o[0] + i * n + j if pattern[i, j] else -1)
             minus.append(-1)
         elif i < n:  # C^T - F
-            plus.append(o[4] + (j - n) * n + i if pattern[j, i] else -1)
-            minus.append(o[3] + i * c + (j - n) if F[i, j - n] != 0 else -1)
+            plus.append(o[4] + (j - n) * n + i if C[j - n, i] else -1)
+            minus.append(o[3] + i * c + (j - n) if F[i, j - n] else -1)
         elif j < n:
             plus.append(o[4] + (i - n) * n + j if pattern[i, j] else -1)
             minus.append(-1)

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from ..charts import Atlas
 from ..errors import CapabilityError
-import numpy as np
-
 from .chart_source import CHART_POST_STEP, CHART_SOURCE
 from .common import Layout, affine_terms, header, passes
-from .sparse_pattern import symbolic_lu
+from .sparse_pattern import block_pattern, symbolic_lu
 
 A_LU = ", ".join(f"AL_{name}" for name in ("PIVOT", "LOWER_PTR", "LOWER", "LOWER_ROW", "UPDATE_PTR", "UPDATE_TARGET",
                                            "UPDATE_LEFT", "UPDATE_RIGHT", "UPPER_PTR", "UPPER", "UPPER_COL"))
@@ -90,8 +88,7 @@ def _source(formulation, minimal):
     take = scratch.take
     l, c = lay.l, lay.c
 
-    a_program = symbolic_lu(np.array([[sysm.A[i, j] != 0 for j in range(n)] for i in range(n_p)], dtype=bool)) \
-        if square else None
+    a_program = symbolic_lu(block_pattern(num.nonzero("kinematics"), 0, n_p, n)) if square else None
     programs = a_program.constants("AL") + _gather_lines(a_program, "AL") if square else ""
     lines = [f"K, K_Q, R = {k}, {k_q}, {r}",
              f"QBLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]", "", "",

@@ -119,16 +119,17 @@ def symbolic_lu(pattern) -> SparseLU:
                     arr(upper_col))
 
 
-def sparse_product(matrix, offset: int, prefix: str) -> str:
-    """Module lines binding <prefix>_ROW, _INDEX, _COL: the structural non-zeros of ``matrix``
-    (r, c) (a sympy matrix, stored row-major at ``offset`` of a flat buffer), for
-    sparse_linalg.sparse_mv."""
-    rows, index, cols = [], [], []
-    for i in range(matrix.shape[0]):
-        for j in range(matrix.shape[1]):
-            if matrix[i, j] != 0:
-                rows.append(i)
-                index.append(offset + i * matrix.shape[1] + j)
-                cols.append(j)
+def block_pattern(nonzero, offset: int, rows: int, cols: int) -> np.ndarray:
+    """The (rows, cols) booleans of a matrix stored row-major at ``offset`` of a flat output whose
+    structural non-zeros are the indices ``nonzero`` (NumericModel.nonzero)."""
+    return np.array([[offset + i * cols + j in nonzero for j in range(cols)] for i in range(rows)],
+                    dtype=bool).reshape(rows, cols)
+
+
+def sparse_product(pattern, offset: int, prefix: str) -> str:
+    """Module lines binding <prefix>_ROW, _INDEX, _COL: the non-zeros of a matrix of ``pattern``
+    (r, c) booleans stored row-major at ``offset`` of a flat buffer, for sparse_linalg.sparse_mv."""
+    rows, cols = np.nonzero(pattern)
+    index = (offset + rows * pattern.shape[1] + cols).tolist()
     return "".join(f"{prefix}_{name} = np.array({values!r}, dtype=np.int64)\n"
-                   for name, values in (("ROW", rows), ("INDEX", index), ("COL", cols)))
+                   for name, values in (("ROW", rows.tolist()), ("INDEX", index), ("COL", cols.tolist())))
