@@ -45,3 +45,25 @@ def test_derivation_refuses_what_has_no_symbolic_form():
         derive(systems.load("sphere_in_cylinder"), "minimal")
     with pytest.raises(ValueError, match="expected one of"):
         derive(systems.load("rolling_disc"), "lagrange")
+
+
+def test_dependent_xi_of_moving_rows_is_the_one_the_equations_use():
+    """The sphere on the turntable (rows that depend on time): the derivation's xi, with the rows'
+    time terms, is the xi the numeric model integrates with, at a random state and time."""
+    import numpy as np
+    import sympy as sp
+
+    import formulations
+    import systems
+
+    system = systems.load("ball_on_turntable")
+    step = next(s for s in formulations.derive(system, "dependent", simplify=False, seconds=30).steps
+                if s.key == "acceleration")
+    xi = dict(step.results)["xi"]
+    rng = np.random.default_rng(3)
+    p, v, t = rng.normal(size=len(system.coordinates)), rng.normal(size=system.n), 0.7
+    at = dict(zip(system.coordinates, p)) | dict(zip(system.velocities, v)) | {system.time: t} | dict(
+        zip([par.symbol for par in system.parameters], system.parameter_values))
+    derived = np.array(sp.Matrix(xi).xreplace(at).evalf(), dtype=float).ravel()
+    expected = system.numeric.dynamics(t, p, v, np.asarray(system.params, float))[5]
+    assert np.allclose(derived, expected, rtol=1e-12, atol=1e-12)

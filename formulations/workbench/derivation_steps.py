@@ -131,11 +131,15 @@ def analysis_step(report):
 def dependent_steps(system, simp, steps):
     C = sp.Matrix(system.C)
     v = sp.Matrix(system.velocities)
-    xi = simp((C * v).jacobian(system.coordinates) * sp.Matrix(system.A) * v) if C.shape[0] else C
+    rows = C * v + sp.Matrix(system.c)  # C v + c: c = [Phi_t; c_nh], zero for fixed, linear rows
+    xi = simp(rows.jacobian(system.coordinates) * sp.Matrix(system.A) * v + rows.diff(system.time)) \
+        if C.shape[0] else C
+    offset = " + c" if system.is_rheonomic else ""  # the rows' velocity-free and time terms
+    xi_is = (f"\\dot{{{B['C']}}}{B['v']} + \\dot{{c}}" if system.is_rheonomic else f"\\dot{{{B['C']}}}{B['v']}")
     steps.append(Step("acceleration", "Constraints at acceleration level",
-                      f"Differentiating ${B['C']}{B['v']} = {ZERO}$ with all constraint rows "
+                      f"Differentiating ${B['C']}{B['v']}{offset} = {ZERO}$ with all constraint rows "
                       f"${B['C']} = \\begin{{bmatrix}}{B['C_h']} \\\\ {B['C_nh']}\\end{{bmatrix}}$ in time "
-                      f"gives linear equations for the accelerations, with ${B['xi']} = \\dot{{{B['C']}}}{B['v']}$.",
+                      f"gives linear equations for the accelerations, with ${B['xi']} = {xi_is}$.",
                       (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))))
     steps.append(Step("equations", "Equations of motion",
                       f"The constraint reactions ${transposed('C')}{LAM}$ join the dynamics, and with the "
