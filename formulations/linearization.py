@@ -294,8 +294,7 @@ def _align_chart(geometry, Phi_p):
 
 def _rows(state, geometry, pieces, at):
     """(Q, H) of the state map at the point."""
-    Q_all, H_all = _geometry_rows(state.geometry, geometry, pieces, at) if state.geometry != "identity" else \
-        (np.eye(len(at["F0"])), np.zeros((len(at["F0"]),) * 2))
+    Q_all, H_all = _geometry_rows(state.geometry, geometry, pieces, at)
     return state.T @ Q_all + state.E, state.T @ H_all
 
 
