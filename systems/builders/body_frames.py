@@ -24,12 +24,8 @@ import sympy as sp
 
 from ..description import BodyBlock, System
 from ..errors import SystemDescriptionError
-from .common import affine_rows, split_constraints
+from .common import affine_rows, split_constraints, vector3 as _vec
 from .rotations import quaternion_rates_matrix, rotation_matrix
-
-
-def _vec(x):
-    return sp.Matrix(x).reshape(3, 1)
 
 
 @dataclass(frozen=True)

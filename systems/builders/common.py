@@ -91,6 +91,17 @@ def check_symbols(argument: str, symbols, system_name: str = "?") -> tuple:
     return symbols
 
 
+def vector3(x, what="vector"):
+    """``x`` as a sympy (3, 1) column, or ValueError naming ``what`` and the value."""
+    try:
+        m = sp.Matrix(x)
+    except (TypeError, ValueError, sp.SympifyError):
+        m = None
+    if m is None or len(m) != 3:
+        raise ValueError(f"{what} got {x!r} but expected 3 components")
+    return m.reshape(3, 1)
+
+
 def column(argument: str, value, length: int, what: str, system_name: str = "?"):
     """``value`` as a sympy column of ``length`` entries, or SystemDescriptionError naming the shape."""
     try:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .common import tidy
+from .common import tidy, vector3 as _vec
 from .rigid_body import Kinematics, RigidBody
 
 AXES = {"x": 0, "y": 1, "z": 2}
@@ -55,16 +55,6 @@ def unit(axis: str) -> sp.Matrix:
     e = sp.zeros(3, 1)
     e[AXES[axis]] = 1
     return e
-
-
-def _vec(x, what="vector"):
-    try:
-        m = sp.Matrix(x)
-    except (TypeError, ValueError, sp.SympifyError):
-        m = None
-    if m is None or len(m) != 3:
-        raise ValueError(f"{what} got {x!r} but expected 3 components")
-    return m.reshape(3, 1)
 
 
 def _check_axis(axis, where):

@@ -20,11 +20,7 @@ import sympy as sp
 
 from ..description import System
 from ..errors import SystemDescriptionError
-from .common import BuildClock, affine_rows, check_symbols, column, split_constraints, tidy
-
-
-def _vec(x):
-    return sp.Matrix(x).reshape(3, 1)
+from .common import BuildClock, affine_rows, check_symbols, column, split_constraints, tidy, vector3 as _vec
 
 
 @dataclass(frozen=True)
