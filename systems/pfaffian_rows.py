@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ._bounded import TimeBudget, bounded
+from ._bounded import TimeBudget
 
 SYMBOLIC = "symbolic"
 NUMERIC = "numeric"
@@ -212,18 +212,18 @@ def _assume(symbols, assumptions, where):
 
 # --------------------------------------------------------------------------------------------
 # symbolic helpers
-def _is_zero(expr, seconds, clock: TimeBudget | None = None):
+def _is_zero(expr, seconds, clock: TimeBudget):
     """True if sympy proves expr == 0, None if undecided in time (sympy proves no non-zero here)."""
     if expr == 0:
         return True
     run = (lambda: sp.simplify(expr))
-    simplified = clock.run(run, seconds) if clock is not None else bounded(run, seconds)
+    simplified = clock.run(run, seconds)
     if simplified is None:
         return None
     return True if simplified == 0 else None
 
 
-def _potential(a, x, seconds, clock: TimeBudget | None = None):
+def _potential(a, x, seconds, clock: TimeBudget):
     """phi with grad phi = a (checked), or None (a assumed exact). Where an integral splits into
     cases (sin(w t)/w for w != 0, t for w = 0) the generic case is taken."""
 
@@ -239,7 +239,7 @@ def _potential(a, x, seconds, clock: TimeBudget | None = None):
         check = [sp.simplify(sp.diff(phi, xi) - ai) for xi, ai in zip(x, a)]
         return sp.simplify(phi) if all(c == 0 for c in check) else None
 
-    return clock.run(run, seconds) if clock is not None else bounded(run, seconds)
+    return clock.run(run, seconds)
 
 
 def _curl_pairs(a, x):
