@@ -1,12 +1,31 @@
 import os
+import shutil
+import tempfile
 
-import numpy as np
-import pytest
+# The suite owns its environment, whatever the shell that started it holds: compiled code goes to a
+# temporary cache (never the user's ~/.cache/pfaff, whose contents would change what later commands
+# compute), shared by the xdist workers, which inherit these variables from the controller, and
+# removed when the run ends; runs whose backend is not named use numpy; plots go to Agg.
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    _CACHE = tempfile.mkdtemp(prefix="pfaff-test-cache-")
+    os.environ["PFAFF_CACHE_DIR"] = _CACHE
+    os.environ["NUMBA_CACHE_DIR"] = os.path.join(_CACHE, "numba")
+    os.environ["PFAFF_BACKEND"] = "numpy"
+    os.environ["MPLBACKEND"] = "Agg"
+    for _name in ("PFAFF_CACHE_MAX_MB", "PFAFF_TRACEBACK"):
+        os.environ.pop(_name, None)
+else:
+    _CACHE = None
 
-import systems
+import numpy as np  # noqa: E402  (after the environment is set)
+import pytest  # noqa: E402
 
-# runs whose backend is not named use numpy, whatever an earlier compiled run left in the cache
-os.environ.setdefault("PFAFF_BACKEND", "numpy")
+import systems  # noqa: E402
+
+
+def pytest_unconfigure(config):
+    if _CACHE is not None:
+        shutil.rmtree(_CACHE, ignore_errors=True)
 
 CATALOGUE = systems.names()
 
