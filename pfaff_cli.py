@@ -2,7 +2,7 @@
 
 It lies outside the packages so that Ctrl-C while they are imported (one to three seconds of
 sympy, numpy and scipy) ends the command as Ctrl-C does later: one line on stderr and exit code
-130, no traceback. The command itself is formulations.workbench.cli.
+130, no traceback. The command itself is formulations.workbench.cli.main.
 """
 import sys
 
@@ -12,7 +12,7 @@ INTERRUPTED = 130
 def main(argv=None) -> int:
     """Import the command line and run it on ``argv`` (default: sys.argv[1:]); the exit status."""
     try:
-        from formulations.workbench.cli import main as run
+        from formulations.workbench.cli.main import main as run
     except KeyboardInterrupt:
         print("pfaff: interrupted", file=sys.stderr)
         return INTERRUPTED

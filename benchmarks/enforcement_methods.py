@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
-from formulations.workbench.compare import _finite  # noqa: E402
+from formulations.workbench.comparison.compare import _finite  # noqa: E402
 from formulations.workbench.plots import work_precision  # noqa: E402
 
 CASES = {"rolling_disc": 5.0, "sphere_in_cylinder": 3.0, "slider_crank": 3.0}

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
-from formulations.workbench.sweep_map import stability_map  # noqa: E402
+from formulations.workbench.ensembles.maps import stability_map  # noqa: E402
 
 OPTIONS = dict(rtol=1e-8, atol=1e-8, backend="compiled")
 

@@ -71,7 +71,7 @@ def worker(config, t_end, state0):
         _, formulation, backend = config.split(":")[:3]
         import formulations
         import systems
-        from systems.numeric import compile_system
+        from systems.numeric.model import compile_system
 
         out["import"] = time.perf_counter() - started
         t0 = time.perf_counter()

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the independent KanesMethod models
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
-from formulations.workbench.compare import _finite  # noqa: E402
+from formulations.workbench.comparison.compare import _finite  # noqa: E402
 
 # (label, system, parameters, t_end s, step s)
 CASES = [("heavy top, g = 0 (the paper's case)", "heavy_top", {"g": 0.0}, 5.0, 1e-3),

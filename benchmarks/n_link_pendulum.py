@@ -132,7 +132,7 @@ def worker(config, n, t_end, check):
         return out
     import formulations
     import systems
-    from systems.numeric import compile_system
+    from systems.numeric.model import compile_system
 
     _, formulation, backend = config.split(":")
     t0 = time.perf_counter()

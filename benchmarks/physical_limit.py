@@ -93,7 +93,7 @@ def rhs(t, y, params, extra, out, work):
 def hand_module():
     from formulations.solvers.compiled_dop853 import LOOP853
     from formulations.solvers.compiled_rk import LOOP
-    from systems.codegen import compile_module
+    from systems.numeric.codegen import compile_module
 
     return compile_module(HAND_RHS + LOOP + LOOP853)
 

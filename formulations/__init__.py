@@ -13,21 +13,21 @@ from . import solvers
 from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
 from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, NotSteadyError, RunInterrupted
-from .linearization import linearize
-from .linear_modes import LinearEquations, Linearization
-from .stability import Critical, StabilityResult, stability
-from .workbench.stability_plot import plot_stability
+from .linearization.linearize import linearize
+from .linearization.modes import LinearEquations, Linearization
+from .linearization.stability import Critical, StabilityResult, stability
+from .workbench.plots import plot_stability
 from systems.errors import ArgumentError, ArgumentTypeError
 
 from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Trajectory, reactions
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
-from .workbench.compare import Comparison, Configuration, compare, enforcement_configurations
-from .workbench.derivation import Derivation, derive
-from .workbench.ensemble import ensemble
-from .workbench.ensemble_compare import EnsembleComparison, compare_ensemble
-from .workbench.ensemble_inputs import Inputs, grid, sample
+from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
+from .workbench.derivation.derive import Derivation, derive
+from .workbench.ensembles.ensemble import ensemble
+from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
+from .workbench.ensembles.variations import Inputs, grid, sample
 
 _install_moved()
 

@@ -1,24 +1,27 @@
-"""Import paths of the previous layout, kept working for one release with a DeprecationWarning.
+"""Import paths of earlier layouts, kept working for one release with a DeprecationWarning (the
+finder is systems._moved).
 
     formulations.integrators           -> formulations.solvers (driver, base, scipy_ivp, ...)
-    formulations.dae                   -> formulations.solvers.ida
-    formulations.augmented_lagrangian  -> formulations.solvers.augmented_lagrangian
-    formulations.lie, .groups          -> formulations.solvers.lie, .groups
+    formulations.dae, .lie, .groups, .augmented_lagrangian -> formulations.solvers.ida, .lie, ...
     formulations.trajectory            -> formulations.results.trajectory
-    formulations.cli                   -> formulations.workbench.cli
-    formulations.reports[.X]           -> formulations.workbench[.X]
-    formulations.compare, .reactions   -> formulations.workbench.compare, formulations.results.reactions
-                                          (their names in the package are the functions; the modules
-                                          are reachable under the old paths without a warning)
+    formulations.cli, .reports[.X]     -> formulations.workbench.cli, formulations.workbench...
+    formulations.linear                -> formulations.linalg
+    formulations.geometry, .charts     -> formulations.coordinates.embedding, .charts
+    formulations.linear_pieces, .linear_symbolic, .linear_modes
+                                       -> formulations.linearization.pieces, .symbolic, .modes
+    formulations.solvers.inputs        -> formulations.solvers.options
+    formulations.workbench.X           -> formulations.workbench.cli.X, .comparison.X, .derivation.X,
+                                          .ensembles.X (see MOVED)
+    formulations.compare, .reactions, .stability
+                                       -> their new modules; their names in the package are the
+                                          functions, so the modules are reachable under the old paths
+                                          without a warning
 """
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-import warnings
+from systems import _moved
 
+W = "formulations.workbench"
 MOVED = {
     "formulations.integrators": ("formulations.errors", "formulations.solvers.base", "formulations.solvers.driver",
                                  "formulations.solvers.scipy_ivp", "formulations.solvers.explicit_rk",
@@ -28,52 +31,54 @@ MOVED = {
     "formulations.lie": "formulations.solvers.lie",
     "formulations.groups": "formulations.solvers.groups",
     "formulations.trajectory": "formulations.results.trajectory",
-    "formulations.cli": "formulations.workbench.cli",
-    "formulations.reports": "formulations.workbench",
-    "formulations.reports.plots": "formulations.workbench.plots",
-    "formulations.reports.views": "formulations.workbench.views",
-    "formulations.reports.animation": "formulations.workbench.animation",
-    "formulations.reports.report": "formulations.workbench.report",
-    "formulations.reports.derivation": "formulations.workbench.derivation",
+    "formulations.cli": f"{W}.cli",
+    "formulations.reports": W,
+    "formulations.reports.plots": f"{W}.plots",
+    "formulations.reports.views": f"{W}.comparison.views",
+    "formulations.reports.animation": f"{W}.comparison.animation",
+    "formulations.reports.report": f"{W}.comparison.report",
+    "formulations.reports.derivation": f"{W}.derivation",
+    "formulations.linear": "formulations.linalg",
+    "formulations.geometry": "formulations.coordinates.embedding",
+    "formulations.charts": "formulations.coordinates.charts",
+    "formulations.linear_pieces": "formulations.linearization.pieces",
+    "formulations.linear_symbolic": "formulations.linearization.symbolic",
+    "formulations.linear_modes": "formulations.linearization.modes",
+    "formulations.solvers.inputs": "formulations.solvers.options",
+    f"{W}.commands": f"{W}.cli.commands",
+    f"{W}.inputs": f"{W}.cli.parsing",
+    f"{W}.stability_cli": f"{W}.cli.stability",
+    f"{W}.sweep": f"{W}.cli.sweep",
+    f"{W}.compare": f"{W}.comparison.compare",
+    f"{W}.estimate": f"{W}.comparison.estimate",
+    f"{W}.report": f"{W}.comparison.report",
+    f"{W}.views": f"{W}.comparison.views",
+    f"{W}.animation": f"{W}.comparison.animation",
+    f"{W}.derivation_steps": f"{W}.derivation.steps",
+    f"{W}.transcript": f"{W}.derivation.transcript",
+    f"{W}.export": f"{W}.derivation.export",
+    f"{W}.ensemble": f"{W}.ensembles.ensemble",
+    f"{W}.ensemble_compare": f"{W}.ensembles.compare",
+    f"{W}.ensemble_exec": f"{W}.ensembles.execution",
+    f"{W}.ensemble_inputs": f"{W}.ensembles.variations",
+    f"{W}.ensemble_members": f"{W}.ensembles.members",
+    f"{W}.sweep_map": f"{W}.ensembles.maps",
+    f"{W}.stability_plot": f"{W}.plots",
 }
 # names that are functions of the package: the module is registered at once, so that importing it
 # never replaces the function on the package
-ALIASED = {"formulations.compare": "formulations.workbench.compare",
-           "formulations.reactions": "formulations.results.reactions"}
+ALIASED = {"formulations.compare": f"{W}.comparison.compare",
+           "formulations.reactions": "formulations.results.reactions",
+           "formulations.stability": "formulations.linearization.stability"}
 
 
-class _Loader(importlib.abc.Loader):
-    """Makes the old module a namespace holding the public names of its new home(s)."""
+def _integrators_names(module):
+    from . import solvers
 
-    def __init__(self, targets):
-        self.targets = (targets,) if isinstance(targets, str) else targets
-
-    def create_module(self, spec):
-        return None  # a plain new module
-
-    def exec_module(self, module):
-        warnings.warn(f"{module.__name__} has moved to {' and '.join(self.targets)}; the old path will be removed "
-                      f"in the next release", DeprecationWarning, stacklevel=2)
-        for target in self.targets:
-            new = importlib.import_module(target)
-            module.__dict__.update({k: v for k, v in vars(new).items() if not k.startswith("__")})
-        if module.__name__ == "formulations.integrators":
-            from . import solvers
-            module.METHODS = solvers.names()
-            module.ORDER = {name: solvers.order(name) for name in solvers.names()}
-        if hasattr(importlib.import_module(self.targets[0]), "__path__"):
-            module.__path__ = []  # a package: its old submodules are found by this finder too
-
-
-class _Finder(importlib.abc.MetaPathFinder):
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname not in MOVED:
-            return None
-        return importlib.util.spec_from_loader(fullname, _Loader(MOVED[fullname]))
+    module.METHODS = solvers.names()
+    module.ORDER = {name: solvers.order(name) for name in solvers.names()}
 
 
 def install():
-    for old, new in ALIASED.items():
-        sys.modules.setdefault(old, importlib.import_module(new))
-    if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.append(_Finder())
+    _moved.alias(ALIASED)
+    _moved.register(MOVED, {"formulations.integrators": _integrators_names})

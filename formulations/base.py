@@ -12,7 +12,7 @@ back, and evaluates y' together with the accelerations v' and the multipliers la
 
 (Blajer, *A geometrical framework for modeling and simulation of nonholonomic mechanical
 systems*.) Where f depends on lambda (non-ideal constraints) each solves for its accelerations and
-all multipliers together (see formulations.linear). Reactions not carried by a formulation's own
+all multipliers together (see formulations.linalg). Reactions not carried by a formulation's own
 multipliers follow in resolved form from C^T lambda = f - d - M v'.
 
 A formulation gives equations; solvers (formulations.solvers) integrate them. It says which forms
@@ -33,13 +33,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from systems import codegen
+from systems.numeric import codegen
 from systems.arguments import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
-from systems.numeric import BACKENDS, compile_system, structure_hash
+from systems.numeric.model import BACKENDS, compile_system, structure_hash
 from systems.state import renormalize
 
-from .charts import Atlas
+from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE
 from .kernels import generator_hash
@@ -97,7 +97,7 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class Saddle:
-    """The square system of one state: K [a; mu] = rhs (formulations.linear.saddle_system).
+    """The square system of one state: K [a; mu] = rhs (formulations.linalg.saddle_system).
 
     kinematics: the position part of y' (n_q,); na: number of acceleration unknowns a (the
     velocity part of y' is a); velocity: the velocity part of y (na,), on which the kept rows act
@@ -137,7 +137,7 @@ class Formulation(ABC):
     def __init__(self, system, *, stabilization=None, backend=None, **options):
         """backend: "numpy" (lambdified primitives, no compile step), "compiled" (the primitives and,
         where the formulation gives it, its whole evaluation as numba code cached on disk,
-        systems.codegen; needs the optional extra ``compiled``) or "auto": compiled where numba is
+        systems.numeric.codegen; needs the optional extra ``compiled``) or "auto": compiled where numba is
         installed and this formulation of this system has run compiled before (its machine code is
         in the cache, so it costs no compiling), numpy otherwise. Default: $PFAFF_BACKEND, else
         "auto". The backend used is ``self.backend`` and a run's ``stats.backend``."""
@@ -382,7 +382,7 @@ class Formulation(ABC):
     def linearize(self, p0, v0, **options):
         """The linearization about the equilibrium or steady motion (p0, v0) in this formulation's
         independent state; options and result as formulations.linearize."""
-        from .linearization import linearize_formulation
+        from .linearization.linearize import linearize_formulation
 
         return linearize_formulation(self, p0, v0, **options)
 

@@ -21,7 +21,7 @@ from .base import Formulation, Saddle, register
 from .forms import INDEX3, LIE_GROUP, not_made_of_bodies
 from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
-from .linear import minimum_norm_multipliers, saddle_system, solve_saddle
+from .linalg import minimum_norm_multipliers, saddle_system, solve_saddle
 from .stabilization import GGL, NoStabilization, Projection
 
 
@@ -33,7 +33,7 @@ class Dependent(Formulation):
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
     compiled_rheonomic = True
-    redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linear.solve_saddle)
+    redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linalg.solve_saddle)
     options = ("singular",)
     rank_deficient_solves = 0  # evaluations that met a rank-deficient C (counted per instance)
 

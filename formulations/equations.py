@@ -7,7 +7,7 @@ from typing import Mapping
 
 import sympy as sp
 
-from systems._bounded import bounded
+from systems.analysis.bounded import bounded
 from systems.display import latex
 
 LATEX_NAMES = {

@@ -1,12 +1,12 @@
 """Formulation 4, manifold: the reduced formulation on the tangent-space charts of Haug & Pavesic,
 *Mechanical system kinematics and dynamics on differentiable manifolds* — a Lagrange-multiplier-free
 ODE for the holonomic constraints, embedding or not, with nonholonomic multipliers within each chart
-(formulations.charts). Reports how many charts a run used and the share of time spent re-charting.
+(formulations.coordinates.charts). Reports how many charts a run used and the share of time spent re-charting.
 """
 from __future__ import annotations
 
 from .base import register
-from .charts import Atlas
+from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .reduced import Reduced
 

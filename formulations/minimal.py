@@ -22,12 +22,12 @@ from scipy.linalg import qr
 from systems.errors import UnknownNameError
 
 from .base import Formulation, register
-from .charts import Atlas, make_geometry
+from .coordinates.charts import Atlas, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
 from .forms import COMPILED_ODE, POST_STEP
 from .kernels import minimal_source
-from .linear import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
+from .linalg import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
 
 @register

@@ -6,11 +6,11 @@ v' = D w' + gamma; nonholonomic multipliers only:
     M_bar = D^T M D,  d_bar = D^T (M gamma + d),  f_bar = D^T f,  C_bar_nh = C_nh D,
     xi_bar = xi_nh + C_nh gamma.
 Holonomic reactions are recovered afterwards in resolved form, C^T lambda = f - d - M v'.
-A moving embedding p = g(q, t) gives v = D w + d_0 (formulations.geometry); the nonholonomic rows
+A moving embedding p = g(q, t) gives v = D w + d_0 (formulations.coordinates.embedding); the nonholonomic rows
 then read C_bar_nh w + c_bar_nh = 0 with c_bar_nh = C_nh d_0 + c_nh, and xi, gamma carry their terms
 in t. Stabilization: Baumgarte or constraint dynamics on the velocity residual C_bar_nh w + c_bar_nh,
 or Projection of w onto C_bar_nh w + c_bar_nh = 0 in the metric M_bar after every step. Systems without
-an embedding run on the tangent-space charts of formulations.charts.
+an embedding run on the tangent-space charts of formulations.coordinates.charts.
 """
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ import time
 import numpy as np
 
 from .base import Formulation, Saddle, register
-from .charts import Atlas, ChartError, make_geometry
+from .coordinates.charts import Atlas, ChartError, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
 from .forms import STATE_UPDATE
-from .geometry import unit_norm_constraints
+from .coordinates.embedding import unit_norm_constraints
 from .kernels import reduced_source
-from .linear import resolved_reactions, saddle_system, solve_square
+from .linalg import resolved_reactions, saddle_system, solve_square
 from .stabilization import Projection
 
 

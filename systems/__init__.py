@@ -7,6 +7,7 @@ constraint analysis and the catalogue of examples.
     p, v = system.default_state()
     print(systems.analyze_constraints(system))
 """
+from . import _moved
 from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_lagrangian, from_rigid_bodies,
                        pfaffian_matrix, spherical_joint)
 from .catalogue import describe, load, names
@@ -14,6 +15,8 @@ from .description import TIME, BodyBlock, Embedding, Parameter, System
 from .families import Outcome, StateFamily, StateVariable
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
                      UnknownNameError)
+
+_moved.register({})  # the finder of old import paths
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
            "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",
@@ -25,7 +28,7 @@ __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "lo
 def analyze_constraints(system, **options):
     """Constraint analysis of ``system`` (a System or a catalogue name, DESIGN section 4); a
     printable report object."""
-    from .analysis import analyze_constraints as run
+    from .analysis.constraints import analyze_constraints as run
     from .arguments import as_system
 
     return run(as_system(system), **options)
@@ -42,7 +45,7 @@ def from_sympy(model, parameters=None, **options):
 
 def check_pfaffian(rows, coordinates, **options):
     """Exactness and integrability of Pfaffian forms a(q) . dq given directly as rows."""
-    from .analysis import check_pfaffian as run
+    from .analysis.constraints import check_pfaffian as run
 
     return run(rows, coordinates, **options)
 

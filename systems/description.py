@@ -286,7 +286,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     @property
     def numeric(self):
         """Compiled numeric functions of the primitive pieces (cached per symbolic structure)."""
-        from .numeric import compile_system
+        from .numeric.model import compile_system
 
         return compile_system(self)
 

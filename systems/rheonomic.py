@@ -5,7 +5,7 @@ on the time symbol, affine where c_nh != 0. Such rows move the constraint manifo
 velocities, and their forces do work (systems.energy). For a holonomic row the acceleration term
 xi = (d/dp (C v + c)) A v + d/dt (C v + c) holds Phi_tt and the mixed term Phi_pt A v twice (once from
 d/dt of Phi_p A v, once from d/dp of Phi_t). A rheonomic embedding is p = g(q, t): p' = g_q A_q w + g_t,
-so v = D w + d_0 with d_0 = A^+ g_t (formulations.geometry).
+so v = D w + d_0 with d_0 = A^+ g_t (formulations.coordinates.embedding).
 """
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ import pytest
 import sympy as sp
 
 import systems
-from systems.analysis import _row_forms
-from systems._bounded import TimeBudget
+from systems.analysis.constraints import _row_forms
+from systems.analysis.bounded import TimeBudget
 
 x, y, z, t, theta, psi, phi = sp.symbols("x y z t theta psi phi")
 a, b, c, r, L, omega, Omega = sp.symbols("a b c r L omega Omega")

@@ -1,4 +1,4 @@
-"""The compiled backend (numba kernels of the primitives, systems.codegen) gives the numpy
+"""The compiled backend (numba kernels of the primitives, systems.numeric.codegen) gives the numpy
 backend's accelerations and multipliers to round-off, for every catalogue system and formulation."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 import formulations as F
 import systems
 from formulations.solvers.compiled_rk import compiled_module
-from systems import codegen
+from systems.numeric import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
 

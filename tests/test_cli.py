@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from formulations.workbench.cli import main
+from formulations.workbench.cli.main import main
 
 import systems
 

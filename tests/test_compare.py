@@ -12,10 +12,11 @@ import pytest  # noqa: E402
 
 import formulations as F  # noqa: E402
 import systems  # noqa: E402
-from formulations.workbench.cli import main  # noqa: E402
-from formulations.workbench import plots, views  # noqa: E402
-from formulations.workbench.animation import animate  # noqa: E402
-from formulations.workbench.report import write_report  # noqa: E402
+from formulations.workbench.cli.main import main  # noqa: E402
+from formulations.workbench import plots
+from formulations.workbench.comparison import views  # noqa: E402
+from formulations.workbench.comparison.animation import animate  # noqa: E402
+from formulations.workbench.comparison.report import write_report  # noqa: E402
 
 
 @pytest.fixture(scope="module")

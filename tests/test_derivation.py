@@ -5,7 +5,7 @@ import pytest
 
 import formulations as F
 import systems
-from formulations.workbench.derivation import derive, minimal_accelerations
+from formulations.workbench.derivation.derive import derive, minimal_accelerations
 
 
 @pytest.mark.parametrize("name, params", [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}),

@@ -5,7 +5,7 @@ import pytest
 
 import formulations as F
 import systems
-from formulations.workbench.derivation import derive
+from formulations.workbench.derivation.derive import derive
 
 matplotlib.use("Agg")
 SHORT = 2048

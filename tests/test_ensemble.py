@@ -12,8 +12,8 @@ import sympy as sp
 
 import formulations
 import systems
-from formulations.workbench import ensemble_members
-from formulations.workbench.cli import main
+from formulations.workbench.ensembles import members as ensemble_members
+from formulations.workbench.cli.main import main
 
 DISC = systems.load("rolling_disc")
 CRITICAL = math.sqrt(9.81 / (3 * 0.5))  # rad/s: the upright thin disc rolls stably above this spin
@@ -244,7 +244,7 @@ def test_formulations_side_by_side_over_an_ensemble(tmp_path, capsys):
 
 def test_an_interrupted_pfaff_sweep_continues_where_it_stopped(tmp_path, monkeypatch, capsys):
     from formulations.workbench import progress as progress_module
-    from formulations.workbench import sweep
+    from formulations.workbench.cli import sweep
 
     class StopAtThree(progress_module.Progress):
         def __call__(self, i, n, label=""):
@@ -298,7 +298,7 @@ def test_progress_counts_members_and_estimates_the_time_left():
 
 
 def test_a_long_ensemble_warns_with_its_estimate(monkeypatch):
-    from formulations.workbench import ensemble as ensemble_module
+    from formulations.workbench.ensembles import ensemble as ensemble_module
 
     monkeypatch.setattr(ensemble_module, "LONG", 1e-6)
     with pytest.warns(UserWarning, match=r"ensemble: 2 members to run at about .* ms each .* Ctrl-C keeps"):

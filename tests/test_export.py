@@ -17,8 +17,8 @@ from scipy.integrate import solve_ivp
 
 import formulations
 import systems
-from formulations.workbench.cli import main
-from formulations.workbench.export import ExportError, export
+from formulations.workbench.cli.main import main
+from formulations.workbench.derivation.export import ExportError, export
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.xdist_group("compiled")

@@ -8,7 +8,7 @@ import formulations as F
 import systems
 from formulations.forms import COMPILED_ODE
 from formulations.solvers.compiled_rk import compiled_module
-from systems import codegen
+from systems.numeric import codegen
 
 # one xdist worker takes every test of this file (--dist loadgroup): each module is compiled once
 pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),

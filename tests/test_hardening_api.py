@@ -232,7 +232,7 @@ def test_max_steps_stops_cleanly_and_keeps_the_points():
 
 
 def test_a_long_t_eval_warns_up_front_with_its_cost(monkeypatch):
-    from formulations.solvers import inputs
+    from formulations.solvers import options as inputs
 
     monkeypatch.setattr(inputs, "LARGE_OUTPUT", 100)
     with pytest.warns(UserWarning, match="t_eval has 201 points.*s in all"):

@@ -17,8 +17,10 @@ import pytest  # noqa: E402
 
 import formulations  # noqa: E402
 import systems  # noqa: E402
-from formulations.workbench import commands, estimate, progress, report  # noqa: E402
-from formulations.workbench.cli import main  # noqa: E402
+from formulations.workbench.cli import commands
+from formulations.workbench.comparison import estimate, report
+from formulations.workbench import progress  # noqa: E402
+from formulations.workbench.cli.main import main  # noqa: E402
 from formulations.workbench.output import OutputFolder, write_atomic  # noqa: E402
 
 FAST = ["--formulations", "dependent", "--t-end", "0.2", "--samples", "21", "--quiet"]

@@ -6,7 +6,7 @@ import scipy.linalg as sl
 
 import systems
 from formulations import CapabilityError, create
-from formulations.workbench.compare import default_configurations
+from formulations.workbench.comparison.compare import default_configurations
 from formulations.solvers.groups import (hat, quaternion_from_rotation, rotation_from_quaternion, se3_ad, se3_dexp,
                                  se3_dexpinv, se3_exp, se3_log, so3_dexp, so3_dexpinv, so3_exp, so3_log, vee)
 from formulations.solvers.lie import LieStepper

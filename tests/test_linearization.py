@@ -276,7 +276,7 @@ def test_bead_on_the_turning_hoop_oscillates_at_omega_sin_theta_star():
 def test_derivatives_by_symengine_equal_sympys():
     """The Jacobian of the disc's residuals R (p, v) through symengine equals sympy's at a random point."""
     pytest.importorskip("symengine")
-    from formulations.linear_pieces import _symengine_jacobian, pieces
+    from formulations.linearization.pieces import _symengine_jacobian, pieces
 
     disc = systems.load("rolling_disc")
     made = pieces(disc)

@@ -137,7 +137,7 @@ CLI_BAD = {
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), option=st.sampled_from(sorted(CLI_BAD)))
 def test_malformed_command_line_options_exit_2_naming_the_option(capsys, data, option):
-    from formulations.workbench.cli import main
+    from formulations.workbench.cli.main import main
 
     value = data.draw(CLI_BAD[option], label=option)
     system = "rolling_disc" if option == "--set" else "knife_edge"

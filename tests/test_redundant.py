@@ -92,7 +92,7 @@ def test_coordinate_formulations_refuse_dependent_rows_by_name(pair):
 
 
 def test_saddle_solve_falls_back_to_least_squares_on_a_duplicated_row():
-    from formulations.linear import solve_saddle
+    from formulations.linalg import solve_saddle
 
     rng = np.random.default_rng(3)
     A = rng.normal(size=(4, 4))

@@ -4,7 +4,7 @@ that vanishes; the dependent formulation's saddle-point matrix takes that path."
 import numpy as np
 import pytest
 
-from systems import codegen
+from systems.numeric import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
 
@@ -84,7 +84,7 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     from formulations.kernels.common import Layout
     from formulations.kernels.dependent import saddle_program
     from formulations.solvers.compiled_rk import compiled_module
-    from systems.numeric import compile_system
+    from systems.numeric.model import compile_system
 
     system = systems.load("rolling_disc")
     form = F.create("dependent", system, backend="compiled")

@@ -13,7 +13,7 @@ import pytest
 
 import formulations
 import systems
-from formulations.workbench.cli import main
+from formulations.workbench.cli.main import main
 from systems.errors import ArgumentError, UnknownNameError
 
 

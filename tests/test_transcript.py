@@ -10,9 +10,9 @@ import pytest
 import sympy as sp
 
 import systems
-from formulations.workbench import transcript as tr
-from formulations.workbench.cli import main
-from formulations.workbench.derivation import derive
+from formulations.workbench.derivation import transcript as tr
+from formulations.workbench.cli.main import main
+from formulations.workbench.derivation.derive import derive
 
 # derivations (and the constraint analysis) of several seconds each
 HEAVY = {"spinning_top", "four_point_body", "spherical_double_pendulum", "spherical_three_bar", "floating_pair",

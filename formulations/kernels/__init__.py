@@ -1,5 +1,5 @@
 """Generated numba source of whole formulation evaluations, for the COMPILED_ODE form (backend
-"compiled"): the formulation's primitives (systems.codegen kernels), its matrices and solves in
+"compiled"): the formulation's primitives (systems.numeric.codegen kernels), its matrices and solves in
 one function, and compiled passes over recorded points. The solver appends its loop
 (formulations.solvers.compiled_rk) and compiles the module.
 
@@ -28,10 +28,10 @@ __all__ = ["dependent_source", "generator_hash", "minimal_source", "reduced_sour
 @functools.lru_cache(maxsize=1)
 def generator_hash() -> str:
     """A hash of the code that writes the compiled modules (this package, the compiled loops and
-    systems.codegen): compiled code noted as warm under another hash is not taken for this one."""
+    systems.numeric.codegen): compiled code noted as warm under another hash is not taken for this one."""
     root = pathlib.Path(__file__).resolve().parent.parent.parent
     files = sorted((root / "formulations" / "kernels").glob("*.py")) + sorted(
-        (root / "formulations" / "solvers").glob("compiled_*.py")) + [root / "systems" / "codegen.py"]
+        (root / "formulations" / "solvers").glob("compiled_*.py")) + [root / "systems" / "numeric" / "codegen.py"]
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.read_bytes())

@@ -1,8 +1,8 @@
-"""Generated source of a tangent-space chart inside a compiled module (formulations.charts):
+"""Generated source of a tangent-space chart inside a compiled module (formulations.coordinates.charts):
 the chart's arrays, the position on it by Newton's method, the pieces of the reduced formulation
 there, the test for a new chart after a step and the new chart itself (formulations.kernels.embedded)."""
 
-# the chart of formulations.charts in the module: _chart(extra) its arrays, _chart_solve the position
+# the chart of formulations.coordinates.charts in the module: _chart(extra) its arrays, _chart_solve the position
 # p(w) by Newton's method, _geometry the pieces of the reduced formulation there, post_step the test
 # for a new chart; work holds the constraints' buffer (W_H), the last h (W_Y, the next start), B (W_B)
 # and D_p (W_D)
@@ -99,7 +99,7 @@ def post_step(t, y, params, extra, work):
 @numba.njit(cache=True)
 def new_chart(t, y, params, extra):
     """(y on a new chart, p0 (n_p,), U (n_p, m_a), V (n_p, k), B (m_a, m_a), ok): the chart of
-    formulations.charts.Atlas.new_chart taken at the state y has on the chart of extra, with
+    formulations.coordinates.charts.Atlas.new_chart taken at the state y has on the chart of extra, with
     y = (0, V^T A v); ok False where that chart no longer reaches y or Phi_a_p loses rank there (the
     Python chart then says why)."""
     work = np.zeros(EVAL_WORK)

@@ -13,7 +13,7 @@ LINALG = hashlib.sha256((pathlib.Path(__file__).parent / "linalg.py").read_bytes
 
 
 class Layout:
-    """Sizes and offsets of the flat outputs of a system's kernels (systems.numeric._build).
+    """Sizes and offsets of the flat outputs of a system's kernels (systems.numeric.model._build).
 
     dynamics: M (n, n), d (n,), f0 (n,), F_lambda (n, c), C (c, n), xi (c,), A (n_p, n), pdd2 (n_p,);
     constraints: Phi (m,), Phi_p (m, n_p), C (c, n), c (c,) (arguments p, params, t).

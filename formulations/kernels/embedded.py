@@ -10,7 +10,7 @@ u = E w, E = S_w + S_v D (u = E w + S_v d_0, w = D_bar u + d_bar_0 with rheonomi
 """
 from __future__ import annotations
 
-from ..charts import Atlas
+from ..coordinates.charts import Atlas
 from ..errors import CapabilityError
 from .chart_source import CHART_POST_STEP, CHART_SOURCE
 from .common import Layout, affine_terms, header, passes

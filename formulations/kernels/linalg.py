@@ -188,7 +188,7 @@ def det(K):
     return out
 
 
-# as formulations.linear.SADDLE_RTOL: a pivot below this share of the largest marks K rank-deficient
+# as formulations.linalg.SADDLE_RTOL: a pivot below this share of the largest marks K rank-deficient
 SADDLE_RTOL = 1e-12
 
 
@@ -197,7 +197,7 @@ def solve_min_norm_in_place(K, x, spare):
     """(ok, rank_deficient): K x = b with b given in x, K (n, n) overwritten by its LU factors; where
     a pivot falls below SADDLE_RTOL times the largest (dependent constraint rows), x is instead the
     minimum-norm least-squares solution (LAPACK gelsd, singular values below SADDLE_RTOL times the
-    largest cut), as formulations.linear.solve_saddle. spare: n * n + n floats of workspace."""
+    largest cut), as formulations.linalg.solve_saddle. spare: n * n + n floats of workspace."""
     n = K.shape[0]
     Kc = spare[:n * n].reshape((n, n))
     xc = spare[n * n:n * n + n]

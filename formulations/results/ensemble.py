@@ -83,7 +83,7 @@ class EnsembleResult:
 
     @classmethod
     def from_rows(cls, rows, system, formulation, inputs, settings, stats, outcome, keep_trajectories):
-        """Built from summary rows (formulations.workbench.ensemble_members), sorted by member."""
+        """Built from summary rows (formulations.workbench.ensembles.members), sorted by member."""
         rows = sorted(rows, key=lambda r: r["member"])
         collected = Collected(len(rows), len(system.coordinates), len(system.velocities))
         for position, row in enumerate(rows):

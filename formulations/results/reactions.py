@@ -18,7 +18,7 @@ from systems.dependent_rows import independent_rows
 from systems.errors import ArgumentError, InconsistentStateError
 from systems.state import renormalize
 
-from ..linear import null_space, resolved_reactions, solve_accelerations
+from ..linalg import null_space, resolved_reactions, solve_accelerations
 
 
 def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):

@@ -4,7 +4,7 @@ side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
 The loop's source is appended to the formulation's generated module, which defines
 ``workspace()`` and ``rhs(t, y, params, extra, out, work) -> bool`` (False: a singular matrix;
 work from workspace(), one per run) and the passes over recorded points of formulations.kernels,
-and the module is compiled by numba and cached on disk (systems.codegen.compile_module). Same tableau, controller,
+and the module is compiled by numba and cached on disk (systems.numeric.codegen.compile_module). Same tableau, controller,
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
 per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after
@@ -218,7 +218,7 @@ def compiled_module(formulation):
     formulation instance, in memory: its source is fixed when it is created)."""
     module = _MODULES.get(formulation)
     if module is None:
-        from systems.codegen import compile_module
+        from systems.numeric.codegen import compile_module
 
         from .compiled_dop853 import LOOP853
 
@@ -232,7 +232,7 @@ def run_compiled(problem, max_steps, loop="integrate"):
     applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
-    from systems.codegen import mark_warm
+    from systems.numeric.codegen import mark_warm
 
     from ..stabilization import Projection
     from .base import RunRecord, interruption_message

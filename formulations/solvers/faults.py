@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..charts import ChartError
+from ..coordinates.charts import ChartError
 from ..errors import StopRun
-from ..linear import SingularMatrixError
+from ..linalg import SingularMatrixError
 
-# the pieces of systems.numeric.NumericModel.dynamics, in its order, with their names in messages
+# the pieces of systems.numeric.model.NumericModel.dynamics, in its order, with their names in messages
 PIECES = (("M", "the mass matrix M"), ("d", "the velocity-dependent inertia terms d"), ("f", "the forces f"),
           ("F", "the multiplier part of the forces F_lambda"), ("C", "the constraint rows C"),
           ("xi", "the constraint acceleration terms xi"), ("A", "the kinematic matrix A"), (None, None))

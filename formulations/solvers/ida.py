@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import CapabilityError, StopRun
 from ..forms import ADAPTIVE, DENSE_OUTPUT, GGL_DAE, INDEX1_DAE
-from ..linear import solve_square
+from ..linalg import solve_square
 from .base import Problem, RunRecord, Solver, interruption_message, register
 
 EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.analysis import nearest_singular_configuration
+from systems.analysis.constraints import nearest_singular_configuration
 from systems.dependent_rows import independent_rows
 
 from ..errors import StopRun
@@ -19,7 +19,7 @@ def rank_monitor(formulation, p0, t0=0.0):
     pivoting, systems.dependent_rows). None where the formulation goes through singular
     configurations (dependent, singular="pass"). The StopRun carries a function that locates
     either within the step, and names the singular configuration nearest to the step's end (solved for, see
-    systems.analysis.nearest_singular_configuration).
+    systems.analysis.singular.nearest_singular_configuration).
     """
     system, num, par = formulation.system, formulation.num, formulation.par
     if not system.m or not formulation.stop_at_singular:

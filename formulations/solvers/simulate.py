@@ -12,10 +12,10 @@ from ..results.assessment import assess
 from ..results.recording import trajectory
 from ..results.trajectory import Stats, Trajectory
 from ..stabilization import Projection
-from . import inputs
+from . import options as inputs
 from .base import Problem, create, names, solver_class
 from .faults import explain_step_failure, guarded_rhs
-from .inputs import MAX_STEPS
+from .options import MAX_STEPS
 from .monitor import rank_monitor
 
 

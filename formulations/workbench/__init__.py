@@ -1,3 +1,4 @@
-"""The workbench on top of the formulations, solvers and results: side-by-side comparison
-(compare), report folders (report), plots, views and animations, step-by-step derivations
-(derivation) and the ``pfaff`` command line (cli)."""
+"""The workbench on top of the formulations, solvers and results, one feature per folder: the
+``pfaff`` command line (``cli``), side-by-side comparison with its reports, views and animations
+(``comparison``), step-by-step derivations and code export (``derivation``), ensembles and sweeps
+(``ensembles``); beside them the plots, the progress line and the report folders they share."""

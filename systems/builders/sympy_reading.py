@@ -12,7 +12,7 @@ import sympy as sp
 import sympy.physics.mechanics as me
 from sympy.core.function import AppliedUndef
 
-from .._bounded import bounded
+from ..analysis.bounded import bounded
 from ..errors import SystemDescriptionError
 from .common import tidy
 

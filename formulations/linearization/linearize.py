@@ -1,0 +1,378 @@
+"""Linearization about equilibria and steady motions, in the independent state of any formulation.
+
+The dependent equations of motion are the vector field F(z) = (A v, a(z)) on z = (p, v), with the
+accelerations a and multipliers lambda from [[M, C^T - f_lambda], [C, 0]] [a; lambda] = [f0 - d; -xi].
+Differentiating the residuals R = M a + d - f + C^T lambda and S = C a + xi exactly
+(formulations.linearization.pieces) gives J = dF/dz. The motion stays on the constraint set
+{Phi(p) = 0, C(p) v = 0}, whose tangent at z0 is the null space of
+
+    G = [[Phi_p, 0], [d/dp (C v), C]]                                   (m + m + l, n_p + n)
+
+(Peterson, Gede & Hubbard, *Symbolic linearization of equations of motion of constrained multibody
+systems*, Multibody Syst. Dyn., 2014: the linear model lives on that tangent and is written in
+independent coordinates and speeds). A formulation's independent state y = Y(z) (for the minimal
+formulation y = (q, u); for the dependent one chosen components of (p, v)) has Jacobian Q = dY/dz at
+z0; the tangent map P = dz/dy solves [Q; G] P = [I; 0], and y' = Q(z) F(z) gives exactly
+
+    A = dy'/dy = (Q J + d/dz (Q(z) F(z0))) P,
+
+the second term being the change of the state map along the motion (zero at an equilibrium).
+Inputs are parameters that enter only M, d and f (a torque, a force): B = Q dF/du.
+
+A steady motion has every rate of y zero except those of ignorable coordinates, on which no other
+rate depends (formulations.linearization.modes finds them); they drift and are labelled, as are the
+conserved quantities (left null vectors of the remaining block). ``method="symbolic"`` does the
+same steps in sympy with the parameters as symbols; the two agree to round-off.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.linalg import null_space, qr
+
+from systems.arguments import as_system, real, state_pair
+from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
+
+from ..coordinates.charts import Atlas
+from ..errors import CapabilityError, NotSteadyError
+from .modes import Linearization, LinearEquations, split_modes
+from .pieces import pieces as linear_pieces
+from .symbolic import symbolic_point, symbolic_linearization
+
+METHODS = ("numeric", "symbolic")
+
+
+def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(), independent=None,
+              method="numeric", symbols=None, t=0.0, tol=1e-8, **options) -> Linearization:
+    """The linearization of ``system`` about the equilibrium or steady motion (p0, v0).
+
+    formulation: a name (``formulations.names()``) or a created Formulation; options go to
+    ``formulations.create``. ignorable: names of coordinates of the formulation's state that may
+    drift (default: found, see Linearization.ignorable). inputs: names of parameters that enter
+    only M, d and f (forces, torques): the columns of B. independent: names of the independent
+    coordinates and velocities (dependent: components of p and v; reduced, manifold: of w;
+    minimal: its ``independent`` option); default: chosen by pivoting. method: "numeric" (exact
+    derivatives lambdified once per structure) or "symbolic" (sympy; ``equations()`` in LaTeX).
+    symbols: the parameters kept as symbols by the symbolic variant (default: all; the others take
+    their values). t: the time of the point (a description with time in it is linearized at that
+    instant). tol: the relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
+    of the point that are not zero, InconsistentStateError where (p0, v0) violates the constraints.
+    """
+    from ..base import Formulation, create
+
+    if isinstance(formulation, Formulation):
+        if options:
+            raise ArgumentError(f"linearize got a created formulation and options {sorted(options)}: expected the "
+                                f"options in formulations.create", "options")
+        form = formulation
+    elif isinstance(formulation, str):
+        if independent is not None and formulation.partition("+")[0] == "minimal":
+            options["independent"], independent = independent, None
+        options.setdefault("backend", "numpy")
+        form = create(formulation, as_system(system), **options)
+    else:
+        raise ArgumentTypeError(f"linearize got formulation={formulation!r} but expected a formulation name or a "
+                                f"created Formulation", "formulation")
+    return linearize_formulation(form, p0, v0, ignorable=ignorable, inputs=inputs, independent=independent,
+                                 method=method, symbols=symbols, t=t, tol=tol)
+
+
+def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independent=None, method="numeric",
+                          symbols=None, t=0.0, tol=1e-8, conserved=None) -> Linearization:
+    """linearize for a created formulation (Formulation.linearize); ``conserved``: the number of
+    conserved quantities to label (default: found from the rank of the state matrix)."""
+    system = form.system
+    if method not in METHODS:
+        raise UnknownNameError("linearization method", method, METHODS, argument="method")
+    if system.unit_norm_blocks:
+        raise CapabilityError(f"linearize got system {system.name!r}, whose coordinates hold Euler parameters, but "
+                              f"expected coordinates without a unit-norm block (describe the orientation by angles)")
+    if form.geometry is not None and _moving_map(system):
+        raise CapabilityError(f"linearize got system {system.name!r}, whose holonomic constraints depend on time, with "
+                              f"formulation {form.name!r}, whose state map (embedding or chart) moves with them; "
+                              f"expected a fixed map: use the 'dependent' formulation")
+    t = real("t", t)
+    tol = real("tol", tol, positive=True)
+    inputs = _input_names(system, inputs)
+    symbolic = method == "symbolic"
+    z0_sym = symbolic_point(system, p0, v0) if symbolic else None
+    if symbolic:
+        values = system.parameter_map
+        p0 = [float(sp.sympify(x).xreplace(values)) for x in z0_sym[0]]
+        v0 = [float(sp.sympify(x).xreplace(values)) for x in z0_sym[1]]
+    p0, v0 = state_pair(system, (p0, v0), "(p0, v0)")
+    form.check_state(p0, v0, t=t)
+    pieces = linear_pieces(system)
+    at = _numeric_point(system, pieces, t, p0, v0, inputs)
+    state = _state_map(form, pieces, at, p0, v0, independent)
+    names = state.names
+    Q, H = _rows(state, form.geometry, pieces, at)
+    P = _tangent_map(form, at["G"], Q, names)
+    A = (Q @ at["J"] + H) @ P
+    B = Q @ at["F_u"]
+    ydot = Q @ at["F0"]
+    equations = None
+    if symbolic:
+        fixed = _fixed_parameters(system, symbols)
+        A_sym, B_sym, ydot_sym = symbolic_linearization(system, pieces, form.geometry, state, t, z0_sym, at["G"],
+                                                        at["C"], inputs, fixed)
+        values = system.parameter_map
+        A = np.array(A_sym.xreplace(values).evalf(), dtype=float)
+        B = np.array(B_sym.xreplace(values).evalf(), dtype=float).reshape(len(names), len(inputs))
+        ydot = np.array(ydot_sym.xreplace(values).evalf(), dtype=float).ravel()
+        equations = LinearEquations(system.name, form.label(), names, inputs, A_sym, B_sym)
+    modes = split_modes(A, names, state.kind, ignorable=ignorable, conserved=conserved)
+    _check_steady(form, names, ydot, modes, at["F0"], tol)
+    return Linearization(system.name, form.label(), method, names, A, B, inputs, p0, v0, t,
+                         dict(zip(names, ydot.tolist())), modes, P, system.coordinate_names + system.velocity_names,
+                         equations, _symbolic_later(form, p0, v0, ignorable, inputs, independent, t, tol))
+
+
+def _symbolic_later(form, p0, v0, ignorable, inputs, independent, t, tol):
+    def make():
+        return linearize_formulation(form, p0, v0, ignorable=ignorable, inputs=inputs, independent=independent,
+                                     method="symbolic", t=t, tol=tol).equations()
+    return make
+
+
+def _fixed_parameters(system, symbols):
+    """{symbol: value} of the parameters that the symbolic variant does not keep as symbols."""
+    if symbols is None:
+        return {}
+    symbols = (symbols,) if isinstance(symbols, str) else tuple(symbols)
+    for name in symbols:
+        if name not in system.parameter_names:
+            raise UnknownNameError(f"parameter of system {system.name!r}", name, system.parameter_names,
+                                   argument="symbols")
+    return {par.symbol: sp.nsimplify(value) for par, value in zip(system.parameters, system.parameter_values)
+            if par.name not in symbols and par.symbol.name not in symbols}
+
+
+def _input_names(system, inputs):
+    if isinstance(inputs, str):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    if not inputs:
+        return inputs
+    structural = (system.A.free_symbols | system.Phi.free_symbols | system.C_nh.free_symbols
+                  | (system.embedding.g.free_symbols if system.embedding is not None else set()))
+    for name in inputs:
+        if name not in system.parameter_names:
+            raise UnknownNameError(f"parameter of system {system.name!r} (an input)", name, system.parameter_names,
+                                   argument="inputs")
+        symbol = system.parameters[system.parameter_names.index(name)].symbol
+        if symbol in structural:
+            raise ArgumentError(f"inputs got {name!r}, a parameter of system {system.name!r} that enters the "
+                                f"kinematics or the constraints, but expected a parameter that enters only M, d and f "
+                                f"(a force or a torque)", "inputs")
+    return inputs
+
+
+# -- the dependent vector field and its derivatives at one point --------------------------------------
+def _saddle(M, C, F):
+    c = C.shape[0]
+    return np.block([[M, C.T - F], [C, np.zeros((c, c))]])
+
+
+class _Saddle:
+    """Solves with the saddle-point matrix K of one point: by LU where K is regular, as the
+    minimum-norm least-squares solution where redundant constraint rows make it singular."""
+
+    def __init__(self, K, system):
+        self.K, self.system = K, system
+        self.regular = np.linalg.cond(K) < 1e12
+
+    def solve(self, rhs, what):
+        if self.regular:
+            return np.linalg.solve(self.K, rhs)
+        x, *_ = np.linalg.lstsq(self.K, rhs, rcond=None)
+        scale = 1.0 + np.max(np.abs(rhs), initial=0.0)
+        if np.max(np.abs(self.K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(self.K))):
+            raise CapabilityError(f"system {self.system.name!r}: the saddle-point matrix [[M, C^T], [C, 0]] is "
+                                  f"singular at the operating point and {what} has no solution; the constraints may "
+                                  f"be inconsistent there")
+        return x
+
+
+def _numeric_point(system, pieces, t, p, v, inputs):
+    """The dependent field F0, its Jacobian J, the tangent matrix G and dF/du at (t, p, v)."""
+    par = system.params
+    n_p, n = len(p), len(v)
+    M, d, f0, F, C, xi, A, _ = system.numeric.dynamics(t, p, v, par)
+    K = _Saddle(_saddle(M, C, F), system)
+    sol = K.solve(np.concatenate([f0 - d, -xi]), "the accelerations")
+    a, lam = sol[:n], sol[n:]
+    RS_z = pieces.dynamics(t, p, v, a, lam, par)
+    a_z = -K.solve(RS_z, "the derivative of the accelerations")[:n]
+    rho_z = pieces.kinematics(p, v, par)
+    J = np.vstack([rho_z, a_z])
+    Phi_p = system.numeric.constraints(p, par, t)[1]
+    G = np.vstack([np.hstack([Phi_p, np.zeros((system.m, n))]), np.hstack([pieces.tangent(p, v, par, t), C])])
+    F_u = np.zeros((n_p + n, len(inputs)))
+    if inputs:
+        idx = [system.parameter_names.index(name) for name in inputs]
+        RS_u = pieces.dynamics_params(t, p, v, a, lam, par)[:, idx]
+        F_u[n_p:] = -K.solve(RS_u, "the derivative with respect to the inputs")[:n]
+    return {"F0": np.concatenate([A @ v, a]), "J": J, "G": G, "F_u": F_u, "p": p, "v": v, "par": par,
+            "lam": lam, "a": a, "C": C, "t": t}
+
+
+# -- the formulation's independent state ----------------------------------------------------------
+class _StateMap:
+    """y = T Y(z) + E z: the formulation's independent state from the map Y of its geometry (the
+    identity for the dependent formulation), T selecting or combining rows, E = S_v on v (minimal)."""
+
+    def __init__(self, names, kind, T, E, geometry):
+        self.names, self.kind, self.T, self.E, self.geometry = tuple(names), list(kind), T, E, geometry
+
+
+def _moving_map(system) -> bool:
+    """True where the map to reduced coordinates depends on time (moving holonomic constraints)."""
+    emb = system.embedding
+    timed = emb is not None and system.time in (sp.Matrix(emb.g).free_symbols | sp.Matrix(emb.inverse).free_symbols)
+    return system.has_moving_holonomic or timed
+
+
+def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
+    system, n_p, n = form.system, len(p0), len(v0)
+    geometry = form.geometry
+    if geometry is None:  # the dependent formulation: chosen components of (p, v)
+        names = system.coordinate_names + system.velocity_names
+        keep = _choose(form, names, np.eye(n_p + n), at["G"], (range(n_p), range(n_p, n_p + n)), (), independent)
+        return _StateMap([names[i] for i in keep], ["q" if i < n_p else "u" for i in keep],
+                         np.eye(n_p + n)[keep], np.zeros((len(keep), n_p + n)), "identity")
+    kind = "chart" if isinstance(geometry, Atlas) else "identity" if geometry.trivial else "embedding"
+    if kind == "chart":
+        geometry.from_dependent(p0, v0)
+        _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
+    if hasattr(form, "choice"):  # the choice of u, on the turned chart where there is one
+        if kind != "chart":
+            form.prepare(p0, v0, t0=at["t"])
+        else:
+            form._choose(np.zeros(len(geometry.q_names)), form.requested)
+    if kind == "embedding" and pieces.embedding is None:
+        raise CapabilityError(f"linearize got system {system.name!r}, whose embedding has a kinematic matrix A_q other "
+                              f"than the identity, but expected q' = w; use the 'dependent' formulation")
+    k_q, k = len(geometry.q_names), len(geometry.w_names)
+    if hasattr(form, "choice"):  # minimal: u = S_w w + S_v v
+        if independent is not None:
+            raise ArgumentError("linearize got independent= and a created minimal formulation: expected the "
+                                "independent velocities in formulations.create('minimal', ..., independent=...)",
+                                "independent")
+        r = len(form.choice)
+        T = np.block([[np.eye(k_q), np.zeros((k_q, k))], [np.zeros((r, k_q)), form.S_w]])
+        E = np.zeros((k_q + r, n_p + n))
+        E[k_q:, n_p:] = form.S_v
+        return _StateMap(geometry.q_names + form.choice, ["q"] * k_q + ["u"] * r, T, E, kind)
+    names = geometry.q_names + geometry.w_names
+    Q_all = _geometry_rows(kind, geometry, pieces, at)[0]
+    keep = _choose(form, names, Q_all, at["G"], (range(k_q), range(k_q, len(names))), range(k_q), independent)
+    return _StateMap([names[i] for i in keep], ["q" if i < k_q else "u" for i in keep],
+                     np.eye(k_q + k)[keep], np.zeros((len(keep), n_p + n)), kind)
+
+
+def _align_chart(geometry, Phi_p):
+    """Turn the chart's orthonormal basis V of the null space of Phi_p so that its axes follow the
+    coordinates as far as they can (Gram-Schmidt on the projected coordinate axes, the coordinates
+    that Phi_p involves least first): a coordinate the constraints do not involve is then a chart
+    coordinate of its own, and is found ignorable where it is."""
+    V = geometry.V
+    projected = V @ V.T
+    order = np.argsort(np.abs(Phi_p).sum(axis=0), kind="stable")
+    basis = []
+    for i in order:
+        x = projected[:, i].copy()
+        for b in basis:
+            x -= (b @ x) * b
+        if np.linalg.norm(x) > 1e-8:
+            basis.append(x / np.linalg.norm(x))
+        if len(basis) == V.shape[1]:
+            break
+    geometry.V = np.array(basis).T[:, np.argsort([int(np.argmax(np.abs(b))) for b in basis], kind="stable")]
+    geometry._last = None
+
+
+def _rows(state, geometry, pieces, at):
+    """(Q, H) of the state map at the point."""
+    Q_all, H_all = _geometry_rows(state.geometry, geometry, pieces, at)
+    return state.T @ Q_all + state.E, state.T @ H_all
+
+
+def _geometry_rows(kind, geometry, pieces, at):
+    """(Q, H) of y = (q, w) for a chart at p0 (q = V^T (p - p0), w = V^T A v), the embedding
+    (q = h(p), w = h_p A v) or the identity."""
+    p, v, par, F0 = at["p"], at["v"], at["par"], at["F0"]
+    n_p, n = len(p), len(v)
+    if kind == "chart":
+        V = geometry.V
+        Q = np.vstack([np.hstack([V.T, np.zeros((V.shape[1], n))]), V.T @ pieces.kinematics(p, v, par)])
+        H = np.vstack([np.zeros((V.shape[1], n_p + n)), V.T @ pieces.kinematics_second(p, v, par, F0)])
+        return Q, H
+    if kind == "identity":
+        return np.eye(n_p + n), np.zeros((n_p + n, n_p + n))
+    return pieces.embedding(p, v, par), pieces.embedding_second(p, v, par, F0)
+
+
+def _choose(form, names, Q_all, G, groups, forced, independent):
+    """Indices of the rows of Q_all that make the independent state: the ``independent`` names, or
+    by QR with column pivoting on the tangent basis, group by group (coordinates, then velocities)."""
+    N = null_space(G)
+    X = Q_all @ N
+    if independent is not None:
+        if isinstance(independent, str):
+            independent = (independent,)
+        for name in independent:
+            if name not in names:
+                raise UnknownNameError(f"coordinate or velocity of formulation {form.name!r}", name, names,
+                                       argument="independent")
+        keep = sorted(set(range(len(names))) & ({names.index(x) for x in independent} | set(forced)))
+        if len(keep) != N.shape[1]:
+            raise ArgumentError(f"independent got {len(set(independent))} names but {form.system.name!r} moves with "
+                                f"{N.shape[1] - len(forced)} independent components in formulation {form.name!r}"
+                                f" besides {len(forced)} coordinates", "independent")
+        return keep
+    keep = list(forced)
+    for group in groups:
+        rest = [i for i in group if i not in keep]
+        if not rest:
+            continue
+        basis = X[keep].T if keep else np.zeros((N.shape[1], 0))
+        projector = np.eye(N.shape[1]) - basis @ np.linalg.pinv(basis) if keep else np.eye(N.shape[1])
+        Y = X[rest] @ projector
+        _, R, piv = qr(Y.T, pivoting=True)
+        diag = np.abs(np.diag(R)) if R.size else np.zeros(0)
+        rank = int(np.sum(diag > 1e-9 * max(1.0, diag.max(initial=0.0))))
+        keep += [rest[j] for j in piv[:rank]]
+    return sorted(keep)
+
+
+def _tangent_map(form, G, Q, names):
+    """P = dz/dy with [Q; G] P = [I; 0]: the tangent of the constraint set in the coordinates y."""
+    N = null_space(G)
+    if N.shape[1] != Q.shape[0]:
+        raise CapabilityError(f"formulation {form.name!r} of {form.system.name!r}: the constraint set has "
+                              f"{N.shape[1]} dimensions at the operating point but the state ({', '.join(names)}) has "
+                              f"{Q.shape[0]}; the constraints may be singular there")
+    QN = Q @ N
+    if np.linalg.cond(QN) > 1e10:
+        raise CapabilityError(f"formulation {form.name!r} of {form.system.name!r}: the state ({', '.join(names)}) "
+                              f"cannot describe the motions near the operating point (cond = {np.linalg.cond(QN):.2e}); "
+                              f"choose other independent coordinates or velocities")
+    return N @ np.linalg.inv(QN)
+
+
+# -- the steady-motion check ------------------------------------------------------------------------
+def _check_steady(form, names, ydot, modes, F0, tol):
+    scale = 1.0 + np.max(np.abs(F0), initial=0.0)
+    drifting = set(modes.ignorable)
+    bad = {name: float(rate) for name, rate in zip(names, ydot)
+           if name not in drifting and abs(rate) > tol * scale}
+    if bad:
+        listed = ", ".join(f"d{name}/dt = {rate:.6g}" for name, rate in bad.items())
+        found = f"ignorable coordinates found: {', '.join(modes.ignorable)}" if modes.ignorable else \
+            "no ignorable coordinate found"
+        raise NotSteadyError(
+            f"system {form.system.name!r}, formulation {form.label()!r}: the point is neither an equilibrium nor a "
+            f"steady motion: {listed} (expected 0 to {tol:g} x {scale:.3g}; {found}). Choose a steady motion (e.g. a "
+            f"member of a state family, system.family(...).state(...)), or a formulation in whose state the motion is "
+            f"steady (its velocities may turn with an ignorable coordinate)", bad)

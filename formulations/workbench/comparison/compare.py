@@ -1,0 +1,396 @@
+"""Side-by-side comparison of formulation x stabilization x integrator configurations.
+
+Every configuration starts from the same consistent state and is sampled on the same time grid,
+so that its deviation from a reference run (the dependent formulation with projection at a tight
+tolerance, 1e-13 unless given) and the deviation of its reactions can be measured point by point.
+A tolerance sweep repeats every configuration over a range of tolerances and gives work-precision
+data: deviation from the reference, constraint errors and energy drift against wall time. A
+fixed-step configuration (``dependent@augmented_lagrangian:1e-3``) has no tolerance: in a sweep its
+step is scaled with the tolerance as h = h0 (tol / rtol)^(1 / order), so that its points cover the
+same range of accuracy.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+import warnings
+
+from systems.arguments import as_system, real, state_pair, time_span, whole
+from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
+
+from ...base import create, names
+from ...errors import ComparisonInterrupted, RunInterrupted
+from ...results.trajectory import Trajectory
+from ...solvers import order, solver_class
+from ...stabilization import as_strategy
+
+DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
+                          "reduced+projection", "minimal")
+
+
+LIE_CONFIGURATIONS = ("dependent@RKMK45-SE3", "dependent@RKMK45-SO3xR3")
+
+
+def default_configurations(system) -> tuple:
+    """Every formulation that applies to ``system`` (manifold needs holonomic constraints), and for
+    systems of rigid-body blocks the Lie-group integration on SE(3) and on SO(3) x R^3."""
+    extra = ("manifold",) if system.m or system.unit_norm_blocks else ()
+    lie = LIE_CONFIGURATIONS if system.bodies else ()
+    return DEFAULT_CONFIGURATIONS + extra + lie
+
+
+def enforcement_configurations(system, step=1e-3) -> tuple:
+    """Every constraint-enforcement method that applies to ``system``: the dependent formulation with
+    no stabilization, Baumgarte, constraint dynamics and projection; index 1 and GGL by IDA (where
+    scikit-sundae is installed); the augmented Lagrangian at fixed step ``step``; and the
+    reduced, minimal and (with holonomic constraints) manifold formulations."""
+    configs = ["dependent", "dependent+baumgarte", "dependent+constraint_dynamics", "dependent+projection"]
+    try:
+        import sksundae  # noqa: F401
+        configs += ["dependent@IDA", "dependent+ggl@IDA"]
+    except ImportError:
+        warnings.warn("scikit-sundae is not installed: the IDA configurations are left out (pip install "
+                      "\"pfaff[dae]\")", stacklevel=2)
+    configs += [f"dependent@augmented_lagrangian:{step:g}", "reduced", "minimal"]
+    if system.m or system.unit_norm_blocks:
+        configs.append("manifold")
+    return tuple(configs)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One run to compare: formulation, stabilization (name or strategy), integrator, its fixed step
+    (for "rk4" and "augmented_lagrangian"; None for adaptive methods) and options.
+
+    ``Configuration.parse("dependent+projection@RK45")`` reads formulation[+stabilization][@method[:step]].
+    """
+
+    formulation: str
+    stabilization: object = "none"
+    method: str = "DOP853"
+    options: Mapping = field(default_factory=dict)
+    label: str = ""
+    step: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if self.step is not None and not self.step > 0:
+            raise ValueError(f"configuration got step={self.step!r} but expected a positive step size in s")
+        if not self.label:
+            stab = as_strategy(self.stabilization)
+            text = self.formulation if stab.name == "none" else f"{self.formulation}+{stab.name}"
+            method = self.method if self.step is None else f"{self.method}:{self.step:g}"
+            object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{method}")
+
+    def __reduce__(self):  # picklable (a mappingproxy is not), for ensembles on worker processes
+        return (type(self), (self.formulation, self.stabilization, self.method, dict(self.options), self.label,
+                             self.step))
+
+    @classmethod
+    def parse(cls, spec) -> "Configuration":
+        if isinstance(spec, Configuration):
+            return spec
+        if isinstance(spec, Mapping):
+            return cls(**spec)
+        text, _, method = str(spec).partition("@")
+        formulation, _, stab = text.partition("+")
+        method, _, step = method.partition(":")
+        try:
+            step = float(step) if step else None
+        except ValueError:
+            raise ValueError(f"configuration {spec!r} got step {step!r} but expected a number after ':'") from None
+        return cls(formulation, stab or "none", method or "DOP853", step=step)
+
+    def step_for(self, tol, rtol):
+        """The fixed step at tolerance ``tol`` of a sweep whose base tolerance is ``rtol`` (None if adaptive)."""
+        if self.step is None:
+            return None
+        return self.step * (tol / rtol) ** (1.0 / order(self.method))
+
+    def build(self, system):
+        return create(self.formulation, system, stabilization=self.stabilization, **self.options)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """Measurements of one configuration (errors are max-norms over the run; energy in J)."""
+
+    label: str
+    formulation: str
+    stabilization: str
+    method: str
+    rtol: float
+    atol: float
+    status: int
+    message: str
+    wall_time: float
+    rhs_evaluations: int
+    steps: int
+    rejected: int | None
+    projections: int
+    position_error: float
+    velocity_error: float
+    acceleration_error: float
+    energy_drift: float
+    deviation: float               # max |p - p_ref|, |v - v_ref| on the common grid
+    reaction_deviation: float      # max |lambda - lambda_ref| on the common grid
+    backend: str = "numpy"         # the numeric backend the run used (traj.stats.backend)
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One run of a sweep: errors are max-norms over the run, energy drift in J; step for fixed-step
+    methods (None for adaptive ones); status < 0 for a failed run."""
+
+    label: str
+    tol: float
+    wall_time: float
+    rhs_evaluations: int
+    deviation: float
+    position_error: float
+    velocity_error: float = float("nan")
+    energy_drift: float = float("nan")
+    step: float | None = None
+    status: int = 0
+
+
+COLUMNS = [("configuration", "label", "{}"), ("wall s", "wall_time", "{:.3f}"), ("RHS evals", "rhs_evaluations", "{}"),
+           ("steps", "steps", "{}"), ("max abs(Phi)", "position_error", "{:.1e}"),
+           ("max abs(C v)", "velocity_error", "{:.1e}"), ("max abs(C v' + xi)", "acceleration_error", "{:.1e}"),
+           ("energy drift J", "energy_drift", "{:.1e}"), ("deviation from reference", "deviation", "{:.1e}"),
+           ("reaction deviation N", "reaction_deviation", "{:.1e}")]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`: one row per configuration, the trajectories, the reference."""
+
+    system_name: str
+    t_span: tuple
+    rtol: float
+    atol: float
+    reference_tol: float
+    rows: tuple
+    trajectories: tuple
+    reference: Trajectory
+    sweep: tuple = ()
+    parameters: Mapping = field(default_factory=dict)
+
+    def row(self, label) -> ComparisonRow:
+        for r in self.rows:
+            if r.label == label:
+                return r
+        raise KeyError(f"no configuration {label!r}; have {[r.label for r in self.rows]}")
+
+    def trajectory(self, label) -> Trajectory:
+        return self.trajectories[[r.label for r in self.rows].index(label)]
+
+    def to_markdown(self) -> str:
+        head = "| " + " | ".join(c[0] for c in COLUMNS) + " |"
+        lines = [head, "|" + "---|" * len(COLUMNS)]
+        for r in self.rows:
+            cells = []
+            for _, attr, fmt in COLUMNS:
+                value = getattr(r, attr)
+                cells.append("—" if value is None or (isinstance(value, float) and not np.isfinite(value))
+                             else fmt.format(value))
+            if r.status < 0:
+                cells[0] += " (failed)"
+            elif r.status == 2:
+                cells[0] += " (checks failed)"
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+    def _repr_html_(self):
+        head = "".join(f"<th>{c[0]}</th>" for c in COLUMNS)
+        body = "".join("<tr>" + "".join(f"<td>{fmt.format(getattr(r, a)) if getattr(r, a) is not None else '—'}</td>"
+                                        for _, a, fmt in COLUMNS) + "</tr>" for r in self.rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def as_dict(self) -> dict:
+        return {"system": self.system_name, "t_span": list(self.t_span), "rtol": self.rtol, "atol": self.atol,
+                "reference_tol": self.reference_tol, "parameters": dict(self.parameters),
+                "rows": [asdict(r) for r in self.rows], "sweep": [asdict(s) for s in self.sweep]}
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(_finite(self.as_dict()), **kwargs)
+
+    def reading(self) -> list:
+        """Short statements on the results: most accurate per unit time, drift, failures."""
+        ok = [r for r in self.rows if r.status in (0, 1) and np.isfinite(r.deviation)]
+        notes = []
+        if ok:
+            best = min(ok, key=lambda r: r.deviation)
+            cheap = min(ok, key=lambda r: r.wall_time)
+            score = min(ok, key=lambda r: max(r.deviation, 1e-16) * r.wall_time)
+            notes.append(f"Most accurate: {best.label} (deviation {best.deviation:.1e} from the reference in "
+                         f"{best.wall_time:.3f} s).")
+            notes.append(f"Fastest: {cheap.label} ({cheap.wall_time:.3f} s, deviation {cheap.deviation:.1e}).")
+            notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
+            drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
+            if drift:
+                worst = max(drift, key=lambda r: max(r.position_error, r.velocity_error))
+                notes.append("Constraint drift above ten times the tolerance: " + ", ".join(
+                    f"{r.label} (position {r.position_error:.1e}, velocity {r.velocity_error:.1e})" for r in drift)
+                    + f"; worst {worst.label}.")
+            else:
+                notes.append(f"No configuration let the constraints drift beyond ten times rtol = {self.rtol:g}.")
+            energy = max(ok, key=lambda r: r.energy_drift)
+            notes.append(f"Largest energy drift: {energy.label} ({energy.energy_drift:.1e} J).")
+        for r in self.rows:
+            if r.status < 0:
+                notes.append(f"{r.label} failed: {r.message}")
+            elif r.status == 2:
+                notes.append(f"{r.label} {r.message}")
+        return notes
+
+    def __repr__(self):
+        rows = ", ".join(f"{r.label} (status {r.status}, deviation {r.deviation:.1e})" for r in self.rows[:12])
+        more = f", ... {len(self.rows) - 12} more" if len(self.rows) > 12 else ""
+        return (f"<Comparison {self.system_name} over t = {self.t_span[0]:g} .. {self.t_span[1]:g}, rtol = "
+                f"{self.rtol:g}: {len(self.rows)} configurations: {rows}{more}; {len(self.sweep)} sweep points>")
+
+
+def _finite(obj):
+    if isinstance(obj, float):
+        return obj if np.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _max_dev(a, b):
+    n = min(len(a), len(b))
+    if n == 0:
+        return float("nan")
+    return float(np.nanmax(np.abs(a[:n] - b[:n])))
+
+
+def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
+    errs = traj.constraint_errors.max()
+    dev = max(_max_dev(traj.p, ref.p), _max_dev(traj.v, ref.v))
+    if len(traj.t) < len(ref.t):
+        dev = max(dev, float("inf")) if traj.status >= 0 else dev
+    st = traj.stats
+    return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
+                         rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
+                         st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
+                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend)
+
+
+def _sequence(argument, value):
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ArgumentTypeError(f"{argument} got {value!r} but expected a sequence, e.g. [1e-6, 1e-8]", argument)
+    return list(value)
+
+
+def _configurations(system, configurations) -> list:
+    """Configuration objects from ``configurations`` (one spec or a sequence), each checked before any run:
+    its formulation, stabilization and method named with the valid ones."""
+    if configurations is None or (hasattr(configurations, "__len__") and not len(configurations)):
+        configurations = default_configurations(system)
+    if isinstance(configurations, (str, Mapping, Configuration)):
+        configurations = [configurations]
+    configs = []
+    for i, spec in enumerate(configurations):
+        try:
+            config = Configuration.parse(spec)
+            if config.formulation not in names():
+                raise UnknownNameError("formulation", config.formulation, names())
+            as_strategy(config.stabilization)
+            solver_class(config.method)
+        except UnknownNameError as exc:
+            raise UnknownNameError(exc.kind, exc.name, exc.valid, argument=f"compare configurations[{i}]") from None
+        except TypeError as exc:
+            raise ArgumentTypeError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        except ValueError as exc:
+            raise ArgumentError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        configs.append(config)
+    return configs
+
+
+def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
+            rtol=1e-8, atol=None, reference_tol=1e-13, samples=501, sweep: Sequence[float] | None = None,
+            progress: Callable | None = None) -> Comparison:
+    """Run every configuration from one consistent state and measure it against a reference.
+
+    system: a System or a catalogue name. configurations: names such as "dependent+projection" or
+    "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
+    that applies, see default_configurations); each is checked before any run. state0 defaults to
+    the system's default state. samples (>= 2): points of the common time grid. sweep: tolerances
+    for work-precision data (each configuration run at each). progress(i, n, label) is called before
+    each run. Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
+    """
+    system = as_system(system)
+    atol = rtol if atol is None else atol
+    rtol, atol, reference_tol = (real(name, value, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
+                                 for name, value in (("rtol", rtol), ("atol", atol), ("reference_tol", reference_tol)))
+    t_span = time_span(t_span)
+    samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
+    sweep = [real(f"sweep[{i}]", tol, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
+             for i, tol in enumerate(_sequence("sweep", sweep))]
+    configs = _configurations(system, configurations)
+    state0 = system.default_state() if state0 is None else state_pair(system, state0)
+    grid = np.linspace(t_span[0], t_span[1], samples)
+    total = 1 + len(configs) * (1 + len(sweep or ()))
+    step = [0]
+
+    def tick(label):
+        if progress is not None:
+            progress(step[0], total, label)
+        step[0] += 1
+
+    tick("reference")
+    reference = create("dependent", system, stabilization="projection").simulate(
+        t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
+    rows, trajs, points = [], [], []
+
+    def result():
+        return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
+                          tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))
+
+    def run(config, tol, atol, h, main):
+        try:
+            traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
+                                                 t_eval=grid, step=h)
+        except RunInterrupted as exc:  # the interrupted run as far as it got
+            interrupted.append(config.label if main else f"{config.label} at {tol:g}")
+            record(config, exc.trajectory, tol, atol, h, main)
+            raise
+        record(config, traj, tol, atol, h, main)
+
+    def record(config, traj, tol, atol, h, main):
+        row = _row(config, traj, reference, tol, atol)
+        if main:
+            trajs.append(traj)
+            rows.append(row)
+        else:
+            points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
+                                     row.position_error, row.velocity_error, row.energy_drift, h, row.status))
+
+    interrupted = []  # the label of a run interrupted part-way
+    try:
+        for config in configs:
+            tick(config.label)
+            run(config, rtol, atol, config.step, True)
+        for tol in sweep or ():
+            for config in configs:
+                tick(f"{config.label} at {tol:g}")
+                run(config, tol, tol, config.step_for(tol, rtol), False)
+    except KeyboardInterrupt:  # keep what finished
+        del rows[len(trajs):], trajs[len(rows):]  # a run half recorded
+        finished = 1 + len(rows) + len(points) - len(interrupted)  # the reference included
+        raise ComparisonInterrupted(result(), finished, total, interrupted[0] if interrupted else None) from None
+    return result()

@@ -1,0 +1,99 @@
+"""A report folder for a comparison: report.md, figures (PNG) and results.json."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+from ..output import write_atomic
+from ..plots import constraint_errors, energy_error, reactions, work_precision
+from .views import VIEWS
+
+
+def _save(fig, path):
+    fig.savefig(path, dpi=110)
+    return path.name
+
+
+def _shared_legend(fig, axes):
+    """One legend for the figure, below the axes (constrained layout keeps it clear of the labels)."""
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if labels:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small",
+                   frameon=False)
+
+
+def comparison_figures(comparison, system) -> list:
+    """The figures of ``comparison``: [(title, file name, matplotlib Figure)]. Every figure uses
+    constrained layout, and the legends sit below the axes, so that no text covers another."""
+    from matplotlib.figure import Figure
+
+    out = []
+    fig = Figure(figsize=(12, 4.6), layout="constrained")
+    axes = fig.subplots(1, 3)
+    for ax, level in zip(axes, ("position", "velocity", "acceleration")):
+        constraint_errors(comparison, ax=ax, level=level)
+    _shared_legend(fig, axes)
+    out.append(("Constraint errors", "constraint_errors.png", fig))
+    fig = Figure(figsize=(7, 5), layout="constrained")
+    ax = fig.add_subplot()
+    energy_error(comparison, ax=ax)
+    _shared_legend(fig, [ax])
+    out.append(("Energy error", "energy_error.png", fig))
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    reactions(comparison.reference, ax=ax)
+    _shared_legend(fig, [ax])
+    out.append(("Reactions (reference run)", "reactions.png", fig))
+    if comparison.sweep:
+        fig = Figure(figsize=(18, 5.6), layout="constrained")
+        axes = fig.subplots(1, 3)
+        for ax, quantity in zip(axes, ("deviation", "constraints", "energy")):
+            work_precision(comparison, ax=ax, quantity=quantity)
+        _shared_legend(fig, axes)
+        out.append(("Work-precision", "work_precision.png", fig))
+    views = VIEWS.get(system.name, [])
+    if views:
+        fig = Figure(figsize=(6 * len(views), 4.5), layout="constrained")
+        for ax, (_, view) in zip(fig.subplots(1, len(views)) if len(views) > 1 else [fig.add_subplot()], views):
+            view(comparison.reference, system, ax=ax)
+        out.append(("The motion", f"{system.name}_views.png", fig))
+    return out
+
+
+def figures(comparison, system, folder) -> list:
+    """Write the figures of ``comparison`` into ``folder``; returns [(title, file name)]."""
+    folder = pathlib.Path(folder)
+    return [(title, _save(fig, folder / name)) for title, name, fig in comparison_figures(comparison, system)]
+
+
+def write_report(comparison, system, folder, analysis=None, note=None) -> pathlib.Path:
+    """report.md, the figures and results.json in ``folder`` (created); returns the report path.
+
+    note: a sentence on how the runs ended (e.g. runs that did not finish), put at the top of
+    report.md and as "note" into results.json. Both text files are written atomically."""
+    folder = pathlib.Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    figs = figures(comparison, system, folder)
+    data = json.loads(comparison.to_json())
+    if note:
+        data["note"] = note
+    write_atomic(folder / "results.json", json.dumps(data, indent=2))
+    par = ", ".join(f"{k} = {v:g}" for k, v in comparison.parameters.items())
+    lines = [f"# Comparison of formulations: {system.name}", ""]
+    lines += [f"> **Note:** {note}", ""] if note else []
+    lines += [f"- parameters: {par}",
+              f"- time span: {comparison.t_span[0]:g} to {comparison.t_span[1]:g} s; rtol = {comparison.rtol:g}, "
+              f"atol = {comparison.atol:g}",
+              f"- reference: dependent formulation with projection at rtol = atol = {comparison.reference_tol:g}",
+              "- deviations are max-norms over p and v on a common grid of "
+              f"{len(comparison.reference.t)} times; energy in J, reactions in N (or N m)", "",
+              "## Results", "", comparison.to_markdown(), "## Reading", ""]
+    lines += [f"- {item}" for item in comparison.reading()]
+    lines += ["", "## Figures", ""]
+    lines += [f"### {title}\n\n![{title}]({name})\n" for title, name in figs]
+    if analysis is not None:
+        lines += ["## Constraint analysis", "", analysis.to_markdown()]
+    return write_atomic(folder / "report.md", "\n".join(lines))

@@ -1,0 +1,184 @@
+"""Classroom derivations: the equations of each formulation, step by step, in the notation of
+Blajer's *A geometrical framework for modeling and simulation of nonholonomic mechanical systems*.
+
+A derivation is one list of steps, each a title, one sentence and the relations it states (in a
+small LaTeX subset, see transcript.py) with the named sympy objects it computes; ``text()``,
+``to_latex()`` and ``to_markdown()`` render that one list. Each object is reduced cheaply
+(expansion and sin^2 -> 1 - cos^2) and then, within a time bound, by sympy's trigsimp; what the
+bound cuts stays correct, only longer. These symbolic forms are for reading; simulation never
+needs them (formulations work numerically at run time).
+"""
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+
+from . import transcript as tr
+from .steps import (B, DOT, FORMULATIONS, LAM, Step, analysis_step, common_steps, dependent_steps, minimal_steps,
+                    reduced_steps, row_list, Simplifier, transposed)
+
+__all__ = ["Step", "Derivation", "derive", "minimal_accelerations"]
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The steps of one formulation's derivation for one system; ``pieces`` holds every named
+    object by name (``derivation["M_barbar"]``), ``analysis`` the constraint analysis (or None)."""
+
+    system_name: str
+    formulation: str
+    steps: tuple
+    analysis: object = None
+    notes: tuple = ()
+    pieces: dict = field(default_factory=dict)
+    _layouts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getitem__(self, name):
+        return self.pieces[name]
+
+    def __repr__(self):
+        keys = ", ".join(step.key for step in self.steps)
+        return f"<Derivation of the {self.formulation} formulation of {self.system_name}: steps {keys}>"
+
+    @property
+    def title(self) -> str:
+        return f"The {self.formulation} formulation of `{self.system_name}`"
+
+    def shown_steps(self, until=None) -> tuple:
+        """The steps up to and including ``until`` (a step's key, or its number from 1)."""
+        if until is None:
+            return self.steps
+        keys = [step.key for step in self.steps]
+        if isinstance(until, int) or str(until).isdigit():
+            if not 1 <= int(until) <= len(keys):
+                raise ValueError(f"derivation of {self.system_name}: step {until} is out of range; expected "
+                                 f"1 .. {len(keys)}")
+            return self.steps[:int(until)]
+        if until not in keys:
+            raise ValueError(f"derivation of {self.system_name} has no step {until!r}; expected one of: "
+                             f"{', '.join(keys)} (or a number 1 .. {len(keys)})")
+        return self.steps[:keys.index(until) + 1]
+
+    def _lines(self, step, expanded):
+        """The layout of a step's named objects (computed once: the three renderings share it)."""
+        if not expanded:
+            return []
+        if id(step) not in self._layouts:
+            self._layouts[id(step)] = [line for name, value in step.results for line in tr.layout(name, value)]
+        return self._layouts[id(step)]
+
+    def text(self, *, expanded=True, until=None, width=None) -> str:
+        """Terminal text: unicode math from sympy's pretty printer, wrapped to ``width`` (default:
+        the terminal's width)."""
+        width = width or tr.terminal_width()
+        title = tr.sentence_text(self.title)
+        out = [title, "═" * min(len(title), width)]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            out += ["", f"{i}. {step.title}"]
+            out += textwrap.wrap(tr.sentence_text(step.text), width - 3, initial_indent="   ",
+                                 subsequent_indent="   ")
+            out += ["", *("      " + tr.tex_to_unicode(r) for r in step.relations)] if step.relations else []
+            lines = self._lines(step, expanded)
+            out += ["", *("   " + row for row in tr.lines_text(lines, width - 3))] if lines else []
+        for note in self.notes:
+            out += [""] + textwrap.wrap("Note: " + tr.sentence_text(note), width)
+        return "\n".join(out)
+
+    __str__ = text
+
+    def to_latex(self, *, expanded=True, until=None, standalone=False) -> str:
+        """A LaTeX fragment (amsmath), or with ``standalone`` a complete document for pdflatex."""
+        out = [rf"\section*{{{tr.sentence_latex(self.title)}}}"]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            block = [rf"\subsection*{{{i}.\ {tr.tex_escape(step.title)}}}", tr.sentence_latex(step.text)]
+            if step.relations:
+                block.append("\\begin{gather*}\n" + " \\\\\n".join(step.relations) + "\n\\end{gather*}")
+            rows = tr.lines_latex(self._lines(step, expanded))
+            if rows:
+                block.append("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
+            out.append("\n".join(block))
+        out += [rf"\noindent\textit{{Note.}} {tr.sentence_latex(n)}" for n in self.notes]
+        body = "\n\n".join(out)
+        return tr.latex_document(body) if standalone else body
+
+    def to_markdown(self, *, expanded=True, until=None) -> str:
+        """Markdown with $...$ and $$...$$ math (Jupyter, MathJax, GitHub)."""
+        out = [f"### {tr.sentence_markdown(self.title)}", ""]
+        for i, step in enumerate(self.shown_steps(until), 1):
+            out += [f"**{i}. {step.title}.** {tr.sentence_markdown(step.text)}", ""]
+            out += [f"$$ {r} $$" for r in step.relations] + ([""] if step.relations else [])
+            rows = tr.lines_latex(self._lines(step, expanded))
+            if rows:
+                out += ["$$\\begin{aligned} " + " \\\\ ".join(rows) + " \\end{aligned}$$", ""]
+        out += [f"> Note: {tr.sentence_markdown(n)}" for n in self.notes]
+        return "\n".join(out).rstrip() + "\n"
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+
+def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, independent=None,
+           analysis=True) -> Derivation:
+    """The derivation of ``formulation`` ("dependent", "reduced" or "minimal") for ``system``.
+
+    simplify: run sympy's trigsimp on each entry within ``seconds`` in total (the cheap reduction
+    always runs); analysis: include the constraint analysis as a step.
+    """
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"derive got formulation {formulation!r} but expected one of: {', '.join(FORMULATIONS)}")
+    simp = Simplifier(seconds, simplify)
+    steps = common_steps(system, simp)
+    notes = []
+    report = None
+    if analysis:
+        from systems.analysis.constraints import analyze_constraints
+
+        report = analyze_constraints(system)
+        steps.append(analysis_step(report))
+    emb = system.embedding
+    trivial = (emb is None and system.m == 0 and len(system.coordinates) == system.n
+               and system.A == sp.eye(system.n))
+    emb_ok = emb is not None and len(system.coordinates) == system.n and emb.A_q == sp.eye(len(emb.coordinates))
+    if formulation == "dependent":
+        pieces = dependent_steps(system, simp, steps)
+    elif trivial or emb_ok:
+        if trivial:
+            from dataclasses import replace
+
+            from systems.description import Embedding
+
+            system = replace(system, embedding=Embedding(
+                coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
+                velocities=system.velocities), independent_velocities=system.independent_velocities)
+        pieces = (reduced_steps(system, simp, steps, trivial) if formulation == "reduced"
+                  else minimal_steps(system, simp, steps, independent, trivial))
+    else:
+        raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
+                         f"{formulation} formulation has no symbolic form here (it runs numerically); "
+                         f"use --formulation dependent")
+    if system.is_nonideal:
+        notes.append(f"${B['f']}$ depends on the multipliers (a non-ideal constraint): at run time the accelerations "
+                     "and all multipliers are solved for together; set the multipliers to zero in the applied "
+                     "forces for the ideal case.")
+    names = row_list(system.constraint_names)
+    steps.append(Step("reactions", "Reactions",
+                      f"Once the accelerations are known, the dynamics give every multiplier in resolved form, "
+                      f"one reaction per constraint row: {names}." if names else
+                      "There are no constraints and so no reactions.",
+                      (f"{LAM} = ({B['C']}{transposed('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
+                       f"{B['M']}{DOT['v']})",) if names else ()))
+    return Derivation(system.name, formulation, tuple(steps), report, tuple(notes), pieces)
+
+
+def minimal_accelerations(derivation, system, q, u):
+    """u' from the derived M_barbar, d_barbar, f_barbar at numeric (q, u) (for checking a derivation)."""
+    pieces = derivation.pieces
+    symbols = list(pieces["q"]) + list(pieces["u"]) + [par.symbol for par in system.parameters]
+    values = list(q) + list(u) + list(system.parameter_values)
+    lam = {s: 0.0 for s in system.multipliers}
+    M = np.array(sp.lambdify([symbols], pieces["M_barbar"].subs(lam))(values), float)
+    rhs = np.array(sp.lambdify([symbols], (pieces["f_barbar"] - pieces["d_barbar"]).subs(lam))(values), float)
+    return np.linalg.solve(M, rhs.ravel())
