@@ -24,6 +24,8 @@ import sys
 import numpy as np
 import sympy as sp
 
+from systems.codegen import CHECKSUM
+
 TARGETS = ("python", "c", "latex")
 
 _SHIM = '''class numba:
@@ -149,7 +151,10 @@ def _inline(source, done) -> str:
 
 
 def _body(text) -> str:
-    """A generated or library module without its docstring and imports (the exported module has them once)."""
+    """A generated or library module without its checksum line, docstring and imports (the exported
+    module has them once)."""
+    if text.startswith(CHECKSUM):
+        text = text.partition("\n")[2]
     text = re.sub(r'^"""(.|\n)*?"""\n', "", text, count=1)
     imports = re.compile(r"^(import \w+( as \w+)?|from __future__ import .*)$")
     keep = [line for line in text.splitlines() if not imports.match(line)]
