@@ -1,4 +1,4 @@
-"""The cache of compiled code under damage and concurrency (systems.codegen): a truncated or altered
+"""The cache of compiled code under damage and concurrency (systems.numeric.cache): a truncated or altered
 generated module, or numba index (.nbi) or data (.nbc) file, is rebuilt with a warning naming it,
 and two processes compiling the same system into one empty cache both succeed."""
 import ast
@@ -16,7 +16,8 @@ import sympy as sp
 
 pytest.importorskip("numba")
 
-from systems import codegen  # noqa: E402
+from systems.numeric import codegen  # noqa: E402
+from systems.numeric.cache import CHECKSUM  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("compiled")
 
@@ -117,7 +118,7 @@ def test_module_that_fails_to_import_is_rebuilt_once(cache):
     path = _source(kernel)
     _forget(cache)
     body = b"def (\n"
-    path.write_bytes(codegen.CHECKSUM.encode() + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    path.write_bytes(CHECKSUM.encode() + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
     with pytest.warns(UserWarning, match=f"{path.name} was damaged \\(SyntaxError on import"):
         kernel = _kernel("safety_a")
     assert _value(kernel) == pytest.approx(_expected("safety_a"), rel=1e-14)

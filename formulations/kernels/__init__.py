@@ -28,10 +28,11 @@ __all__ = ["dependent_source", "generator_hash", "minimal_source", "reduced_sour
 @functools.lru_cache(maxsize=1)
 def generator_hash() -> str:
     """A hash of the code that writes the compiled modules (this package, the compiled loops and
-    systems.numeric.codegen): compiled code noted as warm under another hash is not taken for this one."""
+    systems.numeric.codegen and .cache): compiled code noted as warm under another hash is not taken for this one."""
     root = pathlib.Path(__file__).resolve().parent.parent.parent
-    files = sorted((root / "formulations" / "kernels").glob("*.py")) + sorted(
-        (root / "formulations" / "solvers").glob("compiled_*.py")) + [root / "systems" / "numeric" / "codegen.py"]
+    files = (sorted((root / "formulations" / "kernels").glob("*.py"))
+             + sorted((root / "formulations" / "solvers").glob("compiled_*.py"))
+             + [root / "systems" / "numeric" / "codegen.py", root / "systems" / "numeric" / "cache.py"])
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.read_bytes())
