@@ -34,7 +34,7 @@ from typing import ClassVar
 import numpy as np
 
 from systems.numeric import codegen
-from systems.arguments import as_system
+from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
 from systems.numeric.model import BACKENDS, compile_system, structure_hash
 from systems.state import renormalize
@@ -378,13 +378,6 @@ class Formulation(ABC):
             raise InconsistentStateError(
                 f"system {self.system.name!r}: the initial state violates the constraints ({'; '.join(bad)}). "
                 f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True).")
-
-    def linearize(self, p0, v0, **options):
-        """The linearization about the equilibrium or steady motion (p0, v0) in this formulation's
-        independent state; options and result as formulations.linearize."""
-        from .linearization.linearize import linearize_formulation
-
-        return linearize_formulation(self, p0, v0, **options)
 
     def simulate(self, t_span, state0=None, **options):
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's); the options

@@ -10,7 +10,7 @@ constraint analysis and the catalogue of examples.
 from . import _moved
 from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_lagrangian, from_rigid_bodies,
                        pfaffian_matrix, spherical_joint)
-from .catalogue import describe, load, names
+from .catalogue import as_system, describe, load, names
 from .description import TIME, BodyBlock, Embedding, Parameter, System
 from .families import Outcome, StateFamily, StateVariable
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
@@ -29,7 +29,6 @@ def analyze_constraints(system, **options):
     """Constraint analysis of ``system`` (a System or a catalogue name, DESIGN section 4); a
     printable report object."""
     from .analysis.constraints import analyze_constraints as run
-    from .arguments import as_system
 
     return run(as_system(system), **options)
 
@@ -53,7 +52,6 @@ def check_pfaffian(rows, coordinates, **options):
 def redundancy(system, p=None, **options):
     """Rank of C at p (default: the default configuration), its dependent rows by name and the
     mobility (Gruebler count n - m - l against n - rank C); see systems.dependent_rows."""
-    from .arguments import as_system
     from .dependent_rows import redundancy as run
 
     return run(as_system(system), p, **options)

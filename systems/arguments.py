@@ -131,16 +131,3 @@ def state_pair(system, value, argument="state0"):
     p = vector(f"{argument} p", value[0], n_p, system.coordinate_names)
     v = vector(f"{argument} v", value[1], n, system.velocity_names)
     return p, v
-
-
-def as_system(value, argument="system"):
-    """A System: ``value`` itself, or the catalogue system of that name (systems.load)."""
-    from .catalogue import load
-    from .description import System
-
-    if isinstance(value, System):
-        return value
-    if isinstance(value, str):
-        return load(value)
-    raise ArgumentTypeError(f"{argument} got {_show(value)} ({type(value).__name__}) but expected a systems.System "
-                            f"or the name of a catalogue system (systems.names())", argument)

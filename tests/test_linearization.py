@@ -246,7 +246,7 @@ def test_a_created_formulation_linearizes_with_its_own_choice():
     disc = systems.load("rolling_disc")
     p, v = disc.family("rolling").state(disc, spin=5.0)
     form = formulations.create("minimal", disc, independent=("omega_1", "omega_2", "omega_3"))
-    lin = form.linearize(p, v)
+    lin = formulations.linearize(disc, p, v, formulation=form)
     assert lin.state_names[-3:] == ("omega_1", "omega_2", "omega_3")
     k = upright_k(5.0, 0.5)
     assert np.allclose(np.sort(lin.nontrivial.imag), [-np.sqrt(k), np.sqrt(k)], rtol=1e-10)

@@ -30,9 +30,11 @@ import numpy as np
 import sympy as sp
 from scipy.linalg import null_space, qr
 
-from systems.arguments import as_system, real, state_pair
+from systems.arguments import real, state_pair
+from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
+from ..base import Formulation, create
 from ..coordinates.charts import Atlas
 from ..errors import CapabilityError, NotSteadyError
 from .modes import Linearization, LinearEquations, split_modes
@@ -58,8 +60,6 @@ def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(
     instant). tol: the relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
     of the point that are not zero, InconsistentStateError where (p0, v0) violates the constraints.
     """
-    from ..base import Formulation, create
-
     if isinstance(formulation, Formulation):
         if options:
             raise ArgumentError(f"linearize got a created formulation and options {sorted(options)}: expected the "

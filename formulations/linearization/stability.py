@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
-from systems.arguments import as_system, real, vector
+from systems.arguments import real, vector
+from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
 from .linearize import linearize_formulation

@@ -13,7 +13,8 @@ import warnings
 
 import numpy as np
 
-from systems.arguments import as_system, real, state_pair
+from systems.arguments import real, state_pair
+from systems.catalogue import as_system
 from systems.dependent_rows import independent_rows
 from systems.errors import ArgumentError, InconsistentStateError
 from systems.state import renormalize

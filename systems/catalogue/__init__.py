@@ -9,8 +9,9 @@ import importlib
 import inspect
 import pkgutil
 
-from ..arguments import whole
-from ..errors import UnknownNameError
+from ..arguments import _show, whole
+from ..description import System
+from ..errors import ArgumentTypeError, UnknownNameError
 
 
 def _modules():
@@ -60,3 +61,13 @@ def describe(name: str) -> str:
     if name not in _REGISTRY:
         raise UnknownNameError("system", name, names())
     return inspect.getdoc(_REGISTRY[name]) or ""
+
+
+def as_system(value, argument="system"):
+    """A System: ``value`` itself, or the catalogue system of that name (systems.load)."""
+    if isinstance(value, System):
+        return value
+    if isinstance(value, str):
+        return load(value)
+    raise ArgumentTypeError(f"{argument} got {_show(value)} ({type(value).__name__}) but expected a systems.System "
+                            f"or the name of a catalogue system (systems.names())", argument)

@@ -20,7 +20,8 @@ import numpy as np
 
 import warnings
 
-from systems.arguments import as_system, real, state_pair, time_span, whole
+from systems.arguments import real, state_pair, time_span, whole
+from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from ...base import create, names

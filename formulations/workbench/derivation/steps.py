@@ -11,6 +11,8 @@ import sympy as sp
 from systems.analysis.bounded import bounded
 from systems.builders.common import tidy
 
+from formulations.base import create
+
 from . import transcript as tr
 
 FORMULATIONS = ("dependent", "reduced", "minimal")
@@ -219,9 +221,7 @@ def _independent_choice(system, names):
     names = names or system.independent_velocities
     if names and all(n in emb.velocity_names for n in names):
         return [emb.velocity_names.index(n) for n in names]
-    import formulations
-
-    form = formulations.create("minimal", system, independent=names or None)
+    form = create("minimal", system, independent=names or None)
     form.prepare(*system.default_state())
     if any(n not in emb.velocity_names for n in form.choice):
         raise ValueError(f"derive: independent velocities {form.choice} must be reduced velocities "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from systems.arguments import as_system
+from systems.catalogue import as_system
 
 from ..comparison.compare import Configuration, default_configurations
 from .ensemble import ensemble

@@ -20,7 +20,8 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
-from systems.arguments import as_system, state_pair, time_span, whole
+from systems.arguments import state_pair, time_span, whole
+from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError
 from systems.families import Outcome
 
