@@ -39,6 +39,7 @@ from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateEr
 from systems.numeric.model import BACKENDS, compile_system, structure_hash
 from systems.state import renormalize
 
+from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE
@@ -70,10 +71,15 @@ def create(name: str, system, **options):
     if not isinstance(name, str):
         raise ArgumentTypeError(f"create got name={name!r} ({type(name).__name__}) but expected a formulation name, "
                                 f"one of: {', '.join(names())}", "name")
-    base, plus, stabilization = name.partition("+")
+    parts = parse_configuration(name, "name")
+    base, stabilization = parts.formulation, parts.stabilization
     if base not in _REGISTRY:
         raise UnknownNameError("formulation", base, names(), argument="create")
-    if plus:
+    if parts.method is not None:
+        raise ArgumentError(f"create got name={name!r}: the method is an option of simulate, e.g. "
+                            f"create({base + ('+' + stabilization if stabilization else '')!r}, ...)"
+                            f".simulate(..., method={parts.method!r})", "name")
+    if stabilization:
         if options.get("stabilization") not in (None, stabilization):
             raise ArgumentError(f"create got name={name!r} and stabilization={options['stabilization']!r}: expected "
                                 f"the stabilization in one place", "stabilization")

@@ -52,3 +52,25 @@ def test_bad_input_exits_2_with_one_line(argv, fragment, capsys):
     err = capsys.readouterr().err.strip()
     assert fragment in err
     assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_compare_creates_each_configuration_once(monkeypatch, capsys):
+    """The command line checks, pilots and runs the very formulations it created: one per
+    configuration and one for the reference, whatever the pilot and the sweep run."""
+    from formulations.base import Formulation
+    from formulations.workbench.comparison import estimate
+
+    created = []
+    original = Formulation.__init__
+
+    def counting(self, *args, **kwargs):
+        created.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Formulation, "__init__", counting)
+    monkeypatch.setattr(estimate, "PILOT_ABOVE", 0.05)  # the pilot runs too
+    monkeypatch.setattr(estimate, "PILOT_SPAN", 0.05)
+    assert main(["compare", "knife_edge", "--t-end", "0.2", "--formulations", "minimal", "dependent+projection",
+                 "--sweep", "--quiet"]) == 0
+    assert sorted(created) == ["Dependent", "Dependent", "Minimal"]
+    assert "minimal" in capsys.readouterr().out

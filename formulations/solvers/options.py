@@ -34,17 +34,29 @@ class Inputs:
     max_steps: int
 
 
+def relative_tolerance(name, value):
+    """``value`` as a float in RTOL_RANGE, else ArgumentError naming ``name``: the one range of every
+    relative tolerance (simulate, compare, its sweep and reference, the command line)."""
+    return real(name, value, positive=True, low=RTOL_RANGE[0], high=RTOL_RANGE[1],
+                expected=f"a relative tolerance between {RTOL_RANGE[0]:.1e} and {RTOL_RANGE[1]:g}",
+                fix="tolerances e.g. rtol=1e-8, atol=1e-8")
+
+
+def tolerances(rtol, atol=None) -> tuple:
+    """(rtol, atol) checked, atol = rtol where it is None."""
+    rtol = relative_tolerance("rtol", rtol)
+    atol = real("atol", rtol if atol is None else atol, positive=True, expected="a positive absolute tolerance",
+                fix="tolerances e.g. rtol=1e-8, atol=1e-8")
+    return rtol, atol
+
+
 def check(system, t_span, state0, *, rtol, atol, t_eval, events, step, max_step, first_step, max_steps) -> Inputs:
     """Inputs with every argument checked and converted (lists to arrays, numbers to floats)."""
     span = time_span(t_span)
     p0 = v0 = None
     if state0 is not None:
         p0, v0 = state_pair(system, state0)
-    rtol = real("rtol", rtol, positive=True, low=RTOL_RANGE[0], high=RTOL_RANGE[1],
-                expected=f"a relative tolerance between {RTOL_RANGE[0]:.1e} and {RTOL_RANGE[1]:g}",
-                fix="tolerances e.g. rtol=1e-8, atol=1e-8")
-    atol = real("atol", atol, positive=True, expected="a positive absolute tolerance",
-                fix="tolerances e.g. rtol=1e-8, atol=1e-8")
+    rtol, atol = tolerances(rtol, atol)
     grid = None if t_eval is None else time_grid(t_eval, span)
     if step is not None:
         step = real("step", step, positive=True, expected="a positive step size in s", fix="e.g. step=1e-3")

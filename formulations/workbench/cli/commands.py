@@ -1,11 +1,13 @@
 """The commands of the ``pfaff`` command line; each returns its exit status (see cli.py)."""
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 
 import systems
+
+from formulations.configuration import parse_configuration
+from formulations.solvers.options import tolerances
 
 from ..comparison import estimate
 from .parsing import UsageError, explain, load_system
@@ -27,17 +29,9 @@ def _input_errors():
             formulations.CapabilityError, formulations.MissingDependencyError, ImportError, ValueError)
 
 
-def _accepts(function, name) -> bool:
-    return name in inspect.signature(function).parameters
-
-
-def _max_steps(args, function, what):
-    """{"max_steps": N} where --max-steps was given (and ``function`` takes it), else {}."""
-    if args.max_steps is None:
-        return {}
-    if not _accepts(function, "max_steps"):
-        raise UsageError(f"--max-steps: {what} of this installation has no step limit; leave the option out")
-    return {"max_steps": args.max_steps}
+def _max_steps(args):
+    """{"max_steps": N} where --max-steps was given, else {}."""
+    return {} if args.max_steps is None else {"max_steps": args.max_steps}
 
 
 def _check_step(method, step, t_end):
@@ -94,13 +88,20 @@ def cmd_simulate(args):
 
     system = load_system(args.system, args.set)
     _check_step(args.method, args.step, args.t_end)
-    name, _, stabilization = args.formulation.partition("+")  # "dependent+projection", as compare takes it
+    try:
+        parts = parse_configuration(args.formulation, "--formulation")
+    except _input_errors() as exc:
+        raise UsageError(explain(exc)) from None
+    if parts.method is not None:
+        raise UsageError(f"--formulation {args.formulation}: give the method as --method {parts.method}"
+                         + (f" --step {parts.step:g}" if parts.step else ""))
+    name, stabilization = parts.formulation, parts.stabilization
     if stabilization and args.stabilization not in ("none", stabilization):
         raise UsageError(f"--formulation {args.formulation} and --stabilization {args.stabilization} name two "
                          f"stabilizations; give one")
     stabilization = stabilization or args.stabilization
     options = dict(rtol=args.rtol, atol=args.atol, method=args.method, step=args.step,
-                   **_max_steps(args, formulations.simulate, "simulate()"))
+                   **_max_steps(args))
 
     def build():
         return formulations.create(name, system, stabilization=stabilization, backend=args.backend)
@@ -150,7 +151,7 @@ def _print_run(args, system, traj):
 
 def _configurations(args, system):
     import formulations
-    from ..comparison.compare import default_configurations
+    from ..comparison.compare import default_configurations, prepare
 
     if args.step is not None and not args.enforcement:
         raise UsageError(f"--step {args.step:g} sets the augmented Lagrangian's step under --enforcement; without "
@@ -165,8 +166,6 @@ def _configurations(args, system):
     for spec in configurations:
         try:
             config = formulations.Configuration.parse(spec)
-            formulations.solvers.solver_class(config.method)
-            config.build(system)
         except _input_errors() as exc:
             raise UsageError(f"configuration {spec!r}: {explain(exc)}") from None
         if config.step is not None and config.step > args.t_end:
@@ -176,7 +175,10 @@ def _configurations(args, system):
             warn(f"configuration {spec!r} is given twice; it is run once")
             continue
         parsed.append(config)
-    return parsed
+    try:
+        return prepare(system, parsed)
+    except _input_errors() as exc:
+        raise UsageError(explain(exc)) from None
 
 
 def _check_animation(args, system):
@@ -188,6 +190,7 @@ def _check_animation(args, system):
 
 def cmd_compare(args):
     import formulations
+    from ..comparison.compare import REFERENCE_TOL
     from ..output import OutputFolder
 
     system = load_system(args.system, args.set)
@@ -195,13 +198,12 @@ def cmd_compare(args):
     configs = _configurations(args, system)
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
     options = dict(rtol=args.rtol, atol=args.atol, samples=args.samples, sweep=sweep,
-                   **_max_steps(args, formulations.compare, "compare()"))
-    atol = args.rtol if args.atol is None else args.atol
+                   **_max_steps(args))
+    atol = tolerances(args.rtol, args.atol)[1]
     repeats = 1 + len(sweep or ())
-    runs = [(lambda span: formulations.create("dependent", system, stabilization="projection").simulate(
-        (0.0, span), rtol=1e-13, atol=1e-13), 1, None)]
-    runs += [(lambda span, c=c: c.build(system).simulate((0.0, span), rtol=args.rtol, atol=atol, method=c.method,
-                                                           step=c.step), repeats, c.step) for c in configs]
+    runs = [(lambda span: configs.reference.simulate((0.0, span), rtol=REFERENCE_TOL, atol=REFERENCE_TOL), 1, None)]
+    runs += [(lambda span, c=c, f=f: f.simulate((0.0, span), rtol=args.rtol, atol=atol, method=c.method, step=c.step),
+              repeats, c.step) for c, f in zip(configs.configurations, configs.formulations)]
     count = 1 + len(configs) * repeats
     what = f"compare {system.name} to {args.t_end:g} s ({count} runs)"
     if args.force and args.out is None:

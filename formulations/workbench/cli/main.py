@@ -87,7 +87,7 @@ def build_parser():
     analyze.add_argument("--markdown", action="store_true", help="print Markdown")
     simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
     simulate.add_argument("--formulation", default="dependent", help="dependent, reduced, minimal or manifold")
-    simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     simulate.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
     simulate.add_argument("--method", default="DOP853", help="integrator (adaptive: RK45, DOP853, Radau, BDF, LSODA, "
                           "dopri5, IDA, ...; fixed step: rk4, augmented_lagrangian, RKMK4-SE3, RKMK4-SO3xR3)")
@@ -104,7 +104,7 @@ def build_parser():
     compare.add_argument("--enforcement", action="store_true",
                          help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
                               "reduced, minimal, manifold), with any --formulations added")
-    compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     compare.add_argument("--atol", type=number(), default=None, help="absolute tolerance (default: --rtol)")
     _run_options(compare, "fixed step in s of the augmented Lagrangian under --enforcement (default: 1e-3)")
     compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")

@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 import systems
+from formulations.solvers.options import RTOL_RANGE
 
 # a value that starts with '-' and is a number: argparse would take it for an option
 _NEGATIVE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
@@ -57,10 +58,12 @@ def number(kind="positive", below=None):
 
 
 def tolerance(text):
-    """An argparse type for rtol: 0 < value < 1 (a relative tolerance of 1 or more asks for no accuracy)."""
+    """An argparse type for rtol, in the range of every relative tolerance (solvers.options.RTOL_RANGE)."""
     value = number()(text)
-    if not value < 1:
-        raise argparse.ArgumentTypeError(f"expected a relative tolerance 0 < rtol < 1 (e.g. 1e-8), got {text}")
+    low, high = RTOL_RANGE
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected a relative tolerance between {low:.1e} and {high:g} "
+                                         f"(e.g. 1e-8), got {text}")
     return value
 
 

@@ -53,7 +53,7 @@ def add_parser(sub, command):
                         help="several configurations side by side over the same members: the distribution of their "
                              "constraint errors, energy drift and cost (instead of --formulation)")
     parser.add_argument("--t-end", type=number(), default=5.0, help="end of each member's interval in s")
-    parser.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, 0 < rtol < 1")
+    parser.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     parser.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
     parser.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
                         help="numeric backend (default: compiled where numba is installed, its compile paid once)")

@@ -20,14 +20,16 @@ import numpy as np
 
 import warnings
 
-from systems.arguments import real, state_pair, time_span, whole
+from systems.arguments import state_pair, time_span, whole
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from ...base import create, names
+from ...configuration import parse_configuration
 from ...errors import ComparisonInterrupted, RunInterrupted
 from ...results.trajectory import Trajectory
 from ...solvers import order, solver_class
+from ...solvers.options import relative_tolerance, tolerances
 from ...stabilization import as_strategy
 
 DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
@@ -98,14 +100,8 @@ class Configuration:
             return spec
         if isinstance(spec, Mapping):
             return cls(**spec)
-        text, _, method = str(spec).partition("@")
-        formulation, _, stab = text.partition("+")
-        method, _, step = method.partition(":")
-        try:
-            step = float(step) if step else None
-        except ValueError:
-            raise ValueError(f"configuration {spec!r} got step {step!r} but expected a number after ':'") from None
-        return cls(formulation, stab or "none", method or "DOP853", step=step)
+        parts = parse_configuration(spec)
+        return cls(parts.formulation, parts.stabilization or "none", parts.method or "DOP853", step=parts.step)
 
     def step_for(self, tol, rtol):
         """The fixed step at tolerance ``tol`` of a sweep whose base tolerance is ``rtol`` (None if adaptive)."""
@@ -322,27 +318,67 @@ def _configurations(system, configurations) -> list:
     return configs
 
 
+REFERENCE = Configuration("dependent", "projection")  # the reference run of every comparison
+REFERENCE_TOL = 1e-13                                 # its tolerance (rtol = atol)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The configurations of a comparison checked and each created once for ``system``, with the
+    reference: what ``compare`` runs (a formulation keeps its compiled module between runs)."""
+
+    system: object
+    configurations: tuple
+    formulations: tuple
+    reference: object
+
+    def __len__(self):
+        return len(self.configurations)
+
+
+def prepare(system, configurations=None) -> Prepared:
+    """The configurations of ``compare`` checked and created (see compare for what they may be)."""
+    system = as_system(system)
+    if isinstance(configurations, Prepared):
+        if configurations.system is not system:
+            raise ArgumentError(f"compare got configurations prepared for {configurations.system.name!r} but expected "
+                                f"them prepared for {system.name!r}", "configurations")
+        return configurations
+    configs = _configurations(system, configurations)
+    built = []
+    for i, config in enumerate(configs):
+        try:
+            built.append(config.build(system))
+        except (TypeError, ValueError) as exc:
+            kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
+            raise kind(f"compare got configurations[{i}] = {config.label!r}: {exc}", "configurations") from None
+    return Prepared(system, tuple(configs), tuple(built), REFERENCE.build(system))
+
+
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
-            rtol=1e-8, atol=None, reference_tol=1e-13, samples=501, sweep: Sequence[float] | None = None,
-            progress: Callable | None = None) -> Comparison:
+            rtol=1e-8, atol=None, reference_tol=REFERENCE_TOL, samples=501, sweep: Sequence[float] | None = None,
+            progress: Callable | None = None, max_steps: int | None = None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
     system: a System or a catalogue name. configurations: names such as "dependent+projection" or
     "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
-    that applies, see default_configurations); each is checked before any run. state0 defaults to
+    that applies, see default_configurations), or what ``prepare`` made of them; each is checked and
+    created once, before any run. state0 defaults to
     the system's default state. samples (>= 2): points of the common time grid. sweep: tolerances
     for work-precision data (each configuration run at each). progress(i, n, label) is called before
-    each run. Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
+    each run. max_steps: the bound on the accepted steps of each run (default: simulate's). Bad
+    arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
     system = as_system(system)
-    atol = rtol if atol is None else atol
-    rtol, atol, reference_tol = (real(name, value, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
-                                 for name, value in (("rtol", rtol), ("atol", atol), ("reference_tol", reference_tol)))
+    rtol, atol = tolerances(rtol, atol)
+    reference_tol = relative_tolerance("reference_tol", reference_tol)
     t_span = time_span(t_span)
     samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
-    sweep = [real(f"sweep[{i}]", tol, positive=True, high=0.1, expected="a positive tolerance <= 0.1")
-             for i, tol in enumerate(_sequence("sweep", sweep))]
-    configs = _configurations(system, configurations)
+    sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
+    bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
+    prepared = prepare(system, configurations)
+    configs = prepared.configurations
+    forms = dict(zip((c.label for c in configs), prepared.formulations))
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     grid = np.linspace(t_span[0], t_span[1], samples)
     total = 1 + len(configs) * (1 + len(sweep or ()))
@@ -354,8 +390,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
         step[0] += 1
 
     tick("reference")
-    reference = create("dependent", system, stabilization="projection").simulate(
-        t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
+    reference = prepared.reference.simulate(t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
     rows, trajs, points = [], [], []
 
     def result():
@@ -364,8 +399,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
 
     def run(config, tol, atol, h, main):
         try:
-            traj = config.build(system).simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
-                                                 t_eval=grid, step=h)
+            traj = forms[config.label].simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
+                                                 t_eval=grid, step=h, **bound)
         except RunInterrupted as exc:  # the interrupted run as far as it got
             interrupted.append(config.label if main else f"{config.label} at {tol:g}")
             record(config, exc.trajectory, tol, atol, h, main)
