@@ -24,7 +24,7 @@ import sys
 import numpy as np
 import sympy as sp
 
-from systems.codegen import CHECKSUM
+from systems.numeric.cache import CHECKSUM
 
 TARGETS = ("python", "c", "latex")
 
