@@ -40,95 +40,148 @@ def run(stepper, problem: Problem) -> RunRecord:
     numpy's LinAlgError) end the run with status -1; a StopRun from the monitor that carries
     ``locate`` ends it where that function crosses zero within the step.
     """
-    record, events, event_values = problem.record, problem.events, problem.event_values
-    post_step, monitor = problem.post_step, problem.monitor
     t0, t1 = float(problem.t_span[0]), float(problem.t_span[1])
-    y0 = problem.y0
     direction = 1.0 if t1 >= t0 else -1.0
-    if post_step is not None and not stepper.supports_post_step:
-        raise CapabilityError(f"a post-step hook got method={getattr(stepper, 'method', '?')!r} but "
-                              f"expected a method that accepts a changed state")
-    ts, ys = [], []
-    t_eval = problem.t_eval
-    next_eval = 0
-    if t_eval is None or (t_eval.size and t_eval[0] == t0):
-        ts.append(t0)
-        ys.append(record(t0, np.array(y0, float), False))
-        next_eval = 1 if t_eval is not None else 0
-    steps, t_events = 0, []
-    g_old = event_values(t0, y0) if events else None
+    _check_post_step(stepper, problem)
+    out = _Output(problem.record)
+    next_eval = _first_point(out, problem, t0)
+    g_old = problem.event_values(t0, problem.y0) if problem.events else None
     status, message, interrupted = 0, "the integration reached the end of the interval", False
     try:
-        stepper.start(problem.fun, t0, y0, t1, problem.rtol, problem.atol, problem.max_step, problem.first_step)
-        while direction * (stepper.t - t1) < 0:
-            t_prev = stepper.t
-            t_new, y_new = stepper.step()
-            steps += 1
-            interp = stepper.interpolant() if (events or t_eval is not None) else None
-            stop_at = None
-            if events:
-                g_new = event_values(t_new, y_new)
-                for i, ev in enumerate(events):
-                    a, b = g_old[i], g_new[i]
-                    crossed = np.sign(a) != np.sign(b) and a != 0
-                    if crossed and (ev.direction == 0 or np.sign(b - a) == ev.direction):
-                        tc = brentq(lambda s: event_values(s, interp(s))[i], t_prev, t_new, xtol=1e-14)
-                        t_events.append((tc, i))
-                        if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
-                            stop_at = tc
-                g_old = g_new
-            limit = t_new if stop_at is None else stop_at
-            if t_eval is None:
-                if stop_at is None:
-                    ts.append(t_new)
-                    ys.append(record(t_new, np.array(y_new), False))
-                else:
-                    ts.append(stop_at)
-                    ys.append(record(stop_at, np.array(interp(stop_at)), True))
-            else:
-                while next_eval < t_eval.size and direction * (t_eval[next_eval] - limit) <= 0:
-                    ts.append(t_eval[next_eval])
-                    ys.append(record(t_eval[next_eval], np.array(interp(t_eval[next_eval])), True))
-                    next_eval += 1
-            if stop_at is not None:
-                if t_eval is not None and (not ts or ts[-1] != stop_at):
-                    ts.append(stop_at)
-                    ys.append(record(stop_at, np.array(interp(stop_at)), True))
-                status, message = 1, f"a terminal event occurred at t = {stop_at:.6g}"
-                break
-            if monitor is not None:
-                try:
-                    monitor(t_new, y_new)
-                except StopRun as stop:
-                    located = _locate(stop, stepper, t_prev, t_new, record)
-                    if located is None:
-                        raise
-                    tc, row = located
-                    while ts and direction * (ts[-1] - tc) > 0:
-                        ts.pop()
-                        ys.pop()
-                    ts.append(tc)
-                    ys.append(row)
-                    raise StopRun(f"{stop} (located at t = {tc:.10g})", stop.quantity, at=tc) from None
-            if post_step is not None:
-                changed = post_step(t_new, y_new)
-                if changed is not None:
-                    stepper.replace_state(changed)
-                    if t_eval is None:
-                        ys[-1] = record(t_new, np.array(changed), False)
+        status, message = _steps(stepper, problem, out, next_eval, g_old)
     except (StepFailure, StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
-        status = -1
-        at = getattr(exc, "at", None)
-        text = str(exc)
-        if isinstance(exc, StepFailure) and "spacing" in text and problem.explain is not None:
-            text = problem.explain(stepper_time(stepper, t0), getattr(stepper, "y", y0))
-        message = f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {text}"
+        status, message = -1, _failure_message(exc, stepper, problem, t0)
     except KeyboardInterrupt:
-        del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
-        t_events = [e for e in t_events if ts and direction * (e[0] - ts[-1]) <= 0]  # of the steps kept
-        status, message, interrupted = -1, interruption_message(ts, t0), True
-    return RunRecord(ts, ys, status, message, steps, t_events, rejected=getattr(stepper, "rejected", None),
-                     interrupted=interrupted)
+        out.keep_whole_points(direction)
+        status, message, interrupted = -1, interruption_message(out.ts, t0), True
+    return RunRecord(out.ts, out.ys, status, message, out.steps, out.t_events,
+                     rejected=getattr(stepper, "rejected", None), interrupted=interrupted)
+
+
+class _Output:
+    """What a run has produced so far: the output times and rows, the event crossings (t, index) and
+    the accepted steps; kept when the run ends early."""
+
+    def __init__(self, record):
+        self.record = record
+        self.ts, self.ys, self.t_events, self.steps = [], [], [], 0
+
+    def keep_whole_points(self, direction):
+        """Drop a point half appended or half removed, and the crossings past the last point kept."""
+        ts, ys = self.ts, self.ys
+        del ts[len(ys):], ys[len(ts):]
+        self.t_events = [e for e in self.t_events if ts and direction * (e[0] - ts[-1]) <= 0]
+
+
+def _check_post_step(stepper, problem):
+    if problem.post_step is not None and not stepper.supports_post_step:
+        raise CapabilityError(f"a post-step hook got method={getattr(stepper, 'method', '?')!r} but "
+                              f"expected a method that accepts a changed state")
+
+
+def _first_point(out, problem, t0) -> int:
+    """Record the starting point where it is an output point; the index of the next t_eval point."""
+    t_eval = problem.t_eval
+    if t_eval is None or (t_eval.size and t_eval[0] == t0):
+        out.ts.append(t0)
+        out.ys.append(out.record(t0, np.array(problem.y0, float), False))
+        return 1 if t_eval is not None else 0
+    return 0
+
+
+def _steps(stepper, problem, out, next_eval, g_old):
+    """Step to the end of t_span or to a terminal event: (status, message)."""
+    t0, t1 = float(problem.t_span[0]), float(problem.t_span[1])
+    direction = 1.0 if t1 >= t0 else -1.0
+    events, t_eval = problem.events, problem.t_eval
+    stepper.start(problem.fun, t0, problem.y0, t1, problem.rtol, problem.atol, problem.max_step, problem.first_step)
+    while direction * (stepper.t - t1) < 0:
+        t_prev = stepper.t
+        t_new, y_new = stepper.step()
+        out.steps += 1
+        interp = stepper.interpolant() if (events or t_eval is not None) else None
+        stop_at = None
+        if events:
+            g_old, stop_at = _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, out.t_events)
+        next_eval = _output_step(out, t_eval, t_new, y_new, interp, stop_at, next_eval, direction)
+        if stop_at is not None:
+            return 1, f"a terminal event occurred at t = {stop_at:.6g}"
+        if problem.monitor is not None:
+            _run_monitor(problem.monitor, stepper, out, t_prev, t_new, y_new, direction)
+        if problem.post_step is not None:
+            changed = problem.post_step(t_new, y_new)
+            if changed is not None:
+                stepper.replace_state(changed)
+                if t_eval is None:
+                    out.ys[-1] = out.record(t_new, np.array(changed), False)
+    return 0, "the integration reached the end of the interval"
+
+
+def _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events):
+    """Locate the events that cross zero within the step (appended to ``t_events``): (the event
+    values at t_new, the time of the first terminal crossing or None)."""
+    event_values = problem.event_values
+    g_new = event_values(t_new, y_new)
+    stop_at = None
+    for i, ev in enumerate(problem.events):
+        a, b = g_old[i], g_new[i]
+        crossed = np.sign(a) != np.sign(b) and a != 0
+        if crossed and (ev.direction == 0 or np.sign(b - a) == ev.direction):
+            tc = brentq(lambda s: event_values(s, interp(s))[i], t_prev, t_new, xtol=1e-14)
+            t_events.append((tc, i))
+            if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
+                stop_at = tc
+    return g_new, stop_at
+
+
+def _output_step(out, t_eval, t_new, y_new, interp, stop_at, next_eval, direction) -> int:
+    """Record the output points of the step (up to ``stop_at`` where an event ends the run); the
+    index of the next t_eval point."""
+    ts, ys, record = out.ts, out.ys, out.record
+    if t_eval is None:
+        if stop_at is None:
+            ts.append(t_new)
+            ys.append(record(t_new, np.array(y_new), False))
+        else:
+            ts.append(stop_at)
+            ys.append(record(stop_at, np.array(interp(stop_at)), True))
+        return next_eval
+    limit = t_new if stop_at is None else stop_at
+    while next_eval < t_eval.size and direction * (t_eval[next_eval] - limit) <= 0:
+        ts.append(t_eval[next_eval])
+        ys.append(record(t_eval[next_eval], np.array(interp(t_eval[next_eval])), True))
+        next_eval += 1
+    if stop_at is not None and (not ts or ts[-1] != stop_at):
+        ts.append(stop_at)
+        ys.append(record(stop_at, np.array(interp(stop_at)), True))
+    return next_eval
+
+
+def _run_monitor(monitor, stepper, out, t_prev, t_new, y_new, direction):
+    """The monitor after an accepted step. Its StopRun passes on, with the output cut at the
+    located stop where it carries ``locate``."""
+    try:
+        monitor(t_new, y_new)
+    except StopRun as stop:
+        located = _locate(stop, stepper, t_prev, t_new, out.record)
+        if located is None:
+            raise
+        tc, row = located
+        while out.ts and direction * (out.ts[-1] - tc) > 0:
+            out.ts.pop()
+            out.ys.pop()
+        out.ts.append(tc)
+        out.ys.append(row)
+        raise StopRun(f"{stop} (located at t = {tc:.10g})", stop.quantity, at=tc) from None
+
+
+def _failure_message(exc, stepper, problem, t0) -> str:
+    """'stopped at t = ...: why' for an exception that ended the run."""
+    at = getattr(exc, "at", None)
+    text = str(exc)
+    if isinstance(exc, StepFailure) and "spacing" in text and problem.explain is not None:
+        text = problem.explain(stepper_time(stepper, t0), getattr(stepper, "y", problem.y0))
+    return f"stopped at t = {stepper_time(stepper, t0) if at is None else at:.6g}: {text}"
 
 
 def stepper_time(stepper, default):

@@ -81,6 +81,34 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     system = formulation.system
     args = inputs.check(system, t_span, state0, rtol=rtol, atol=atol, t_eval=t_eval, events=events, step=step,
                         max_step=max_step, first_step=first_step, max_steps=max_steps)
+    p0, v0 = _initial_state(formulation, args, project_initial, check_initial)
+    solver = _solver(method, args)
+    events = args.events
+    inputs.check_event_values(events, args.t_span[0], p0, v0)
+    form = match(formulation, solver, events)
+    problem = _problem(formulation, form, solver, args, p0, v0)
+    setup = time.perf_counter() - started
+    run = solver.integrate(problem)
+    wall = time.perf_counter() - started
+    message = run.message
+    if run.status < 0:
+        message = f"system {system.name!r}, formulation {formulation.label()!r}: {run.message}"
+    stats = _stats(formulation, problem, run, wall, setup)
+    settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
+                    stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
+    traj = trajectory(formulation, run, stats, message, settings, events)
+    traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
+                  adaptive=solver.step is None, initial_violation=not check_initial,
+                  kinematic_ratio=run.kinematic_ratio)
+    if run.interrupted:
+        raise RunInterrupted(traj)
+    return traj
+
+
+def _initial_state(formulation, args, project_initial, check_initial):
+    """The starting (p, v): the checked ``state0`` or the system's default, made consistent at t0 with
+    ``project_initial``, refused where it violates the constraints with ``check_initial``."""
+    system = formulation.system
     p0, v0 = system.default_state() if args.p0 is None else (args.p0, args.v0)
     inputs.check_tolerance_scale(args.atol, p0, v0)
     t0 = float(args.t_span[0])
@@ -88,15 +116,24 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
         p0, v0 = system.consistent_state(p0, v0, t=t0)
     if check_initial:
         formulation.check_state(p0, v0, t=t0)
+    return p0, v0
+
+
+def _solver(method, args):
+    """The solver of ``method``, checked against the fixed step and told max_steps where it counts
+    its own steps."""
     solver = create(method, args.step)
     inputs.check_fixed_step(solver, args.t_span, args.max_steps)
     if hasattr(solver, "max_steps"):  # a loop that counts its own steps (the compiled one)
         solver = copy.copy(solver)
         solver.max_steps = args.max_steps
-    events = args.events
-    inputs.check_event_values(events, args.t_span[0], p0, v0)
-    form = match(formulation, solver, events)
-    if system.is_rheonomic:  # formulations written for fixed constraints need no start time
+    return solver
+
+
+def _problem(formulation, form, solver, args, p0, v0) -> Problem:
+    """The formulation prepared at (p0, v0) for ``solver``, and the Problem the solver integrates."""
+    t0 = float(args.t_span[0])
+    if formulation.system.is_rheonomic:  # formulations written for fixed constraints need no start time
         formulation.prepare(p0, v0, solver.offers, t0)
     else:
         formulation.prepare(p0, v0, solver.offers)
@@ -108,6 +145,7 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
         timer = time.perf_counter()
         recorder(args.t_span[0], np.array(y0, float), False)
         inputs.warn_large_output(args.t_eval, time.perf_counter() - timer)
+    events = args.events
     problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
                       max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,
                       event_values=_event_values(formulation, events),
@@ -115,26 +153,16 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                       post_step=formulation.post_step if formulation.uses_post_step else None,
                       explain=explain_step_failure(formulation, args.t_span[0], y0))
     problem.fun = guarded_rhs(formulation, problem.evaluations, formulation.reject_singular_stages)
-    setup = time.perf_counter() - started
-    run = solver.integrate(problem)
-    wall = time.perf_counter() - started
-    message = run.message
-    if run.status < 0:
-        message = f"system {system.name!r}, formulation {formulation.label()!r}: {run.message}"
+    return problem
+
+
+def _stats(formulation, problem, run, wall, setup) -> Stats:
+    """The run's costs: times, evaluations, steps, projections, charts."""
     charts, chart_seconds = formulation.chart_statistics()
-    stats = Stats(wall_time=wall, rhs_evaluations=run.evaluations if run.evaluations is not None else
-                  problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=formulation.projections,
-                  rechoices=formulation.rechoices, setup_time=setup, charts=charts,
-                  chart_time_share=chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
-    settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
-                    stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
-    traj = trajectory(formulation, run, stats, message, settings, events)
-    traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
-                  adaptive=solver.step is None, initial_violation=not check_initial,
-                  kinematic_ratio=run.kinematic_ratio)
-    if run.interrupted:
-        raise RunInterrupted(traj)
-    return traj
+    return Stats(wall_time=wall, rhs_evaluations=run.evaluations if run.evaluations is not None else
+                 problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=formulation.projections,
+                 rechoices=formulation.rechoices, setup_time=setup, charts=charts,
+                 chart_time_share=chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
 
 
 def _bounded(make_monitor, max_steps, t_end):

@@ -165,41 +165,38 @@ def _body(text) -> str:
 
 def export_c(form) -> str:
     """C source of the dependent formulation's right-hand side (other formulations: ExportError)."""
+    _check_c_exportable(form)
     sysm = form.system
+    n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
+    temps, assigns = _c_assignments(sysm)
+    return "\n".join([_c_comment(sysm), "#include <math.h>", "", _c_signature(sysm), "{",
+                      _c_locals(n_p, n, c), _c_normalize(sysm), temps, assigns,
+                      _c_saddle_solve(n, c), _c_results(n_p, n, c), "}", ""])
+
+
+def _check_c_exportable(form):
+    """ExportError unless ``form`` is the dependent formulation without stabilization."""
     if form.name != "dependent":
         raise ExportError(f"C export writes the dependent formulation (the saddle-point solve); got {form.name!r}: "
                           "export --formulation dependent, or --to python for reduced and minimal")
     if form.label() != form.name:
         raise ExportError(f"C export writes the dependent formulation without stabilization; got {form.label()}: "
                           "export --to python for Baumgarte or constraint dynamics")
+
+
+def _c_signature(sysm) -> str:
+    return f"int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda)"
+
+
+def _c_comment(sysm) -> str:
+    """The file's opening comment: the function, its equations, the order of states and parameters."""
     n_p, n, c = len(sysm.coordinates), sysm.n, sysm.m + sysm.l
-    p, v = sysm.coordinates, sysm.velocities
-    rows = sp.Matrix(sysm.C) * sp.Matrix(v) + sp.Matrix(sysm.c)  # C v + c: rheonomic and affine rows too
-    xi = rows.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) + rows.diff(sysm.time) if c else sp.zeros(0, 1)
-    lam = list(sysm.multipliers)
-    f = sp.Matrix(sysm.f)
-    F = f.jacobian(lam) if c else sp.zeros(n, 0)  # f = f0 + F lambda (non-ideal constraints)
-    pieces = [("A", sp.Matrix(sysm.A)), ("M", sp.Matrix(sysm.M)), ("d", sp.Matrix(sysm.d)),
-              ("f0", f.xreplace({x: 0 for x in lam})), ("F", F), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
-    subs = {s: sp.Symbol(f"p[{i}]") for i, s in enumerate(p)}
-    subs.update({s: sp.Symbol(f"y[{n_p + i}]") for i, s in enumerate(v)})
-    subs.update({par.symbol: sp.Symbol(f"params[{i}]") for i, par in enumerate(sysm.parameters)})
-    subs[sysm.time] = sp.Symbol("t")
-    entries = [(name, i, e.xreplace(subs)) for name, m in pieces for i, e in enumerate(m) if e != 0]
-    replacements, reduced = sp.cse([e for _, _, e in entries], symbols=sp.numbered_symbols("x_"), order="none")
-    temps = "\n".join(f"    const double {s} = {sp.ccode(e)};" for s, e in replacements)
-    assigns = "\n".join(f"    {name}[{i}] = {sp.ccode(e)};" for (name, i, _), e in zip(entries, reduced))
-    normalize = "\n".join(
-        f"    {{ const double s = sqrt({' + '.join(f'y[{i}] * y[{i}]' for i in block)}); "
-        + " ".join(f"p[{i}] = y[{i}] / s;" for i in block) + " }"
-        for block in sysm.unit_norm_blocks)
     states = "\n".join(f" *   y[{i}] = {s}" for i, s in enumerate(sysm.coordinate_names + sysm.velocity_names))
     params = "\n".join(f" *   params[{i}] = {par.name} ({value!r} {par.unit})".rstrip()
                        for i, (par, value) in enumerate(zip(sysm.parameters, sysm.parameter_values))) or " *   (none)"
-    size = n + c
     return f"""/* Right-hand side of the dependent formulation of {sysm.name}, written by pfaff (pfaff export).
  *
- *   int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda);
+ *   {_c_signature(sysm)};
  *
  * y' = (A(p) v, v') with [[M, C^T - F], [C, 0]] [v'; lambda] = [f0 - d; -xi], f = f0 + F lambda (pfaff's
  * sign convention: the constraint force is -C^T lambda). Returns 0, or 1 where the matrix is singular. dydt
@@ -209,20 +206,69 @@ def export_c(form) -> str:
 {states}
  * Parameters ({len(sysm.parameters)}):
 {params}
- */
-#include <math.h>
+ */"""
 
-int {sysm.name}_rhs(double t, const double *y, const double *params, double *dydt, double *lambda)
-{{
+
+def _c_locals(n_p, n, c) -> str:
+    """The function's arrays (the model's matrices, p, the saddle-point system K x = b) and p = y[:n_p]."""
+    size = n + c
+    return f"""\
     double A[{max(n_p * n, 1)}] = {{0}}, M[{max(n * n, 1)}] = {{0}}, d[{n}] = {{0}}, f0[{n}] = {{0}};
     double F[{max(n * c, 1)}] = {{0}}, Cm[{max(c * n, 1)}] = {{0}}, xi[{max(c, 1)}] = {{0}};
     double p[{n_p}], K[{size * size}], b[{size}];
     int i, j, k;
     (void)t; (void)params;
-    for (i = 0; i < {n_p}; i++) p[i] = y[i];
-{normalize}
-{temps}
-{assigns}
+    for (i = 0; i < {n_p}; i++) p[i] = y[i];"""
+
+
+def _c_normalize(sysm) -> str:
+    """Statements that give each Euler-parameter block of p unit norm."""
+    return "\n".join(
+        f"    {{ const double s = sqrt({' + '.join(f'y[{i}] * y[{i}]' for i in block)}); "
+        + " ".join(f"p[{i}] = y[{i}] / s;" for i in block) + " }"
+        for block in sysm.unit_norm_blocks)
+
+
+def _c_model(sysm) -> list:
+    """(C array name, sympy matrix) of the model: A, M, d, f0 and F (f = f0 + F lambda: non-ideal
+    constraints), Cm = C and xi = d/dt (C v + c) - C v'."""
+    p, v = sysm.coordinates, sysm.velocities
+    n, c = sysm.n, sysm.m + sysm.l
+    rows = sp.Matrix(sysm.C) * sp.Matrix(v) + sp.Matrix(sysm.c)  # C v + c: rheonomic and affine rows too
+    xi = rows.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) + rows.diff(sysm.time) if c else sp.zeros(0, 1)
+    lam = list(sysm.multipliers)
+    f = sp.Matrix(sysm.f)
+    F = f.jacobian(lam) if c else sp.zeros(n, 0)
+    return [("A", sp.Matrix(sysm.A)), ("M", sp.Matrix(sysm.M)), ("d", sp.Matrix(sysm.d)),
+            ("f0", f.xreplace({x: 0 for x in lam})), ("F", F), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
+
+
+def _c_variables(sysm) -> dict:
+    """The C expression of each symbol: p[i], y[n_p + i] for the velocities, params[i], t."""
+    n_p = len(sysm.coordinates)
+    subs = {s: sp.Symbol(f"p[{i}]") for i, s in enumerate(sysm.coordinates)}
+    subs.update({s: sp.Symbol(f"y[{n_p + i}]") for i, s in enumerate(sysm.velocities)})
+    subs.update({par.symbol: sp.Symbol(f"params[{i}]") for i, par in enumerate(sysm.parameters)})
+    subs[sysm.time] = sp.Symbol("t")
+    return subs
+
+
+def _c_assignments(sysm) -> tuple:
+    """(temporaries, assignments): the common subexpressions, then the nonzero entries of the model's
+    arrays, as C statements."""
+    subs = _c_variables(sysm)
+    entries = [(name, i, e.xreplace(subs)) for name, m in _c_model(sysm) for i, e in enumerate(m) if e != 0]
+    replacements, reduced = sp.cse([e for _, _, e in entries], symbols=sp.numbered_symbols("x_"), order="none")
+    temps = "\n".join(f"    const double {s} = {sp.ccode(e)};" for s, e in replacements)
+    assigns = "\n".join(f"    {name}[{i}] = {sp.ccode(e)};" for (name, i, _), e in zip(entries, reduced))
+    return temps, assigns
+
+
+def _c_saddle_solve(n, c) -> str:
+    """Statements that assemble [[M, C^T - F], [C, 0]] x = [f0 - d; -xi] and solve it in place (b = x) by
+    Gaussian elimination with partial pivoting; 1 is returned where a pivot is zero or not finite."""
+    size = n + c
+    return f"""\
     for (i = 0; i < {size}; i++) for (j = 0; j < {size}; j++) K[i * {size} + j] = 0.0;
     for (i = 0; i < {n}; i++) {{
         for (j = 0; j < {n}; j++) K[i * {size} + j] = M[i * {n} + j];
@@ -253,7 +299,12 @@ int {sysm.name}_rhs(double t, const double *y, const double *params, double *dyd
         double s = b[i];
         for (j = i + 1; j < {size}; j++) s -= K[i * {size} + j] * b[j];
         b[i] = s / K[i * {size} + i];
-    }}
+    }}"""
+
+
+def _c_results(n_p, n, c) -> str:
+    """Statements that write dydt = (A v, v') and lambda from the solution b, and return 0."""
+    return f"""\
     for (i = 0; i < {n_p}; i++) {{
         double s = 0.0;
         for (j = 0; j < {n}; j++) s += A[i * {n} + j] * y[{n_p} + j];
@@ -261,9 +312,7 @@ int {sysm.name}_rhs(double t, const double *y, const double *params, double *dyd
     }}
     for (i = 0; i < {n}; i++) dydt[{n_p} + i] = b[i];
     for (j = 0; j < {c}; j++) lambda[j] = b[{n} + j];
-    return 0;
-}}
-"""
+    return 0;"""
 
 
 # -- LaTeX -------------------------------------------------------------------------------------

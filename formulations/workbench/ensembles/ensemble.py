@@ -66,6 +66,28 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     system = as_system(system)
     workers = None if workers is None else whole("workers", workers, minimum=1)
     chunk_size = None if chunk_size is None else whole("chunk_size", chunk_size, minimum=1)
+    job = _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories)
+    total = len(job)
+    folder = _resume_folder(resume, job, trajectories)
+    rows = Collected(total, len(system.coordinates), len(system.velocities))
+    for row in _load_rows(folder) if folder else ():
+        rows.add(row)
+    todo = [i for i in range(total) if i not in rows]
+    resumed = len(rows)
+    stats = {"members": total, "resumed": resumed}
+    deliver = _deliverer(rows, folder, job, progress)
+    try:
+        _run_members(job, todo, rows, deliver, stats, workers=workers, client=client, chunk_size=chunk_size,
+                     folder=folder)
+    except KeyboardInterrupt:
+        stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed, interrupted=True)
+        raise EnsembleInterrupted(_result(rows, job, stats), len(rows), total) from None
+    stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
+    return _result(rows, job, stats)
+
+
+def _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories) -> Job:
+    """The checked Job the members share; a bad configuration raises here, before any member runs."""
     config = Configuration.parse(configuration)
     if backend is not None:
         config = Configuration(config.formulation, config.stabilization, config.method,
@@ -77,55 +99,63 @@ def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0),
     _check_state_sources(job)
     job = _with(job, outcome=_outcome(system, job.roles, outcome))
     job = _with(job, key=job.fingerprint())
-    ensemble_members.formulation(job, {})  # here, so that a bad configuration raises before any member runs
-    total = len(job)
-    folder = _resume_folder(resume, job, trajectories)
-    rows = Collected(total, len(system.coordinates), len(system.velocities))
-    for row in _load_rows(folder) if folder else ():
-        rows.add(row)
-    todo = [i for i in range(total) if i not in rows]
-    resumed = len(rows)
-    stats = {"members": total, "resumed": resumed}
+    ensemble_members.formulation(job, {})
+    return job
+
+
+def _deliverer(rows, folder, job, progress):
+    """deliver(new rows): collects them, keeps them in the resume folder and reports progress."""
+    label = job.configuration.label
 
     def deliver(new):
         for row in new:
             rows.add(row)
         if folder:
-            _save_rows(folder, new, system, config.label, inputs, job)
+            _save_rows(folder, new, job.system, label, job.inputs, job)
         if progress is not None:
-            progress(len(rows), total, config.label)
+            progress(len(rows), len(job), label)
 
+    return deliver
+
+
+def _result(rows, job, stats) -> EnsembleResult:
+    return rows.result(job.system, job.configuration.label, job.inputs, _settings(job), stats, job.outcome,
+                       job.keep_trajectories)
+
+
+def _run_members(job, todo, rows, deliver, stats, *, workers, client, chunk_size, folder):
+    """Run the members ``todo``: the first two here (configuration errors raise; a compiled backend
+    compiles once, before workers start), the rest as planned from their time. ``stats`` gets the
+    executor, workers and chunk size."""
+    pilots = todo[:2]
+    for i in pilots:
+        deliver([ensemble_members.run_member(job, i, raise_setup=True)])
+    rest = todo[len(pilots):]
+    per_member = rows.wall_time(pilots[-1]) if pilots else 0.0
+    mode, count, size = _plan(len(rest), per_member, workers, client, chunk_size)
+    stats.update(executor=mode, workers=count, chunk_size=size)
+    _warn_if_long(len(rest), per_member, count or 1, folder)
+    parts = chunks(rest, size)
+    if mode == "dask":
+        run_dask(job, parts, deliver, client)
+    elif mode == "pool":
+        _run_on_pool(job, rest, parts, rows, deliver, stats, count, size)
+    else:
+        run_serial(job, parts, deliver)
+
+
+def _run_on_pool(job, rest, parts, rows, deliver, stats, count, size):
+    """On ``count`` local processes; where the pool breaks, the members left run in this process."""
+    _check_picklable(job)
     try:
-        pilots = todo[:2]
-        for i in pilots:  # here: configuration errors raise; a compiled backend compiles once, before workers start
-            deliver([ensemble_members.run_member(job, i, raise_setup=True)])
-        rest = todo[len(pilots):]
-        per_member = rows.wall_time(pilots[-1]) if pilots else 0.0
-        mode, count, size = _plan(len(rest), per_member, workers, client, chunk_size)
-        stats.update(executor=mode, workers=count, chunk_size=size)
-        _warn_if_long(len(rest), per_member, count or 1, folder)
-        parts = chunks(rest, size)
-        if mode == "dask":
-            run_dask(job, parts, deliver, client)
-        elif mode == "pool":
-            _check_picklable(job)
-            try:
-                run_pool(job, parts, deliver, count)
-            except BrokenProcessPool:
-                left = [i for i in rest if i not in rows]
-                warnings.warn(f"ensemble: a worker process stopped abruptly (killed, out of memory, or a script that "
-                              f"calls ensemble outside 'if __name__ == \"__main__\":', which each worker imports); "
-                              f"the {len(left)} members left run in this process", stacklevel=2)
-                stats.update(executor="pool, then this process")
-                run_serial(job, chunks(left, size), deliver)
-        else:
-            run_serial(job, parts, deliver)
-    except KeyboardInterrupt:
-        stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed, interrupted=True)
-        result = rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
-        raise EnsembleInterrupted(result, len(rows), total) from None
-    stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
-    return rows.result(system, config.label, inputs, _settings(job), stats, job.outcome, trajectories)
+        run_pool(job, parts, deliver, count)
+    except BrokenProcessPool:
+        left = [i for i in rest if i not in rows]
+        warnings.warn(f"ensemble: a worker process stopped abruptly (killed, out of memory, or a script that "
+                      f"calls ensemble outside 'if __name__ == \"__main__\":', which each worker imports); "
+                      f"the {len(left)} members left run in this process", stacklevel=4)
+        stats.update(executor="pool, then this process")
+        run_serial(job, chunks(left, size), deliver)
 
 
 def _warn_if_long(count, per_member, workers, folder):
@@ -135,7 +165,7 @@ def _warn_if_long(count, per_member, workers, folder):
         keep = "; with resume= a later call continues" if folder is None else f"; {str(folder)!r} keeps them"
         warnings.warn(f"ensemble: {count} members to run at about {1e3 * per_member:.0f} ms each (the first "
                       f"members' time) on {workers} worker(s): about {seconds / 60:.0f} minutes; Ctrl-C keeps the "
-                      f"members that finished{keep}", stacklevel=3)
+                      f"members that finished{keep}", stacklevel=4)
 
 
 def _check_state_sources(job):
