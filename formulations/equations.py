@@ -63,12 +63,9 @@ class Equations:
 def primitive_pieces(system) -> dict:
     """The shared pieces of the dependent description (c and its terms in xi where rows are rheonomic
     or affine: xi = (d/dp (C v + c)) A v + d/dt (C v + c))."""
-    rows = sp.Matrix(system.C) * sp.Matrix(system.velocities) + sp.Matrix(system.c)
-    pdot = sp.Matrix(system.A) * sp.Matrix(system.velocities)
-    xi = rows.jacobian(system.coordinates) * pdot + rows.diff(system.time) if rows.shape[0] else rows
     pieces = {"p": sp.Matrix(system.coordinates), "v": sp.Matrix(system.velocities), "A": system.A, "M": system.M,
               "d": system.d, "f": system.f, "Phi": system.Phi, "C_h": system.C_h, "C_nh": system.C_nh, "C": system.C,
-              "xi": xi}
+              "xi": system.xi}
     if system.is_rheonomic:
         pieces["c"] = system.c
     return pieces

@@ -17,12 +17,13 @@ chosen anew by pivoting at the last accepted state.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import qr
 
+from systems.dependent_rows import independent_rows
 from systems.errors import UnknownNameError
 
 from .base import Formulation, register
 from .coordinates.charts import Atlas, make_geometry
+from .coordinates.embedding import c_bar_nh
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
 from .forms import COMPILED_ODE, POST_STEP
@@ -83,8 +84,7 @@ class Minimal(Formulation):
         C_bar = C[self.system.m:] @ D
         if C_bar.shape[0] == 0:
             return self.geometry.w_names
-        _, _, piv = qr(C_bar, pivoting=True)
-        dependent = set(piv[: C_bar.shape[0]].tolist())
+        dependent = set(independent_rows(C_bar.T)[1][: C_bar.shape[0]].tolist())  # columns of C_bar
         return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
 
     def _choose(self, q, names=None, t=0.0):
@@ -145,7 +145,7 @@ class Minimal(Formulation):
             return 0.0, 0.0
         m = self.system.m
         d_0 = self.geometry.drift(q, A, t)
-        c_bar = C[m:] @ d_0 + self.num.c_term(p, self.par, t)[m:]
+        c_bar = c_bar_nh(self.num, self.par, m, p, t, C, d_0)
         return d_0, solve_square(K, np.concatenate([-c_bar, -self.S_v @ d_0]), self._singular_quantity())
 
     def _D_bar(self, K):

@@ -23,7 +23,7 @@ from .coordinates.charts import Atlas, ChartError, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
 from .forms import STATE_UPDATE
-from .coordinates.embedding import unit_norm_constraints
+from .coordinates.embedding import c_bar_nh, unit_norm_constraints
 from .kernels import reduced_source
 from .linalg import resolved_reactions, saddle_system, solve_square
 from .stabilization import Projection
@@ -108,8 +108,8 @@ class Reduced(Formulation):
         C_nh = C[m:]
         b = -xi[m:] - C_nh @ gamma
         offset = None
-        if self.system.is_rheonomic:  # c_bar_nh = C_nh d_0 + c_nh
-            offset = C_nh @ d_0 + self.num.c_term(p, self.par, t)[m:]
+        if self.system.is_rheonomic:
+            offset = c_bar_nh(self.num, self.par, m, p, t, C, d_0)
         gains = self._gains()
         if gains is not None and self.system.l:
             b = b - 2 * gains[0] * (C_nh @ D @ w + (0.0 if offset is None else offset))
@@ -168,7 +168,7 @@ class Reduced(Formulation):
         M = self.num.dynamics(t, p, D @ w + d_0, self.par)[0]
         m = self.system.m
         C_bar = C[m:] @ D
-        c_bar = C[m:] @ d_0 + self.num.c_term(p, self.par, t)[m:]  # zero for fixed, homogeneous rows
+        c_bar = c_bar_nh(self.num, self.par, m, p, t, C, d_0)
         M_bar = D.T @ M @ D
         Minv_Ct = np.linalg.solve(M_bar, C_bar.T)
         w = w - Minv_Ct @ np.linalg.solve(C_bar @ Minv_Ct, C_bar @ w + c_bar)

@@ -72,17 +72,19 @@ class Redundancy:
     __str__ = text
 
 
-def independent_rows(C, tol: float = RANK_RTOL):
+def independent_rows(C, tol: float = RANK_RTOL, scale: float = 0.0):
     """(rank, order): numerical rank of C (c, n) and the row indices in pivot order (QR with column
-    pivoting of C^T); the first ``rank`` indices are an independent set."""
+    pivoting of C^T); the first ``rank`` indices are an independent set. The one row-pivoting rule
+    of the project: a row counts where its pivot |R_ii| exceeds tol * max(|R_00|, scale) (scale: an
+    absolute size below which nothing counts, for rows that may vanish as a whole)."""
     c = C.shape[0]
     if c == 0:
         return 0, np.zeros(0, dtype=int)
     _, R, order = qr(np.asarray(C, float).T, mode="economic", pivoting=True)
     diag = np.abs(np.diag(R))
-    if diag.size == 0 or diag[0] == 0.0:
+    if diag.size == 0 or max(diag[0], scale) == 0.0:
         return 0, order
-    return int(np.sum(diag > tol * diag[0])), order
+    return int(np.sum(diag > tol * max(diag[0], scale))), order
 
 
 def redundancy(system, p=None, tol: float = RANK_RTOL) -> Redundancy:

@@ -270,6 +270,18 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         return {p.name: val for p, val in zip(self.parameters, self.parameter_values)}
 
     @cached_property
+    def F_lambda(self) -> sp.ImmutableMatrix:
+        """f = f0 + F_lambda lambda: the part of f linear in the multipliers, shape (n_v, m + l)
+        (zero for ideal constraints)."""
+        lam = list(self.multipliers)
+        return sp.ImmutableMatrix(sp.Matrix(self.f).jacobian(lam) if lam else sp.zeros(self.n, 0))
+
+    @cached_property
+    def f0(self) -> sp.ImmutableMatrix:
+        """f = f0 + F_lambda lambda: the forces at lambda = 0, shape (n_v, 1)."""
+        return sp.ImmutableMatrix(sp.Matrix(self.f).xreplace({x: 0 for x in self.multipliers}))
+
+    @cached_property
     def is_nonideal(self) -> bool:
         """True when f depends on the multipliers (and so needs the coupled solve)."""
         return bool(self.f.free_symbols & set(self.multipliers))

@@ -15,7 +15,7 @@ import sympy as sp
 
 
 class TimeDependence:
-    """Phi_t, c and the flags for anything with Phi, C_nh, c_nh, time, m and l (the System)."""
+    """Phi_t, c, xi and the flags for anything with Phi, C, C_nh, c_nh, A, time, m and l (the System)."""
 
     @cached_property
     def Phi_t(self) -> sp.ImmutableMatrix:
@@ -27,6 +27,16 @@ class TimeDependence:
     def c(self) -> sp.ImmutableMatrix:
         """The velocity-free term of all rows, c = [Phi_t; c_nh], shape (m + l, 1): C v + c = 0."""
         return sp.ImmutableMatrix(sp.Matrix.vstack(sp.Matrix(self.Phi_t), sp.Matrix(self.c_nh)))
+
+    @cached_property
+    def xi(self) -> sp.ImmutableMatrix:
+        """The acceleration term of all rows, shape (m + l, 1): C v' + xi = 0 with
+        xi = (d/dp (C v + c)) A v + d/dt (C v + c), every partial derivative in t included."""
+        if not self.C.shape[0]:
+            return sp.ImmutableMatrix(sp.zeros(0, 1))
+        v = sp.Matrix(self.velocities)
+        rows = sp.Matrix(self.C) * v + sp.Matrix(self.c)
+        return sp.ImmutableMatrix(rows.jacobian(self.coordinates) * sp.Matrix(self.A) * v + rows.diff(self.time))
 
     @cached_property
     def is_rheonomic(self) -> bool:

@@ -20,6 +20,12 @@ from ..errors import CapabilityError
 from ..linalg import solve_square
 
 
+def c_bar_nh(num, par, m, p, t, C, d_0) -> np.ndarray:
+    """The velocity-free term of the nonholonomic rows in reduced velocities, shape (l,):
+    C_bar_nh w + c_bar_nh = 0 with c_bar_nh = C_nh d_0 + c_nh (zero for fixed, homogeneous rows)."""
+    return C[m:] @ d_0 + num.c_term(p, par, t)[m:]
+
+
 class Geometry:
     """Numeric embedding of one system: D, gamma and the maps between (p, v) and (q, w)."""
 

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 import sympy as sp
-from scipy.linalg import null_space, qr
+from scipy.linalg import null_space
 
 from systems.arguments import real, state_pair
 from systems.catalogue import as_system
+from systems.dependent_rows import independent_rows
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from ..base import Formulation, create
@@ -339,10 +340,8 @@ def _choose(form, names, Q_all, G, groups, forced, independent):
         basis = X[keep].T if keep else np.zeros((N.shape[1], 0))
         projector = np.eye(N.shape[1]) - basis @ np.linalg.pinv(basis) if keep else np.eye(N.shape[1])
         Y = X[rest] @ projector
-        _, R, piv = qr(Y.T, pivoting=True)
-        diag = np.abs(np.diag(R)) if R.size else np.zeros(0)
-        rank = int(np.sum(diag > 1e-9 * max(1.0, diag.max(initial=0.0))))
-        keep += [rest[j] for j in piv[:rank]]
+        rank, order = independent_rows(Y, tol=1e-9, scale=1.0)
+        keep += [rest[j] for j in order[:rank]]
     return sorted(keep)
 
 

@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
+from ..dependent_rows import independent_rows
 from .bounded import TimeBudget
 from .pfaffian_rows import NUMERIC, _is_zero
 
@@ -175,17 +176,9 @@ def _proved_rank(kept, P, system, rank, seconds, clock):
     def run():
         F = sp.Matrix.hstack(*kept).subs(params).subs(point)
         numeric = np.array(F.evalf(30).tolist(), dtype=float)
-        _, _, piv = _pivot_rows(numeric, rank)
+        piv = sorted(independent_rows(numeric[:, :rank])[1][:rank].tolist())  # a well-conditioned block
         minor = F.extract(piv, list(range(rank)))
         det = minor.det(method="berkowitz").evalf(40)
         return abs(det) > 1e-25
 
     return bool(clock.run(run, seconds * 4, default=False, label="the symbolic proof of the rank (an exact minor)"))
-
-
-def _pivot_rows(values, rank):
-    """Rows of ``values`` forming a well-conditioned rank x rank block (QR with pivoting on the transpose)."""
-    from scipy.linalg import qr
-
-    _, R, piv = qr(values[:, :rank].T, pivoting=True)
-    return None, R, sorted(piv[:rank].tolist())

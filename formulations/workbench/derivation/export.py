@@ -232,15 +232,9 @@ def _c_normalize(sysm) -> str:
 def _c_model(sysm) -> list:
     """(C array name, sympy matrix) of the model: A, M, d, f0 and F (f = f0 + F lambda: non-ideal
     constraints), Cm = C and xi = d/dt (C v + c) - C v'."""
-    p, v = sysm.coordinates, sysm.velocities
-    n, c = sysm.n, sysm.m + sysm.l
-    rows = sp.Matrix(sysm.C) * sp.Matrix(v) + sp.Matrix(sysm.c)  # C v + c: rheonomic and affine rows too
-    xi = rows.jacobian(p) * sp.Matrix(sysm.A) * sp.Matrix(v) + rows.diff(sysm.time) if c else sp.zeros(0, 1)
-    lam = list(sysm.multipliers)
-    f = sp.Matrix(sysm.f)
-    F = f.jacobian(lam) if c else sp.zeros(n, 0)
     return [("A", sp.Matrix(sysm.A)), ("M", sp.Matrix(sysm.M)), ("d", sp.Matrix(sysm.d)),
-            ("f0", f.xreplace({x: 0 for x in lam})), ("F", F), ("Cm", sp.Matrix(sysm.C)), ("xi", xi)]
+            ("f0", sp.Matrix(sysm.f0)), ("F", sp.Matrix(sysm.F_lambda)), ("Cm", sp.Matrix(sysm.C)),
+            ("xi", sp.Matrix(sysm.xi))]
 
 
 def _c_variables(sysm) -> dict:

@@ -132,10 +132,7 @@ def analysis_step(report):
 
 def dependent_steps(system, simp, steps):
     C = sp.Matrix(system.C)
-    v = sp.Matrix(system.velocities)
-    rows = C * v + sp.Matrix(system.c)  # C v + c: c = [Phi_t; c_nh], zero for fixed, linear rows
-    xi = simp(rows.jacobian(system.coordinates) * sp.Matrix(system.A) * v + rows.diff(system.time)) \
-        if C.shape[0] else C
+    xi = simp(sp.Matrix(system.xi)) if C.shape[0] else C
     offset = " + c" if system.is_rheonomic else ""  # the rows' velocity-free and time terms
     xi_is = (f"\\dot{{{B['C']}}}{B['v']} + \\dot{{c}}" if system.is_rheonomic else f"\\dot{{{B['C']}}}{B['v']}")
     steps.append(Step("acceleration", "Constraints at acceleration level",
