@@ -75,31 +75,46 @@ def post_step(t, y, params, extra, work):
 '''
 
 
+def primitive_kernels(num) -> dict:
+    """The kernels every module imports (dynamics, constraints, energy), named as ``header`` takes them."""
+    return {"_dynamics": num.kernel("dynamics"), "_constraints": num.kernel("constraints"),
+            "_energy": num.kernel("energy")}
+
+
 def passes(system, post_step=None) -> str:
     """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``, and the loop's
     ``post_step(t, y, params, extra, work) -> int`` (0 nothing, 1 stop for a new chart, 2 y changed
     in place, -1 failed; formulations.solvers.compiled_rk) with REJECT_FAILED_STAGES: ``post_step``
     its source, default: 0 always."""
-    lay = Layout(system)
-    o = lay.dyn
+    return ((post_step or NO_POST_STEP) + _run_layout(system) + _rhs_source() + _recording_source()
+            + _check_source(Layout(system)))
+
+
+def _run_layout(system) -> str:
+    """The work-array layout of a run (SCRATCH, WORK) and whether A is constant."""
     constant_A = not (sp.Matrix(system.A).free_symbols & (set(system.coordinates) | {system.time}))
-    return (post_step or NO_POST_STEP) + f"""
+    return f"""
 A_CONSTANT = {constant_A}  # A(p) the same everywhere (v = p', say): its sigma ratio once
 
 SCRATCH = C + N_P + 2 * N
 WORK = SCRATCH + EVAL_WORK
+"""
 
+
+def _rhs_source() -> str:
+    """workspace and rhs: y' alone, through the run's work array."""
+    return '''
 
 @numba.njit(cache=True)
 def workspace():
-    \"\"\"The work array of rhs (WORK zeros): one per run, reused by every evaluation.\"\"\"
+    """The work array of rhs (WORK zeros): one per run, reused by every evaluation."""
     return np.zeros(WORK)
 
 
 @numba.njit(cache=True)
 def rhs(t, y, params, extra, out, work):
-    \"\"\"y' only (the rest into the scratch part of work); the arrays seen through borrowed views,
-    which the call holds.\"\"\"
+    """y' only (the rest into the scratch part of work); the arrays seen through borrowed views,
+    which the call holds."""
     w = borrowed(work)
     lam = w[:C]
     p = w[C:C + N_P]
@@ -109,12 +124,17 @@ def rhs(t, y, params, extra, out, work):
     # False or True would make it compile and keep a copy of evaluate per value)
     return evaluate(t, borrowed(y), borrowed(params), borrowed(extra), borrowed(out), lam, p, v, vdot, bool(False),
                     w[SCRATCH:])
+'''
 
+
+def _recording_source() -> str:
+    """The recording passes project_all and evaluate_all: projection and evaluation at the recorded points."""
+    return '''
 
 @numba.njit(cache=True)
 def project_all(ts, ys, params, extra):
-    \"\"\"The rows of ys projected in place where post_step projects (points of an output grid,
-    interpolated from steps that were not).\"\"\"
+    """The rows of ys projected in place where post_step projects (points of an output grid,
+    interpolated from steps that were not)."""
     work = workspace()
     for i in range(ys.shape[0]):
         row = ys[i].copy()
@@ -124,7 +144,7 @@ def project_all(ts, ys, params, extra):
 
 @numba.njit(cache=True)
 def evaluate_all(ts, ys, params, extra):
-    \"\"\"(y' (K, n_y), lambda (K, c), ok (K,), p (K, n_p), v (K, n), v' (K, n)) at the recorded points.\"\"\"
+    """(y' (K, n_y), lambda (K, c), ok (K,), p (K, n_p), v (K, n), v' (K, n)) at the recorded points."""
     count = ys.shape[0]
     ydot = np.full(ys.shape, np.nan)
     lam = np.full((count, C), np.nan)
@@ -139,7 +159,13 @@ def evaluate_all(ts, ys, params, extra):
         ok[i] = evaluate(ts[i], ys[i].copy(), params, extra, out, mult, p, v, vdot, bool(True), work)
         ydot[i], lam[i], ps[i], vs[i], vdots[i] = out, mult, p, v, vdot
     return ydot, lam, ok, ps, vs, vdots
+'''
 
+
+def _check_source(lay) -> str:
+    """check_all: the constraint errors, energy and rank measures at the recorded points."""
+    o = lay.dyn
+    return f"""
 
 @numba.njit(cache=True)
 def check_all(ts, ps, vs, vdots, ok, params):

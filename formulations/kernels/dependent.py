@@ -4,31 +4,43 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import Layout, header, passes
+from .common import Layout, header, passes, primitive_kernels
 from .sparse_pattern import block_pattern, sparse_product, symbolic_lu
 
 
 def dependent_source(formulation) -> str:
+    """The dependent formulation's module: evaluate by the saddle solve, the passes and the projection."""
     sysm, num = formulation.system, formulation.num
     lay = Layout(sysm)
-    kernels = {"_dynamics": num.kernel("dynamics"), "_constraints": num.kernel("constraints"),
-               "_energy": num.kernel("energy")}
+    kernels = primitive_kernels(num)
     m_a = lay.m + len(sysm.unit_norm_blocks)
     if m_a:
         kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
     nonzero = num.nonzero("dynamics")
     program, gather = saddle_program(nonzero, lay)
+    return (header(sysm, kernels) + _work_layout(program, gather, nonzero, lay, size)
+            + _sparse_saddle_source(program, size) + _evaluate_source(sysm, lay, size)
+            + passes(sysm, projection_source(lay, m_a)))
+
+
+def _work_layout(program, gather, nonzero, lay, size) -> str:
+    """The sparse patterns (K's LU program, C v and A v) and the work-array layout of evaluate."""
     o = lay.dyn
     products = (sparse_product(block_pattern(nonzero, o[4], lay.c, lay.n), o[4], "CV")
                 + sparse_product(block_pattern(nonzero, o[6], lay.n_p, lay.n), o[6], "AV"))
-    return header(sysm, kernels) + program.constants("KS") + f'''KS_PLUS = np.array({gather[0]!r}, dtype=np.int64)
+    return program.constants("KS") + f'''KS_PLUS = np.array({gather[0]!r}, dtype=np.int64)
 KS_MINUS = np.array({gather[1]!r}, dtype=np.int64)
 KS_NNZ = {program.nnz}
 {products}SPARE = DYN + {size * size} + {size} + CON
 SPARSE = SPARE + {size * size} + {size}
 EVAL_WORK = SPARSE + KS_NNZ + {size}
+'''
 
+
+def _sparse_saddle_source(program, size) -> str:
+    """_sparse_saddle: the saddle solve by K's sparse LU factors without pivoting."""
+    return f'''
 
 @numba.njit(cache=True)
 def _sparse_saddle(buf, b, work):
@@ -48,7 +60,12 @@ def _sparse_saddle(buf, b, work):
         return False
     b[:] = x
     return True
+'''
 
+
+def _evaluate_source(sysm, lay, size) -> str:
+    """evaluate: the primitives at (p, v), the saddle's right-hand side, the sparse then the dense solve."""
+    return f'''
 
 @numba.njit(cache=True)
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
@@ -63,7 +80,18 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     v[:] = y[N_P:]
     buf = work[:DYN]
     _dynamics(t, p, v, params, buf)
-    b = work[DYN + {size * size}:DYN + {size * size + size}]
+{_saddle_rhs(lay, size)}
+    sparse_mv(buf, AV_ROW, AV_INDEX, AV_COL, v, out[:N_P])
+    if not dropped and _sparse_saddle(buf, b, work):
+{_accept("        ")}
+        return True
+{_dense_saddle(lay, size)}'''
+
+
+def _saddle_rhs(lay, size) -> str:
+    """Lines of evaluate for the saddle's right-hand side b, with the stabilization and dropped rows."""
+    o = lay.dyn
+    return f'''    b = work[DYN + {size * size}:DYN + {size * size + size}]
     for i in range(N):
         b[i] = buf[{o[2]} + i] - buf[{o[1]} + i]  # f0 - d
     sparse_mv(buf, CV_ROW, CV_INDEX, CV_COL, v, b[N:])
@@ -81,14 +109,12 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     for i in range(C):  # rows dependent from the start, set aside (Dependent.saddle)
         if extra[7 + i] != 0.0:
             dropped = True
-            b[N + i] = 0.0
-    sparse_mv(buf, AV_ROW, AV_INDEX, AV_COL, v, out[:N_P])
-    if not dropped and _sparse_saddle(buf, b, work):
-        out[N_P:] = b[:N]
-        vdot[:] = b[:N]
-        lam[:] = b[N:]
-        return True
-{lay.dynamics_views()}
+            b[N + i] = 0.0'''
+
+
+def _dense_saddle(lay, size) -> str:
+    """Lines of evaluate for the dense saddle solve, where the sparse one fails or rows are dropped."""
+    return f'''{lay.dynamics_views()}
     K = work[DYN:DYN + {size * size}].reshape(({size}, {size}))
     K[:N, :N] = M
     K[N:, :N] = Cm
@@ -106,13 +132,16 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     ok, _ = solve_min_norm_in_place(K, b, work[SPARE:])  # minimum-norm lambda where C has dependent rows
     if not ok:
         return False
-    out[N_P:] = b[:N]
-    vdot[:] = b[:N]
-    lam[:] = b[N:]
+{_accept("    ")}
     if dropped:  # the minimum-norm multipliers of the same force C^T lambda
         lam[:] = np.linalg.lstsq(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), rcond=SADDLE_RTOL)[0]
     return True
-''' + passes(sysm, projection_source(lay, m_a))
+'''
+
+
+def _accept(indent) -> str:
+    """Lines of evaluate storing the solution [v'; lambda] in b into out, vdot and lam."""
+    return f"{indent}out[N_P:] = b[:N]\n{indent}vdot[:] = b[:N]\n{indent}lam[:] = b[N:]"
 
 
 def projection_source(lay, m_a) -> str:
