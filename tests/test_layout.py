@@ -134,3 +134,41 @@ def test_the_cycle_check_can_fail():
     assert "systems.builders.from_sympy" in _dependencies("systems")  # imported inside a function
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+LONGEST = 80  # lines of one function, its docstring included
+
+
+def _long_functions(path):
+    tree = ast.parse(path.read_text())
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > LONGEST]
+
+
+def test_no_function_over_the_cap():
+    long = {f"{p.relative_to(ROOT)}:{name}": n for p in SOURCES for name, n in _long_functions(p)}
+    assert not long, long
+
+
+@pytest.mark.parametrize("old, name", [
+    ("formulations.integrators", "Event"), ("formulations.dae", "require_ida"), ("formulations.lie", "LieStepper"),
+    ("formulations.groups", "se3_exp"), ("formulations.trajectory", "Trajectory"),
+    ("formulations.reports.plots", "work_precision"), ("formulations.cli", "main"),
+    ("formulations.augmented_lagrangian", "AugmentedLagrangian")])
+def test_old_import_paths_work_with_a_deprecation_warning(old, name):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match="has moved"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is not None
+
+
+def test_old_module_paths_of_public_functions_keep_the_functions():
+    import formulations
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from formulations.compare import default_configurations  # noqa: F401
+        import formulations.reactions  # noqa: F401
+    assert callable(formulations.compare) and callable(formulations.reactions)
+    assert not isinstance(formulations.compare, type(sys))
