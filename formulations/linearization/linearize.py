@@ -38,6 +38,7 @@ from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 from ..base import Formulation, create
 from ..coordinates.charts import Atlas
 from ..errors import CapabilityError, NotSteadyError
+from ..linalg import SingularMatrixError, saddle_system, solve_saddle
 from .modes import Linearization, LinearEquations, split_modes
 from .pieces import pieces as linear_pieces
 from .symbolic import symbolic_point, symbolic_linearization
@@ -170,28 +171,23 @@ def _input_names(system, inputs):
 
 
 # -- the dependent vector field and its derivatives at one point --------------------------------------
-def _saddle(M, C, F):
-    c = C.shape[0]
-    return np.block([[M, C.T - F], [C, np.zeros((c, c))]])
-
-
 class _Saddle:
-    """Solves with the saddle-point matrix K of one point: by LU where K is regular, as the
-    minimum-norm least-squares solution where redundant constraint rows make it singular."""
+    """The saddle-point matrix K = [[M, C^T - F], [C, 0]] of one point (formulations.linalg), solved
+    by its one solve: LU where K is regular, the minimum-norm solution where redundant rows make it
+    rank-deficient; such a solution must still satisfy K x = rhs."""
 
-    def __init__(self, K, system):
-        self.K, self.system = K, system
-        self.regular = np.linalg.cond(K) < 1e12
+    def __init__(self, M, C, F, system):
+        n, c = M.shape[0], C.shape[0]
+        self.K = saddle_system(M, np.zeros(n), None, None, C, np.zeros(c), F=F, C=C)[0]
+        self.system = system
 
     def solve(self, rhs, what):
-        if self.regular:
-            return np.linalg.solve(self.K, rhs)
-        x, *_ = np.linalg.lstsq(self.K, rhs, rcond=None)
+        x, deficient = solve_saddle(self.K, rhs, f"the saddle-point matrix of {self.system.name!r}")
         scale = 1.0 + np.max(np.abs(rhs), initial=0.0)
-        if np.max(np.abs(self.K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(self.K))):
-            raise CapabilityError(f"system {self.system.name!r}: the saddle-point matrix [[M, C^T], [C, 0]] is "
-                                  f"singular at the operating point and {what} has no solution; the constraints may "
-                                  f"be inconsistent there")
+        if deficient and np.max(np.abs(self.K @ x - rhs), initial=0.0) > 1e-8 * scale * (1 + np.max(np.abs(self.K))):
+            raise SingularMatrixError(f"the saddle-point matrix [[M, C^T], [C, 0]] of {self.system.name!r}",
+                                      f"at the operating point {what} has no solution; the constraints may be "
+                                      f"inconsistent there")
         return x
 
 
@@ -200,7 +196,7 @@ def _numeric_point(system, pieces, t, p, v, inputs):
     par = system.params
     n_p, n = len(p), len(v)
     M, d, f0, F, C, xi, A, _ = system.numeric.dynamics(t, p, v, par)
-    K = _Saddle(_saddle(M, C, F), system)
+    K = _Saddle(M, C, F, system)
     sol = K.solve(np.concatenate([f0 - d, -xi]), "the accelerations")
     a, lam = sol[:n], sol[n:]
     RS_z = pieces.dynamics(t, p, v, a, lam, par)
