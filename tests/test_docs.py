@@ -1,23 +1,55 @@
-"""Every Python block of every docs page runs (blocks of one page share a namespace)."""
+"""Every docs page runs as a script: its Python blocks, in order, saved as one file and run with
+python in a new folder with a new PFAFF_CACHE_DIR (tests/reader.py), as a reader who copies the page.
+
+The pages that take long that way (their first compile of machine code in a new cache folder) run
+as scripts with ``-m slow``; in the default run their blocks run in this process instead, in one
+namespace, with the compiled kernels of the usual cache folder.
+"""
 import pathlib
 import re
+import sys
 
 import pytest
+
+from reader import environment, outcome, run
 
 DOCS = sorted((pathlib.Path(__file__).parent.parent / "docs").glob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
+# seconds as a script in a new cache folder: cli about 60 (pfaff sweep compiles its kernels),
+# compiled-backend about 60; every other page under 15
+SLOW = {"cli", "compiled-backend"}
 
-# the compiled backend's page runs in the worker that compiles the modules (tests/test_fused.py)
-PAGES = [pytest.param(p, marks=pytest.mark.xdist_group("compiled")) if p.stem == "compiled-backend" else p
-         for p in DOCS]
+
+def page_param(page, *marks):
+    # the compiled backend's page runs in the worker that compiles the modules (tests/test_fused.py)
+    group = [pytest.mark.xdist_group("compiled")] if page.stem == "compiled-backend" else []
+    return pytest.param(page, marks=[*group, *marks], id=page.stem)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in DOCS])
-def test_page_runs(page, tmp_path, monkeypatch):
-    blocks = BLOCK.findall(page.read_text())
-    assert blocks, f"{page.name} has no code"
+def blocks(page):
+    found = BLOCK.findall(page.read_text())
+    assert found, f"{page.name} has no code"
+    return found
+
+
+@pytest.mark.parametrize("page", [page_param(p, *([pytest.mark.slow] if p.stem in SLOW else [])) for p in DOCS])
+def test_page_runs_as_script(page, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    script = work / f"docs_{page.stem.replace('-', '_')}.py"
+    script.write_text("\n\n".join(blocks(page)))
+    result = run([sys.executable, script.name], work, environment(tmp_path), timeout=900)
+    assert result.returncode == 0, f"{page.name} as a script\n{outcome(result)}"
+
+
+@pytest.mark.parametrize("page", [page_param(p) for p in DOCS if p.stem in SLOW])
+def test_slow_page_runs_in_process(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    namespace = {"__name__": f"docs_{page.stem}"}
-    for i, code in enumerate(blocks):
+    namespace = {"__name__": "__main__"}
+    for i, code in enumerate(blocks(page)):
         exec(compile(code, f"{page.name}[block {i + 1}]", "exec"), namespace)
+
+
+def test_slow_pages_exist():
+    assert SLOW <= {p.stem for p in DOCS}
