@@ -10,7 +10,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def environment(tmp_path) -> dict:
-    """The environment of a reader's session under ``tmp_path``: PFAFF_CACHE_DIR there, figures
+    """The environment of a reader's session under ``tmp_path``: PFAFF_CACHE_DIR (and numba's) there, figures
     without a display (MPLBACKEND=Agg), this checkout first on PYTHONPATH and ``pfaff`` on PATH."""
     tmp_path = pathlib.Path(tmp_path)
     bin_dir = tmp_path / "bin"
@@ -21,8 +21,9 @@ def environment(tmp_path) -> dict:
     env = dict(os.environ)
     env.pop("PFAFF_BACKEND", None)  # tests/conftest.py sets it for the runs in the test process
     python_path = [str(ROOT)] + [part for part in [env.get("PYTHONPATH")] if part]
-    env.update(PFAFF_CACHE_DIR=str(tmp_path / "cache"), MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join(python_path), PATH=os.pathsep.join([str(bin_dir), env.get("PATH", "")]))
+    env.update(PFAFF_CACHE_DIR=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "cache" / "numba"),
+               MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(python_path),
+               PATH=os.pathsep.join([str(bin_dir), env.get("PATH", "")]))
     return env
 
 
