@@ -123,7 +123,10 @@ class Dependent(Formulation):
         return super().gives(form)
 
     def project(self, t, y):
-        stab = self.stabilization
+        """y moved onto the constraints: p by Newton in the kinetic-energy metric, v by the
+        M-orthogonal projection (Blajer), with the Projection strategy's settings (its defaults where
+        the formulation runs another stabilization)."""
+        stab = self.stabilization if isinstance(self.stabilization, Projection) else Projection()
         p, v = self.dependent_state(y)
         if stab.positions:
             p = project_positions(self.system, p, tol=stab.tol, max_iter=stab.max_iter, t=t)[0]

@@ -56,6 +56,7 @@ class Minimal(Formulation):
         self.rechoose_requested = rechoose
         self.rechoose = bool(rechoose)
         self.cond_limit = float(cond_limit)
+        self.monitor = False  # whether the choice is watched after every step (set by prepare)
         if self.requested:
             self._set_choice(self.requested)
         else:
@@ -77,6 +78,7 @@ class Minimal(Formulation):
                 raise UnknownNameError(f"velocity of system {sysm.name!r}", name, g.w_names + sysm.velocity_names)
         self.choice, self.S_w, self.S_v = tuple(names), S_w, S_v
         self.uses_v = bool(np.any(S_v))
+        self._det_sign = None  # not watched yet (_watch)
 
     def _pivot_choice(self, q, t=0.0):
         """Independent velocities by QR with column pivoting on C_bar_nh at (q, t)."""
@@ -91,6 +93,10 @@ class Minimal(Formulation):
         """Take the independent velocities ``names`` (default: by pivoting at q) and record the sign of
         det([C_bar_nh; E]) and its condition number there, which post_step watches."""
         self._set_choice(names or self._pivot_choice(q, t))
+        self._watch(q, t)
+
+    def _watch(self, q, t=0.0):
+        """Record the sign of det([C_bar_nh; E]) and its condition number at q, which post_step watches."""
         K = self._partition(q, t)[5]
         self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
 
@@ -126,14 +132,17 @@ class Minimal(Formulation):
 
     @property
     def reject_singular_stages(self):
-        return (self.rechoose or isinstance(self.geometry, Atlas)) and getattr(self, "monitor", False)
+        return (self.rechoose or isinstance(self.geometry, Atlas)) and self.monitor
 
     def state_names(self):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
 
     # -- kinematics of u -------------------------------------------------------------------------
     def _partition(self, q, t=0.0):
-        """(p, D, A_q, A, C, K = [C_bar_nh; E]) at (q, t)."""
+        """(p, D, A_q, A, C, K = [C_bar_nh; E]) at (q, t); u chosen at q first where no choice is made
+        yet (a formulation used before any run)."""
+        if self.choice is None:
+            self._choose(q, self.requested, t)
         p, D, A_q, A, C = self.geometry.at(q, t)
         E = self.S_w + self.S_v @ D
         return p, D, A_q, A, C, np.vstack([C[self.system.m:] @ D, E])
@@ -164,6 +173,8 @@ class Minimal(Formulation):
 
     def initial_state(self, p, v, t=0.0):
         q, w = self.geometry.from_dependent(p, v, t)
+        if self.choice is None:
+            self._choose(q, self.requested, t)
         return np.concatenate([q, self.S_w @ w + self.S_v @ np.asarray(v, float)])
 
     def _split(self, y):
@@ -204,6 +215,8 @@ class Minimal(Formulation):
             q, w = self.geometry.from_dependent(p, v, t)
             self._choose(q, t=t)
             return np.concatenate([q, self.S_w @ w + self.S_v @ v])
+        if self._det_sign is None:
+            self._watch(q, t)
         p, D, _, A, C, K = self._partition(q, t)
         cond, sign = np.linalg.cond(K), np.sign(np.linalg.det(K))
         limit = min(self.cond_limit, 10 * self._cond_at_choice) if self.rechoose else self.cond_limit

@@ -165,6 +165,9 @@ class Atlas:
 
     def at(self, q, t=0.0):
         """(p, D (n, k), A_q = I, A(p), C(p, t)) at chart coordinates q."""
+        if self.p0 is None:
+            raise ChartError(f"system {self.system.name!r}: chart coordinates without a chart: take one with "
+                             f"initial_state(p, v) (or from_dependent) first", quantity="chart")
         if self._last is not None and np.array_equal(self._last[0], q) and self._last[5] == t:
             self.iterations = self._last[4]
             return self._last[1]
