@@ -6,6 +6,7 @@ import pytest
 from formulations.workbench.cli.main import main
 
 import systems
+from cases import applicable
 
 
 def test_list(capsys):
@@ -22,7 +23,7 @@ def test_analyze(capsys):
     assert capsys.readouterr().out.startswith("### Constraint analysis")
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+@pytest.mark.parametrize("formulation", applicable("rolling_disc"))
 def test_simulate_json(formulation, capsys):
     assert main(["simulate", "rolling_disc", "--formulation", formulation, "--t-end", "10", "--json"]) == 0
     out = capsys.readouterr().out
