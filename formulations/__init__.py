@@ -19,7 +19,7 @@ from .linearization.stability import Critical, StabilityResult, stability
 from .workbench.plots import plot_stability
 from systems.errors import ArgumentError, ArgumentTypeError
 
-from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Trajectory, reactions
+from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Status, Trajectory, reactions
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
@@ -44,4 +44,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
            "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
            "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
-           "plot_stability", "derive", "Derivation"]
+           "plot_stability", "derive", "Derivation", "Status"]

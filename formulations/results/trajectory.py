@@ -8,7 +8,9 @@ from typing import Mapping, NamedTuple
 import numpy as np
 from scipy.integrate import cumulative_simpson
 
-SUCCESS, EVENT, WARNED, FAILED = 0, 1, 2, -1
+from .status import Status
+
+SUCCESS, EVENT, WARNED, FAILED = Status.SUCCESS, Status.EVENT, Status.WARNED, Status.FAILED
 
 
 class EventRecord(NamedTuple):
@@ -118,7 +120,7 @@ class Trajectory:
     @property
     def success(self) -> bool:
         """True where the run finished (status 0) or a terminal event stopped it (status 1)."""
-        return self.status in (SUCCESS, EVENT)
+        return Status(self.status).success
 
     @property
     def t_events(self) -> tuple:

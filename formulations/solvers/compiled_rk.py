@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import weakref
 
+from ..results.status import LoopStop
+
 LOOP = '''
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
@@ -201,14 +203,6 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
 '''
 
 
-MESSAGES = {-1: "{matrix} is singular", -2: "step size fell below the spacing of t",
-            -3: "max_steps = {max_steps} accepted steps reached before the end of t_span (raise max_steps, loosen "
-                "the tolerance or shorten t_span; the points so far are kept)",
-            -4: "non-finite state values", -5: "interrupted",
-            -6: "the projection onto the constraints failed (a singular constraint Jacobian, metric or mass matrix, "
-                "or a state that is not finite)"}
-
-
 _MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source is written once per instance
 
 
@@ -317,7 +311,7 @@ def _stretches(module, loop, problem, params, max_steps, stop):
         stretches.append((ts, ys, extra))
         evaluations, steps, rejected = evaluations + n_eval, steps + n_steps, rejected + n_rejected
         if status < 0:
-            what = MESSAGES[status].format(matrix=formulation.system_matrix, max_steps=max_steps)
+            what = LoopStop(status).message(formulation.system_matrix, max_steps)
             if status == -2 and problem.explain is not None:  # what grew, as the Python loop says it
                 what = problem.explain(t_stop, y_end)
             return stretches, -1, f"stopped at t = {t_stop:.6g}: {what}", evaluations, steps, rejected
