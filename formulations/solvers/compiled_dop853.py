@@ -70,16 +70,10 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
     K_store = np.empty((16, n))
     K = borrowed(K_store)  # its rows, the stages' outputs, without reference counting
     f = np.empty(n)
-    evaluations = 1
-    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
-    if not rhs(t, y, params, extra, f, work):
-        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, 0.0
-    h_abs = first_step
-    if first_step <= 0:
-        evaluations += 1
-        h_abs, ok = _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, 7, work)
-        if not ok:
-            return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
+    ts, ys, count, next_eval, h_abs, evaluations, ok = _prologue(t0, t1, y, t_eval, params, extra, rtol, atol,
+                                                                 max_step, first_step, 7, f, work)
+    if not ok:
+        return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
     steps = 0
     rejected = 0
     while t < t1:
@@ -169,17 +163,10 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
         t = t_new
         y[:] = y_new
         f[:] = K[_S]
-        action = post_step(t, y, params, extra, work)
-        if action == 1:  # the formulation wants a new chart at y
-            return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h_abs
-        if action < 0:
-            return ts[:count], ys[:count], -6, t, evaluations, steps, rejected, y, h_abs
-        if action == 2:  # y projected in place: its row and its derivative anew
-            if not grid:
-                ys[count - 1] = y
-            evaluations += 1
-            if not rhs(t, y, params, extra, f, work):
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
+        code, more = _after_step(t, y, params, extra, work, ys, count, grid, f)
+        evaluations += more
+        if code != 0:
+            return ts[:count], ys[:count], code, t, evaluations, steps, rejected, y, h_abs
     hold(K_store)  # alive up to here: K borrows it
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h_abs
 '''

@@ -106,6 +106,40 @@ def _stage(y, h, a, K, s, out):
         out[i] = y[i] + h * acc
 
 
+@numba.njit(cache=True)
+def _prologue(t0, t1, y, t_eval, params, extra, rtol, atol, max_step, first_step, order, f, work):
+    """(ts, ys, count, next_eval, h, evaluations, ok) of both loops: the output arrays holding the
+    initial point where wanted, f = y'(t0) and the first step (first_step, else chosen for an error
+    estimate of ``order``); ok False where an evaluation failed (count 0 where the first did)."""
+    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
+    if not rhs(t0, y, params, extra, f, work):
+        return ts, ys, 0, next_eval, 0.0, 1, False
+    if first_step > 0:
+        return ts, ys, count, next_eval, first_step, 1, True
+    h, ok = _initial_step(t0, y, f, t1, rtol, atol, max_step, params, extra, order, work)
+    return ts, ys, count, next_eval, h if ok else 0.0, 2, ok
+
+
+@numba.njit(cache=True)
+def _after_step(t, y, params, extra, work, ys, count, grid, f):
+    """(code, evaluations) of both loops after an accepted step to (t, y), f = y'(t): the
+    formulation's post-step action. code 0 go on, 1 a new chart wanted at y, -6 the projection
+    failed, -1 the derivative of a projected state failed; a projected y replaces its output row
+    (every-step output) and f is evaluated anew."""
+    action = post_step(t, y, params, extra, work)
+    if action == 1:
+        return 1, 0
+    if action < 0:
+        return -6, 0
+    if action == 2:
+        if not grid:
+            ys[count - 1] = y
+        if not rhs(t, y, params, extra, f, work):
+            return -1, 1
+        return 0, 1
+    return 0, 0
+
+
 @numba.njit(cache=True, nogil=True)
 def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
     """(ts, ys, status, t_stop, evaluations, steps, rejected, y, h): the output (t_eval empty: every
@@ -119,16 +153,10 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
     t = t0
     K_store = np.empty((7, n))
     K = borrowed(K_store)  # its rows, the stages' outputs, without reference counting
-    evaluations = 1
-    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
-    if not rhs(t, y, params, extra, K[0], work):
-        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, 0.0
-    h = first_step
-    if first_step <= 0:
-        evaluations += 1
-        h, ok = _initial_step(t, y, K[0], t1, rtol, atol, max_step, params, extra, 4, work)
-        if not ok:
-            return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
+    ts, ys, count, next_eval, h, evaluations, ok = _prologue(t0, t1, y, t_eval, params, extra, rtol, atol, max_step,
+                                                             first_step, 4, K[0], work)
+    if not ok:
+        return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
     steps = 0
     rejected = 0
     while t < t1:
@@ -187,17 +215,10 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         y[:] = y_new
         K[0] = K[6]
         h = h * factor
-        action = post_step(t, y, params, extra, work)
-        if action == 1:  # the formulation wants a new chart at y
-            return ts[:count], ys[:count], 1, t, evaluations, steps, rejected, y, h
-        if action < 0:
-            return ts[:count], ys[:count], -6, t, evaluations, steps, rejected, y, h
-        if action == 2:  # y projected in place: its row and its derivative anew
-            if not grid:
-                ys[count - 1] = y
-            evaluations += 1
-            if not rhs(t, y, params, extra, K[0], work):
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h
+        code, more = _after_step(t, y, params, extra, work, ys, count, grid, K[0])
+        evaluations += more
+        if code != 0:
+            return ts[:count], ys[:count], code, t, evaluations, steps, rejected, y, h
     hold(K_store)  # alive up to here: K borrows it
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
 '''
