@@ -375,7 +375,8 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
 
     def state_from_q(self, q, qdot, t=0.0):
         """(p, v) from reduced coordinates q and reduced velocities w through p = g(q, t),
-        v = D w + d_0 (d_0 = A^+ g_t, zero unless the embedding moves)."""
+        v = D w + d_0 (d_0 = A^+ g_t, zero unless the embedding moves). q and qdot: finite arrays of
+        the embedding's sizes (ArgumentError naming the entry otherwise)."""
         from .state import state_from_q
 
         return state_from_q(self, q, qdot, t)

@@ -47,3 +47,10 @@ class UnknownNameError(ValueError):
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         where = f"{argument} got " if argument else ""
         super().__init__(f"{where}unknown {kind} {name!r}; expected one of: {', '.join(map(str, self.valid))}{hint}")
+
+
+class UnknownKeyError(UnknownNameError, KeyError):
+    """An UnknownNameError raised by a mapping's ``[]``: still a KeyError for code that catches one,
+    and shown as its message (not as the repr of a key)."""
+
+    __str__ = ValueError.__str__

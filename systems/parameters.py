@@ -61,3 +61,22 @@ def check_fields(system):
            f"description)" for i, p in enumerate(system.parameters) if not isinstance(p, Parameter)]
     if bad:
         raise SystemDescriptionError(system.name, bad)
+    missing = [_missing_default(p) for p in system.parameters if not _is_number(p.default)]
+    if missing:
+        raise SystemDescriptionError(system.name, missing)
+
+
+def _is_number(value) -> bool:
+    """A value float() converts (a Python, numpy or sympy number); None and symbols are not."""
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _missing_default(par) -> str:
+    unit = f" in {par.unit}" if par.unit else ""
+    return (f"parameter {par.name} got default {par.default!r} ({type(par.default).__name__}) but expected a number"
+            f"{unit} ({par.description or 'its value'}); give it one: systems.Parameter({par.name}, <value>, "
+            f"{par.unit!r}, ...)")

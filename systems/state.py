@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arguments import real, vector
 from .errors import ArgumentTypeError, InconsistentStateError
 
 
@@ -189,12 +190,10 @@ def state_from_q(system, q, w, t=0.0):
     """(p, v) from reduced coordinates q and reduced velocities w at time t (v = D(q) w + d_0)."""
     if system.embedding is None:
         raise ValueError(f"system {system.name!r} has no embedding p = g(q); use consistent_state")
-    q = np.asarray(q, dtype=float).ravel()
-    w = np.asarray(w, dtype=float).ravel()
     emb = system.embedding
-    if q.shape != (len(emb.coordinates),) or w.shape != (len(emb.velocities),):
-        raise ValueError(f"system {system.name!r}: got q {q.shape}, w {w.shape} but expected "
-                         f"q ({len(emb.coordinates)},), w ({len(emb.velocities)},)")
+    q = vector("q", np.ravel(q) if isinstance(q, np.ndarray) else q, len(emb.coordinates), emb.coordinate_names)
+    w = vector("qdot", np.ravel(w) if isinstance(w, np.ndarray) else w, len(emb.velocities), emb.velocity_names)
+    t = real("t", t, expected="a time in s")
     p, D, d_0 = embedding_velocity_terms(system, q, t)
     return p, D @ w + d_0
 

@@ -175,22 +175,9 @@ def _numeric(system, problems, rng):
         problems.append(f"A does not have full column rank at the default state (rank {np.linalg.matrix_rank(A)} < {n})")
     Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0; dependent
     # rows are allowed: systems.redundancy(system) names them
-    M0 = num.dynamics(0.0, p0, v0, par)[0]
-    if np.all(np.isfinite(M0)):
-        # positive definite on the null space of C
-        if c:
-            _, s, Vt = np.linalg.svd(C)
-            N = Vt[int(np.sum(s > 1e-12 * max(1.0, s.max(initial=0)))):].T
-        else:
-            N = np.eye(n)
-        lowest = np.min(np.linalg.eigvalsh(N.T @ M0 @ N)) if N.size else 1.0
-        if lowest <= 1e-12 * max(1.0, float(np.max(np.abs(M0)))):
-            kind = "indefinite" if lowest < 0 else "singular"
-            problems.append(f"M is not positive definite on the null space of C at the default state: it is {kind} "
-                            f"(smallest eigenvalue {lowest:.3g}); the kinetic energy (T, or the masses and inertias) "
-                            f"must be positive for every admissible velocity")
-    else:
-        problems.append("M is not finite at the default state")
+    for i, (p, v) in enumerate(points):  # at the default state, then (indefinite only) at the sample points
+        if not _positive_definite(system, problems, p, at_default=i == 0):
+            break
     scale_p = 1 + np.max(np.abs(p0))
     scale_v = 1 + np.max(np.abs(v0))
     if system.m and np.max(np.abs(Phi)) > 1e-9 * scale_p:
@@ -202,6 +189,72 @@ def _numeric(system, problems, rng):
         if abs(np.linalg.norm(p0[list(block)]) - 1) > 1e-9:
             problems.append(f"default state: quaternion block {block} is not of unit norm")
     _body_kinematics(system, problems, [p for p, _ in points])
+    if not problems:
+        _singular_default(system, problems, p0, rng)
+
+
+def _where(system, p) -> str:
+    return ", ".join(f"{n}={x:.4g}" for n, x in zip(system.coordinate_names, p))
+
+
+def _positive_definite(system, problems, p, at_default) -> bool:
+    """M positive definite on the null space of C at p: at the default state a singular or indefinite
+    M is a problem, at a sample point near it an indefinite one (a negative eigenvalue beyond
+    rounding). False where a problem was added."""
+    num, par = system.numeric, system.params
+    M = num.dynamics(0.0, p, np.zeros(system.n), par)[0]
+    if not np.all(np.isfinite(M)):
+        if at_default:
+            problems.append("M is not finite at the default state")
+        return not at_default
+    C = num.constraint_terms(p, par, 0.0)[2]
+    N = _null_space(C) if C.shape[0] else np.eye(system.n)
+    lowest = float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else 1.0
+    scale = max(1.0, float(np.max(np.abs(M))))
+    if lowest > (1e-12 if at_default else -1e-9) * scale:
+        return True
+    kind = "indefinite" if lowest < 0 else "singular"
+    where = "the default state" if at_default else "a configuration near the default state"
+    problems.append(f"M is not positive definite on the null space of C at {where} (p = ({_where(system, p)})): it "
+                    f"is {kind} (smallest eigenvalue {lowest:.3g}); the kinetic energy (T, or the masses and "
+                    f"inertias) must be positive for every admissible velocity at every configuration")
+    return False
+
+
+def _null_space(C):
+    _, s, Vt = np.linalg.svd(C)
+    return Vt[int(np.sum(s > 1e-12 * max(1.0, s.max(initial=0)))):].T
+
+
+def _singular_default(system, problems, p0, rng):
+    """The default configuration is not a singular one: where Phi_p has lower rank at p0 than at
+    consistent configurations nearby (projected from a few perturbed points), p0 sits on a singular
+    set (rows dependent everywhere, a redundant mechanism, are not a problem)."""
+    from .dependent_rows import independent_rows
+    from .state import project_positions
+
+    if not system.m:
+        return
+    num, par = system.numeric, system.params
+    rank0 = independent_rows(num.constraints(p0, par, 0.0)[1])[0]
+    if rank0 == system.m:
+        return
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            try:
+                p, err, _ = project_positions(system, p0 + 0.05 * rng.standard_normal(p0.shape))
+            except np.linalg.LinAlgError:
+                continue
+        if not (np.all(np.isfinite(p)) and err <= 1e-9 * (1 + np.max(np.abs(p)))):
+            continue
+        rank = independent_rows(num.constraints(p, par, 0.0)[1])[0]
+        if rank > rank0:
+            problems.append(f"default_p got ({_where(system, p0)}), a singular configuration: Phi_p has rank {rank0} "
+                            f"there but {rank} at consistent configurations nearby (e.g. p = ({_where(system, p)})), "
+                            f"so the formulations in coordinates q cannot start there; expected a default state "
+                            f"away from the singular set: choose default_p where Phi_p has full rank "
+                            f"(systems.analyze_constraints(system, point=p) gives its rank)")
+            return
 
 
 def _body_indices(system, problems):

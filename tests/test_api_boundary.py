@@ -278,3 +278,63 @@ def test_rigid_bodies_are_checked_with_named_problems(field, value, words):
         systems.RigidBody(**fields)
     for word in words:
         assert word in str(info.value)
+
+
+@pytest.mark.parametrize("q, qdot, words", [
+    ([np.nan], [0.0], ["q has non-finite entries (theta)"]),
+    ([0.1], [np.inf], ["qdot has non-finite entries (theta_dot)"]),
+    ([0.1, 0.2], [0.0], ["q got shape (2,) but expected (1,): theta"]),
+], ids=["nan-q", "inf-qdot", "q-length"])
+def test_state_from_q_refuses_non_finite_or_misshapen_input(q, qdot, words):
+    crank = systems.load("slider_crank")
+    with pytest.raises(ArgumentError) as info:
+        crank.state_from_q(q, qdot)
+    assert info.value.argument in ("q", "qdot") and all(w in str(info.value) for w in words)
+
+
+def test_check_pfaffian_takes_coordinate_names_and_names_a_bad_one():
+    x, y, z = sp.symbols("x y z")
+    by_name = systems.check_pfaffian([["1", "0", "-sin(x)"]], ["x", "y", "z"])
+    by_symbol = systems.check_pfaffian([[1, 0, -sp.sin(x)]], [x, y, z])
+    assert by_name.classification == by_symbol.classification == "holonomic"
+    for coordinates, words in (("x y z", "coordinates got 'x y z'"), ([x, 2, z], "coordinates[1] got 2 (int)")):
+        with pytest.raises(ArgumentTypeError) as info:
+            systems.check_pfaffian([[1, 0, 0]], coordinates)
+        assert info.value.argument == "coordinates" and words in str(info.value)
+        assert "sympy Symbol" in str(info.value)
+
+
+def test_a_run_from_a_singular_configuration_names_state0():
+    """The triple slider-crank where the crank stands at q2 = pi/2 over the first slider: no chart
+    of the constraint manifold there."""
+    crank = systems.load("triple_slider_crank", domain=1)
+    p = np.array([0.19845526249121906, np.pi / 2, 0.19845526249121906, 1.9901295206065213])
+    with pytest.raises(ArgumentError) as info:
+        F.create("minimal", crank).simulate((0.0, 0.1), (p, np.zeros(4)))
+    text = str(info.value)
+    assert info.value.argument == "state0" and text.startswith("state0 got a singular configuration")
+    assert "Phi_p loses rank" in text and "start from a configuration away from it" in text
+
+
+def test_compare_refuses_a_time_grid_too_large_to_record_at_once():
+    import time
+
+    started = time.perf_counter()
+    with pytest.raises(ArgumentError) as info:
+        F.compare("slider_crank", ["dependent", "minimal"], (0.0, 1.0), samples=10**9)
+    assert time.perf_counter() - started < 10
+    text = str(info.value)
+    assert info.value.argument == "samples" and text.startswith("samples got 1000000000 but expected at most")
+    assert "GiB" in text and "samples=501" in text
+
+
+def test_an_unknown_reaction_name_lists_the_names():
+    traj = _run(t_span=(0.0, 0.05))
+    for reactions in (traj.reactions, F.reactions(DISC, 0.0, P0, V0)):
+        with pytest.raises(systems.UnknownNameError) as info:
+            reactions["contact normal forse"]
+        assert isinstance(info.value, KeyError) and info.value.argument == "reactions"
+        text = str(info.value)
+        assert "expected one of: contact normal force, longitudinal friction force" in text
+        assert "did you mean 'contact normal force'?" in text
+    assert set(traj.reactions) == set(DISC.constraint_names)

@@ -15,6 +15,18 @@ def test_list(capsys):
     assert all(name in out for name in systems.names())
 
 
+def test_list_shows_whole_first_sentences(capsys):
+    """One line a system when the output is not a terminal, each with the whole first sentence of
+    its description (not the first line of the docstring)."""
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(systems.names())
+    for name, line in zip(systems.names(), lines):
+        assert line.split()[0] == name and line.rstrip().endswith(".")
+    hoop = next(line for line in lines if line.startswith("bead_on_rotating_hoop"))
+    assert hoop.endswith("turned about its vertical diameter at a prescribed constant rate.")
+
+
 def test_analyze(capsys):
     assert main(["analyze", "rolling_disc"]) == 0
     out = capsys.readouterr().out

@@ -150,3 +150,39 @@ def test_state_from_q_through_embedding():
     assert p[4] == pytest.approx(0.2) and p[5] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="no embedding"):
         systems.load("knife_edge").state_from_q([0, 0, 0], [0, 0, 0])
+
+
+def _plane(T, **fields):
+    """A particle in the plane (x, y) with kinetic energy T and mass parameter m, from a Lagrangian."""
+    xd, yd = sp.symbols("x_dot y_dot", real=True)
+    fields = dict(dict(parameters=[Parameter(m, 1.0, "kg", "mass")], default_p=(0, 0), default_v=(0, 0)), **fields)
+    return systems.from_lagrangian("plane", (x, y), T(xd, yd), 0, velocities=(xd, yd), **fields)
+
+
+def test_a_mass_matrix_indefinite_near_the_default_state_is_refused():
+    """M = diag(m, m (1 - 100 x^2)) is positive definite at x = 0 but not for |x| > 0.1, where the
+    validation's sample configurations lie: the build names M, the eigenvalue and the place."""
+    with pytest.raises(SystemDescriptionError) as info:
+        _plane(lambda xd, yd: m / 2 * (xd**2 + (1 - 100 * x**2) * yd**2))
+    text = str(info.value)
+    assert "'plane'" in text and "M is not positive definite" in text and "indefinite" in text
+    assert "smallest eigenvalue -" in text and "near the default state (p = (x=" in text
+
+
+def test_a_parameter_without_a_value_is_named():
+    with pytest.raises(SystemDescriptionError) as info:
+        _plane(lambda xd, yd: m / 2 * (xd**2 + yd**2), parameters=[Parameter(m, None, "kg", "mass")])
+    text = str(info.value)
+    assert "parameter m got default None" in text and "expected a number in kg" in text
+    assert "systems.Parameter(m, <value>, 'kg', ...)" in text
+
+
+def test_a_default_state_at_a_singular_configuration_is_named():
+    """x y = 0: two lines that cross at the origin, where Phi_p = (y, x) vanishes."""
+    with pytest.raises(SystemDescriptionError) as info:
+        _plane(lambda xd, yd: m / 2 * (xd**2 + yd**2), holonomic=[("cross force", x * y)])
+    text = str(info.value)
+    assert "default_p got (x=0, y=0), a singular configuration" in text and "rank 0 there but 1" in text
+    assert "choose default_p where Phi_p has full rank" in text
+    assert _plane(lambda xd, yd: m / 2 * (xd**2 + yd**2), holonomic=[("cross force", x * y)],
+                  default_p=(1, 0)).m == 1  # on one line, away from the crossing

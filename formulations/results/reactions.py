@@ -20,10 +20,12 @@ from systems.errors import ArgumentError, InconsistentStateError
 from systems.state import renormalize
 
 from ..linalg import null_space, resolved_reactions, solve_accelerations
+from .trajectory import NamedValues
 
 
 def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
-    """Multipliers at (t, p, v): {constraint name: value} (or an array with as_dict=False).
+    """Multipliers at (t, p, v): {constraint name: value} (or an array with as_dict=False); an
+    unknown name raises systems.UnknownNameError (a KeyError too) listing the names.
 
     With the catalogue's physical rows these are forces (N) or moments (N m) on the system.
     system: a System or a catalogue name. A state that violates the constraints by more than
@@ -42,7 +44,9 @@ def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
     _check_finite(system, t, pieces)
     lam = _resolved(M, f0 - d, F, C, xi)
     _warn_if_dependent(system, C)
-    return dict(zip(system.constraint_names, lam.tolist())) if as_dict else lam
+    if not as_dict:
+        return lam
+    return NamedValues(f"reaction of system {system.name!r}", zip(system.constraint_names, lam.tolist()), "reactions")
 
 
 class NonUniqueReactionsWarning(UserWarning):

@@ -8,6 +8,8 @@ from typing import Mapping, NamedTuple
 import numpy as np
 from scipy.integrate import cumulative_simpson
 
+from systems.errors import UnknownKeyError
+
 from .status import Status
 
 SUCCESS, EVENT, WARNED, FAILED = Status.SUCCESS, Status.EVENT, Status.WARNED, Status.FAILED
@@ -32,6 +34,18 @@ def cumulative_work(t, P, simpson=True) -> np.ndarray:
     if simpson and t.size >= 3:
         return cumulative_simpson(P, x=t, initial=0.0)
     return np.concatenate([[0.0], np.cumsum(np.diff(t) * (P[1:] + P[:-1]) / 2)])
+
+
+class NamedValues(dict):
+    """A dict of values by name whose ``[]`` of an unknown name raises UnknownKeyError (a KeyError)
+    listing the names it holds and the nearest ones."""
+
+    def __init__(self, kind: str, items, argument: str = ""):
+        super().__init__(items)
+        self.kind, self.argument = kind, argument
+
+    def __missing__(self, key):
+        raise UnknownKeyError(self.kind, key, tuple(self), self.argument)
 
 
 def frozen(array) -> np.ndarray:
@@ -178,7 +192,8 @@ class Trajectory:
     @property
     def reactions(self) -> Mapping:
         """{constraint name: multiplier history (N,)} — physical forces where rows are physical."""
-        return MappingProxyType({name: self.multipliers[:, i] for i, name in enumerate(self.constraint_names)})
+        columns = ((name, self.multipliers[:, i]) for i, name in enumerate(self.constraint_names))
+        return MappingProxyType(NamedValues(f"reaction of system {self.system_name!r}", columns, "reactions"))
 
     @property
     def constraint_work(self) -> np.ndarray:

@@ -25,6 +25,8 @@ def rank_monitor(formulation, p0, t0=0.0):
     if not system.m or not formulation.stop_at_singular:
         return None
     rows = _independent(num.constraints(p0, par, t0)[1])
+    if not rows.size:  # Phi_p vanishes at the start (a singular configuration): no rank to lose
+        return None
 
     def jacobian(p, t):
         Phi_p = num.constraints(p, par, t)[1][rows]

@@ -6,6 +6,9 @@ import time
 
 import numpy as np
 
+from systems.errors import ArgumentError
+
+from ..coordinates.charts import ChartError
 from ..errors import CapabilityError, RunInterrupted, StopRun
 from ..forms import EVENTS
 from ..results.assessment import assess
@@ -86,7 +89,10 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     events = args.events
     inputs.check_event_values(events, args.t_span[0], p0, v0)
     form = match(formulation, solver, events)
-    problem = _problem(formulation, form, solver, args, p0, v0)
+    try:
+        problem = _problem(formulation, form, solver, args, p0, v0)
+    except ChartError as exc:
+        raise _singular_start(formulation, args, exc) if exc.quantity == "Phi_p" else exc from None
     setup = time.perf_counter() - started
     run = solver.integrate(problem)
     wall = time.perf_counter() - started
@@ -117,6 +123,16 @@ def _initial_state(formulation, args, project_initial, check_initial):
     if check_initial:
         formulation.check_state(p0, v0, t=t0)
     return p0, v0
+
+
+def _singular_start(formulation, args, exc):
+    """The ArgumentError for a run whose start lies on a singular configuration (no chart there)."""
+    name = formulation.system.name
+    argument = "state0" if args.p0 is not None else f"the default state (default_p of system {name!r})"
+    return ArgumentError(f"{argument} got a singular configuration, where formulation {formulation.label()!r} cannot "
+                         f"start: {exc}. Expected a start where Phi_p has full rank: start from a configuration away "
+                         f"from it (system.consistent_state(p, v) from a guess nearby), or run formulation "
+                         f"'dependent', which passes through singular configurations", "state0")
 
 
 def _solver(method, args):

@@ -31,7 +31,9 @@ import numpy as np
 import sympy as sp
 
 from .bounded import TimeBudget
+from ..arguments import _show
 from ..dependent_rows import redundancy_notes
+from ..errors import ArgumentTypeError
 from ..description import DegreesOfFreedom
 from ..display import analysis_repr
 from .distribution import (_classify, _growth_how, _involutive_symbolic, _nullspace_fields,  # noqa: F401
@@ -329,10 +331,43 @@ def _distribution_proof(system, found, growth, classification, seconds, clock):
     return None
 
 
+def _coordinate_symbols(coordinates) -> list:
+    """The coordinates of check_pfaffian as sympy Symbols: Symbols kept, names (str) made Symbols."""
+    if isinstance(coordinates, (str, sp.Symbol)) or not hasattr(coordinates, "__iter__"):
+        raise ArgumentTypeError(f"coordinates got {_show(coordinates)} but expected a sequence of sympy Symbols or "
+                                f"their names, e.g. sympy.symbols('x y z') or ['x', 'y', 'z']", "coordinates")
+    out = []
+    for i, c in enumerate(coordinates):
+        if isinstance(c, str) and c.isidentifier():
+            c = sp.Symbol(c)
+        if not isinstance(c, sp.Symbol):
+            raise ArgumentTypeError(f"coordinates[{i}] got {_show(c)} ({type(c).__name__}) but expected a sympy Symbol "
+                                    f"or its name (a str such as 'x')", "coordinates")
+        out.append(c)
+    return out
+
+
+def _same_names(F, coordinates, x) -> dict:
+    """{symbol of F: real coordinate} for the coordinates given by name: a row written with
+    sympy.Symbol('x', positive=True) or parsed from text matches the coordinate 'x'."""
+    named = {c: xi for c, xi in zip(coordinates, x) if isinstance(c, str)}
+    return {s: named[s.name] for s in F.free_symbols if isinstance(s, sp.Symbol) and s.name in named}
+
+
+def _rows_matrix(rows) -> sp.Matrix:
+    """The rows of check_pfaffian as a sympy Matrix (entries may be text, parsed by sympify)."""
+    try:
+        return sp.Matrix(rows)
+    except (TypeError, ValueError, sp.SympifyError) as exc:
+        raise ArgumentTypeError(f"rows got {_show(rows)} but expected rows of coefficients (sympy expressions or "
+                                f"their text), one per coordinate: {exc}", "rows") from None
+
+
 def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_limit: float | None = 60.0,
                    seed: int = 1, time=None, time_coefficients=None, assumptions=None,
                    values=None) -> ConstraintAnalysis:
     """Analysis of Pfaffian forms given directly: rows (l, n) of coefficients a_i(x) over x.
+    coordinates: sympy Symbols or their names ("x", matched by name in the rows, which may be text).
 
     Symbols other than the coordinates (and the time) are free parameters, constants: the
     symbolic tests keep them, with ``assumptions`` ({name: {"positive": True}, ...}; real by
@@ -343,9 +378,10 @@ def check_pfaffian(rows, coordinates, *, names=None, seconds: float = 5.0, time_
     symbolic step, ``time_limit`` (s, None for none) the whole analysis.
     """
     clock = TimeBudget(time_limit)
-    given = list(coordinates)
+    given = _coordinate_symbols(coordinates)
     x = [sp.Symbol(s.name, real=True) for s in given]
-    F = sp.Matrix(rows).subs(dict(zip(given, x)))
+    F = _rows_matrix(rows)
+    F = F.subs(dict(zip(given, x))).subs(_same_names(F, coordinates, x))
     width = len(x) + (1 if time is not None and time_coefficients is None else 0)
     if F.shape[1] != width and F.shape[1] != len(x):
         if F.shape[0] in (len(x), width) and F.shape[1] == 1:

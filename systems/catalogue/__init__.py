@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 
 from ..arguments import _show, whole
 from ..description import System
@@ -61,6 +62,14 @@ def describe(name: str) -> str:
     if name not in _REGISTRY:
         raise UnknownNameError("system", name, names())
     return inspect.getdoc(_REGISTRY[name]) or ""
+
+
+def first_sentence(name: str) -> str:
+    """The first sentence of describe(name), whole: the first paragraph's lines joined and cut after
+    the first full stop that ends a sentence (one followed by a capital letter or the end)."""
+    paragraph = " ".join(describe(name).strip().split("\n\n")[0].split())
+    end = re.search(r"[.!?](?=\s+[A-Z(]|$)", paragraph)
+    return paragraph[:end.end()] if end else paragraph
 
 
 def as_system(value, argument="system"):

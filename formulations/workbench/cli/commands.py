@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
+import textwrap
 
 import systems
 
@@ -69,10 +71,16 @@ def _pilot(what, runs, t_end, bounded, points=None, max_steps=None):
 
 
 def cmd_list(args):
+    from systems.catalogue import first_sentence
+
     width = max(len(n) for n in systems.names())
-    for name in systems.names():
-        first = systems.describe(name).strip().splitlines()[0]
-        print(f"{name:<{width}}  {first}")
+    columns = max(shutil.get_terminal_size((100, 24)).columns, width + 40) if sys.stdout.isatty() else None
+    for name in systems.names():  # on a terminal wrapped to its width, else one line a system
+        text = first_sentence(name)
+        lines = (textwrap.wrap(text, columns - width - 2) if columns else [text]) or [""]
+        print(f"{name:<{width}}  {lines[0]}")
+        for line in lines[1:]:
+            print(f"{'':<{width}}  {line}")
     return OK
 
 

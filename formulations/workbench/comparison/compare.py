@@ -355,6 +355,28 @@ def prepare(system, configurations=None) -> Prepared:
     return Prepared(system, tuple(configs), tuple(built), REFERENCE.build(system))
 
 
+SAMPLES_MEMORY = 2 * 1024**3  # bytes: compare refuses a time grid whose recorded runs would take more
+
+
+def recorded_bytes(system, samples: int, runs: int) -> int:
+    """About the memory the runs of a comparison record on a grid of ``samples`` points: per point
+    and run the time, p, v, their rates, the accelerations, the multipliers and their reactions, and
+    a few scalars (errors, energy), in float64."""
+    floats = 1 + 2 * len(system.coordinates) + 3 * system.n + 2 * (system.m + system.l) + 4
+    return 8 * samples * (runs * floats + 1)
+
+
+def check_samples(system, samples: int, runs: int):
+    """ArgumentError for a grid whose recorded runs would not fit SAMPLES_MEMORY, with the estimate."""
+    need = recorded_bytes(system, samples, runs)
+    if need > SAMPLES_MEMORY:
+        most = SAMPLES_MEMORY // recorded_bytes(system, 1, runs)
+        raise ArgumentError(f"samples got {samples} but expected at most {most} here: {runs} runs of {system.name} "
+                            f"would record about {need / 1024**3:.3g} GiB ({recorded_bytes(system, 1, runs)} bytes "
+                            f"a point) and every point costs its accelerations and reactions; pass fewer points, "
+                            f"e.g. samples=501", "samples")
+
+
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=REFERENCE_TOL, samples=501, sweep: Sequence[float] | None = None,
             progress: Callable | None = None, max_steps: int | None = None) -> Comparison:
@@ -364,7 +386,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
     that applies, see default_configurations), or what ``prepare`` made of them; each is checked and
     created once, before any run. state0 defaults to
-    the system's default state. samples (>= 2): points of the common time grid. sweep: tolerances
+    the system's default state. samples (>= 2): points of the common time grid (refused where the
+    recorded runs would take more than SAMPLES_MEMORY bytes). sweep: tolerances
     for work-precision data (each configuration run at each). progress(i, n, label) is called before
     each run. max_steps: the bound on the accepted steps of each run (default: simulate's). Bad
     arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
@@ -378,6 +401,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
     prepared = prepare(system, configurations)
     configs = prepared.configurations
+    check_samples(system, samples, 1 + len(configs) * (1 + len(sweep)))
     forms = dict(zip((c.label for c in configs), prepared.formulations))
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     grid = np.linspace(t_span[0], t_span[1], samples)
