@@ -210,14 +210,15 @@ def test_one_trailer_has_the_growth_vector_of_the_chained_form():
 
 
 def test_three_trailers_within_a_two_second_bound():
-    # unbounded, the symbolic null space of these rows alone takes tens of seconds
+    # the symbolic null space of these rows alone takes tens of seconds; the numeric brackets
+    # (five levels, Sordalen's growth vector (2, 3, 4, 5, 6)) come first and decide within the bound
     rows, coords = _trailer_rows(3)
     start = time.perf_counter()
     report = systems.check_pfaffian(rows, coords, time_limit=2.0)
     assert time.perf_counter() - start < 2.0 + 3.0  # the bound, and room for a step's overrun on a loaded machine
-    assert report.classification == "undetermined"
-    assert any("bound of 2 s was reached" in u for u in report.undecided)
-    assert all(row.exact is not True for row in report.rows)       # the numeric tests decide these when they finish
+    assert report.growth_vector == (2, 3, 4, 5, 6) and report.classification == "completely nonholonomic"
+    assert report.classification_how.startswith("numeric")
+    assert all(row.exact is False for row in report.rows)          # witnesses decide these
 
 
 @pytest.fixture(scope="module")
@@ -268,3 +269,34 @@ def test_system_parameter_values_and_assumptions_reach_the_row_tests():
     assert row.witness["alpha"] == 0.5 and "alpha=0.5" in row.parameters
     with pytest.raises(ValueError, match="knife_edge.*'radius' but expected one of"):
         systems.analyze_constraints("knife_edge", values={"radius": 1.0})
+
+
+def test_bicycle_gives_rank_growth_and_classification_within_twenty_seconds():
+    # 9 coordinates, 2 holonomic and 4 nonholonomic rows: r = 3 admissible fields; the rolling
+    # wheels let brackets reach every direction of the k = 7 dimensional configuration manifold
+    start = time.perf_counter()
+    report = systems.analyze_constraints(systems.load("bicycle"), time_limit=20.0)
+    assert time.perf_counter() - start < 20.0 + 10.0                  # the bound, room for a loaded machine
+    assert report.jacobian_rank == 2 and not report.singular
+    assert report.growth_vector[0] == 3 and report.growth_vector[-1] == 7
+    assert report.classification == "completely nonholonomic" and report.classification_how.startswith("numeric")
+    assert all(row.exact is False and row.integrable is False for row in report.rows)   # witness points
+    assert all(row.residual > 1e-3 for row in report.rows)
+    text = str(report)
+    assert len(text) < 8000 and max(len(line) for line in text.splitlines()) < 700  # no raw expressions
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "inf"])
+def test_cli_time_limit_must_be_a_positive_number(value, capsys):
+    from formulations.workbench.cli.main import main
+
+    assert main(["analyze", "knife_edge", "--time-limit", value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--time-limit" in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cli_time_limit_reaches_the_analysis(capsys):
+    from formulations.workbench.cli.main import main
+
+    assert main(["analyze", "knife_edge", "--time-limit", "7.5"]) == 0
+    assert "of the 7.5 s bound" in capsys.readouterr().out

@@ -105,3 +105,15 @@ def test_saddle_solve_falls_back_to_least_squares_on_a_duplicated_row():
     assert deficient
     assert np.allclose(x, np.linalg.pinv(K) @ rhs, atol=1e-10)
     assert x[4] == pytest.approx(x[6], rel=1e-10)
+
+
+def test_bricard_dof_is_its_mobility_with_the_gruebler_count_beside_it():
+    # Bricard's linkage: six bars, n = m = 24, so the count gives 0; it moves with one degree of
+    # freedom because one row depends on the others at every configuration (rank C = 23)
+    report = systems.analyze_constraints(systems.load("bricard"))
+    assert report.dof == 1 and report.mobility == 1 and report.gruebler == 0
+    assert report.jacobian_rank == 23 and report.jacobian_rank_generic == 23 and not report.singular
+    lines = str(report).splitlines()
+    assert "Gruebler count n - m - l = 0" in lines[1] and "dof = n - rank C = 1" in lines[1]
+    assert "rows are redundant" in lines[2] and "singular" not in lines[2]
+    assert "| dof = mobility n − rank C | 1" in report.to_markdown()

@@ -53,35 +53,51 @@ class RowReport:
     integral: sp.Expr | None = None  # phi with mu a = grad phi
     parameters: str = ""        # how the free parameters were valued in the numeric tests
     undecided: tuple = ()       # what stayed undecided, and why
+    residual: float | None = None  # the largest failing value, at the witness point
+    held: tuple = ()            # names of parameters held at the values in ``parameters``
 
-    def text(self) -> str:
+    def text(self, parameters: bool = True) -> str:
+        """The row's report; ``parameters`` False leaves out the parameters line (shown once above)."""
         coords = ", ".join(s.name for s in self.coordinates)
-        form = " + ".join(f"({sp.sstr(a)}) d{x.name}" for a, x in zip(self.form, self.coordinates) if a != 0)
-        lines = [f"row {self.name!r}: {form or '0'} = 0   [x = ({coords})]"]
-        if self.parameters:
+        if self.form:
+            form = " + ".join(f"({short(a)}) d{x.name}" for a, x in zip(self.form, self.coordinates) if a != 0)
+            form = short(form or "0", 300) + " = 0"
+        else:
+            form = "(not formed symbolically; tested numerically)"
+        lines = [f"row {self.name!r}: {form}   [x = ({coords})]"]
+        if self.parameters and parameters:
             lines.append(f"  parameters: {self.parameters}")
         if self.exact is None:
             lines.append(f"  exactness undecided ({self.exact_how})")
         elif self.exact:
-            lines.append(f"  exact ({self.exact_how}); potential phi = {sp.sstr(self.potential)}"
+            lines.append(f"  exact ({self.exact_how}); potential phi = {short(self.potential)}"
                          if self.potential is not None else f"  exact ({self.exact_how})")
         else:
             pairs = ", ".join(f"({i}, {j})" for i, j, _ in self.failing_pairs[:6])
             more = "" if len(self.failing_pairs) <= 6 else f" and {len(self.failing_pairs) - 6} more"
-            wit = ", ".join(f"{k}={v:.3g}" for k, v in self.witness.items())
-            lines.append(f"  not exact ({self.exact_how}): failing pairs {pairs}{more}; witness point {wit}")
+            wit = ", ".join(f"{k}={v:.3g}" for k, v in self.witness.items() if k not in self.held)
+            value = f" (largest failing value {self.residual:.3g} there)" if self.residual is not None else ""
+            lines.append(f"  not exact ({self.exact_how}): failing pairs {pairs}{more}; witness point {wit}{value}")
         if self.exact is not True:
             if self.integrable is None:
                 lines.append(f"  integrability undecided ({self.integrable_how})")
             elif self.integrable:
                 extra = ""
                 if self.integrating_factor is not None:
-                    extra = f"; integrating factor {sp.sstr(self.integrating_factor)}, integral {sp.sstr(self.integral)}"
+                    extra = f"; integrating factor {short(self.integrating_factor)}, integral {short(self.integral)}"
                 lines.append(f"  integrable with an integrating factor (a ^ da = 0, {self.integrable_how}){extra}")
             else:
                 lines.append(f"  not integrable by itself (a ^ da != 0, {self.integrable_how})")
         lines.extend(f"  undecided: {u}" for u in self.undecided)
         return "\n".join(lines)
+
+
+def short(expr, limit: int = 160) -> str:
+    """expr as text, cut to ``limit`` characters with its full size named where it is longer."""
+    text = expr if isinstance(expr, str) else sp.sstr(expr)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ... [{len(text)} characters]"
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,6 +166,10 @@ class Sampler:
                 seen.add(s.name)
                 out[s] = v
         return out
+
+    def held(self) -> list:
+        """Names of the symbols held at fixed values (not sampled), listed in :meth:`describe`."""
+        return [s.name for s in self._substituted()] if not self.params else []
 
     def point(self, i) -> dict:
         """{name: value} of point i, the parameters included."""
@@ -303,19 +323,54 @@ def _confirm_zero(exprs, what, clock, seconds):
                   "the numeric test decided")
 
 
+def _numeric_decision(values, scale, what, sampler):
+    """(decision, how, |values| / scale) from values at the sampler's points (finite differences)."""
+    big = np.abs(np.nan_to_num(values)) / scale
+    finite = np.isfinite(values)
+    if np.any(np.where(finite, big, 0.0) > ZERO_TOL):
+        return False, WITNESS, big
+    if values.shape[1] and not np.all(finite.any(axis=0)):
+        return None, f"{UNDECIDED}: {what} is not finite at any of {sampler.count} random points", big
+    return True, f"{NUMERIC} (zero at {sampler.count} random points, complex-step derivatives)", big
+
+
 class RowTest:
     """Exactness, potential, Frobenius test and integrating factor of one form a . dx."""
 
     def __init__(self, name, a, x, sampler: Sampler):
         self.name, self.x, self.sampler = name, list(x), sampler
-        self.a = [sp.sympify(ai) for ai in a]
-        self.pairs = _curl_pairs(self.a, self.x)
+        self.a, self.pairs = None, [(i, j, None) for i, j in itertools.combinations(range(len(self.x)), 2)]
+        if a is not None:
+            self.set_form(a)
         self.undecided = []
         self.exact = self.integrable = None
         self.exact_how = self.integrable_how = ""
-        self.failing, self.witness = (), {}
+        self.failing, self.witness, self.residual = (), {}, None
         self.potential = self.mu = self.integral = None
         self._frobenius = None
+
+    def set_form(self, a):
+        """The symbolic form a(x), found after the numeric decisions (failing pairs get their expressions)."""
+        self.a = [sp.sympify(ai) for ai in a]
+        self.pairs = _curl_pairs(self.a, self.x)
+        names = {(xi, xj) for xi, xj, _ in getattr(self, "failing", ())}
+        self.failing = tuple((self.x[i].name, self.x[j].name, e) for i, j, e in self.pairs
+                             if (self.x[i].name, self.x[j].name) in names)
+
+    def decide(self, curl, frob, scales):
+        """Decisions from numeric values (count, pairs) and (count, triples) at the sampler's points
+        (systems.analysis.numeric_fields.row_residuals): a value above ZERO_TOL * scale is a witness."""
+        self.exact, self.exact_how, big = _numeric_decision(curl, scales[0], "the exactness pairs", self.sampler)
+        if self.exact is False:
+            self.failing = tuple((self.x[i].name, self.x[j].name, e)
+                                 for col, (i, j, e) in enumerate(self.pairs) if np.any(big[:, col] > ZERO_TOL))
+            self.witness = self.sampler.point(int(np.argmax(np.max(big, axis=1))))
+            self.residual = float(np.max(np.abs(np.nan_to_num(curl))))
+        if self.exact:
+            self.integrable, self.integrable_how = True, self.exact_how
+            return
+        self.integrable, self.integrable_how, _ = _numeric_decision(frob, scales[1], "the Frobenius terms a ^ da",
+                                                                    self.sampler)
 
     def numeric(self, clock: TimeBudget, seconds: float):
         """Exactness and Frobenius tests at the sampler's points: a non-zero value is a witness that
@@ -327,6 +382,7 @@ class RowTest:
             self.failing = tuple((self.x[i].name, self.x[j].name, e)
                                  for col, (i, j, e) in enumerate(self.pairs) if np.any(big[:, col] > ZERO_TOL))
             self.witness = self.sampler.point(int(np.argmax(np.max(big, axis=1))))
+            self.residual = float(np.max(big))
         if self.exact:
             self.integrable, self.integrable_how = True, self.exact_how
             return
@@ -337,6 +393,11 @@ class RowTest:
     def symbolic(self, clock: TimeBudget, seconds: float):
         """Symbolic proofs of the numeric zeros, the potential or an integrating factor, and tidy
         failing pairs, while the budget lasts; what is left open goes to ``undecided``."""
+        if self.a is None:
+            if self.exact or self.integrable:
+                self.undecided.append("symbolic proof not attempted: the form was not found symbolically "
+                                      "within the bound (the numeric test decided)")
+            return
         if self.exact:
             how, why = _confirm_zero([e for _, _, e in self.pairs], "exactness", clock, seconds)
             if how:
@@ -349,9 +410,10 @@ class RowTest:
             return
         if self.exact is False:
             self.failing = tuple((i, j, clock.run(lambda: sp.simplify(e), seconds, default=e)
-                                  if sp.count_ops(e) < 200 and not clock.expired else e)
+                                  if e is not None and sp.count_ops(e) < 200 and not clock.expired else e)
                                  for i, j, e in self.failing)
         if self.integrable:
+            self._frobenius = self._frobenius or _frobenius_terms(self.a, self.x)
             how, why = _confirm_zero(self._frobenius, "integrability", clock, seconds)
             if how:
                 self.integrable_how = how
@@ -363,9 +425,10 @@ class RowTest:
                                       + (" (the overall bound was reached)" if clock.expired else ""))
 
     def report(self) -> RowReport:
-        return RowReport(self.name, tuple(self.x), tuple(self.a), self.exact, self.exact_how, tuple(self.failing),
+        return RowReport(self.name, tuple(self.x), tuple(self.a or ()), self.exact, self.exact_how, tuple(self.failing),
                          dict(self.witness), self.potential, self.integrable, self.integrable_how, self.mu,
-                         self.integral, self.sampler.describe(), tuple(self.undecided))
+                         self.integral, self.sampler.describe(), tuple(self.undecided), self.residual,
+                         tuple(self.sampler.held()))
 
 
 def analyze_row(name, a, x, rng, seconds=5.0, values=None, *, params=(), clock: TimeBudget | None = None) -> RowReport:

@@ -52,7 +52,7 @@ def nearest_singular_configuration(system, p, *, tol=1e-9):
         mu0 = np.linalg.svd(Phi_p)[0][:, -1]
         try:
             res = least_squares(_bordered_residual(num, par, len(p)), np.concatenate([p, mu0]), method="trf",
-                                xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=200 * (len(p) + system.m))
+                                xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=50 * (len(p) + system.m))
         except (ValueError, np.linalg.LinAlgError):
             return None
         found = renormalize(system, res.x[:len(p)])

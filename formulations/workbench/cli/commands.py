@@ -86,7 +86,7 @@ def cmd_list(args):
 
 def cmd_analyze(args):
     system = load_system(args.system, args.set)
-    report = systems.analyze_constraints(system)
+    report = systems.analyze_constraints(system, time_limit=args.time_limit)
     print(report.to_markdown() if args.markdown else report.text())
     return OK
 

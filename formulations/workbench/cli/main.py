@@ -1,7 +1,7 @@
 """The ``pfaff`` command line.
 
     pfaff list
-    pfaff analyze SYSTEM [--set name=value ...] [--markdown]
+    pfaff analyze SYSTEM [--set name=value ...] [--markdown] [--time-limit SECONDS]
     pfaff simulate SYSTEM [--formulation F[+S]] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
@@ -85,6 +85,9 @@ def build_parser():
                    ).set_defaults(run=cmd_list)
     analyze = _command(sub, "analyze", "constraint analysis of a system", cmd_analyze)
     analyze.add_argument("--markdown", action="store_true", help="print Markdown")
+    analyze.add_argument("--time-limit", type=number(), default=60.0, metavar="SECONDS",
+                         help="bound on the whole analysis in s: the numeric results come first, symbolic proofs "
+                              "follow while time remains")
     simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
     simulate.add_argument("--formulation", default="dependent", help="dependent, reduced, minimal or manifold")
     simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
