@@ -19,6 +19,7 @@ from . import options as inputs
 from .base import Problem, create, names, solver_class
 from .faults import explain_step_failure, guarded_rhs
 from .options import MAX_STEPS
+from .threads import one_blas_thread
 from .monitor import rank_monitor
 
 
@@ -94,7 +95,8 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     except ChartError as exc:
         raise _singular_start(formulation, args, exc) if exc.quantity == "Phi_p" else exc from None
     setup = time.perf_counter() - started
-    run = solver.integrate(problem)
+    with one_blas_thread():  # small matrices: spinning BLAS threads only wait for busy cores
+        run = solver.integrate(problem)
     wall = time.perf_counter() - started
     message = run.message
     if run.status < 0:
