@@ -88,3 +88,18 @@ def test_parameters_are_overridable():
     assert system.parameter_dict["v"] == 5.0 and system.parameter_dict["c"] == 0.1
     assert system.default_state()[1][0] == 5.0
     assert (system.n, system.m, system.l, system.r) == (9, 2, 4, 3)
+
+
+def test_the_capsize_eigenvalue_stays_dynamic_next_to_the_capsize_speed(bicycle):
+    """Conserved quantities are decided structurally, not by a per-point threshold: 8.5e-8 m/s above
+    Meijaard's capsize speed the crossing eigenvalue (about 1e-8 1/s) is a dynamic mode, and it
+    grows linearly with the distance to the crossing, as a simple root crossing zero does."""
+    small = {}
+    for dv in (8.5e-8, 8.5e-7, 8.5e-6):
+        system = bicycle.with_parameters(v=CAPSIZE_SPEED + dv)
+        lin = formulations.linearize(system, *system.default_state(), formulation="minimal")
+        assert len(lin.nontrivial) == 4 and lin.kinds.count("conserved") == 1, lin.labels
+        small[dv] = min(lin.nontrivial, key=abs)
+    assert all(value.real > 0 and abs(value.imag) == 0 for value in small.values()), small  # capsize: unstable
+    assert np.isclose(small[8.5e-7].real / small[8.5e-8].real, 10, rtol=0.05), small
+    assert np.isclose(small[8.5e-6].real / small[8.5e-7].real, 10, rtol=0.05), small
