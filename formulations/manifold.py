@@ -18,8 +18,8 @@ class Manifold(Reduced):
     name = "manifold"
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
 
-    def _configure(self, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3):
+    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3):
         if not self.system.m and not self.system.unit_norm_blocks:
             raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
                                   f"constraints but expected at least one (use 'reduced' or 'minimal')")
-        self.geometry = Atlas(self.system, utol=utol, Btol=Btol, w_limit=w_limit, cond_limit=cond_limit)
+        self.geometry = Atlas(self.system, utol=utol, w_limit=w_limit, cond_limit=cond_limit)

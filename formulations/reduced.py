@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from .base import Formulation, Saddle, register
-from .coordinates.charts import Atlas, ChartError, make_geometry
+from .coordinates.charts import Atlas, make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
 from .forms import STATE_UPDATE
@@ -35,11 +35,11 @@ class Reduced(Formulation):
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
-    options = ("utol", "Btol", "w_limit", "cond_limit")
+    options = ("utol", "w_limit", "cond_limit")
     system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
     def _configure(self, **chart_options):
-        """Chart options (utol, Btol, w_limit, cond_limit) apply where the system has no embedding."""
+        """Chart options (utol, w_limit, cond_limit) apply where the system has no embedding."""
         self.geometry = make_geometry(self.system, self.name, **chart_options)
 
     @property
@@ -132,18 +132,15 @@ class Reduced(Formulation):
 
     def compiled_restart(self, module, t, y, params, extra):
         """A new chart at the dependent state of y (chart coordinates on the chart of ``extra``), by
-        the module's new_chart; where that fails, the Python chart's, which says why."""
+        the module's new_chart; where that fails, the Python chart's (the same chart, solved the same
+        way), which says why: a ChartError naming the system, the time and the residual where the
+        chart no longer reaches y, a singular configuration where Phi_p loses rank."""
         started = time.perf_counter()
         y_new, p0, U, V, B, ok = module.new_chart(t, y, params, extra)
         if ok:
             self.geometry.adopt_chart(p0, U, V, B, time.perf_counter() - started)
             return y_new
-        p, v = np.empty(len(self.system.coordinates)), np.empty(self.system.n)
-        out, lam, vdot = np.empty(len(y)), np.empty(self.system.m + self.system.l), np.empty(self.system.n)
-        if not module.evaluate(t, y, params, extra, out, lam, p, v, vdot, False, np.zeros(module.EVAL_WORK)):
-            raise ChartError(f"the chart cannot reach the state at t = {t:.6g} to take a new chart there",
-                             quantity="h(w)")
-        return self.initial_state(p, v, t)
+        return self.initial_state(*self.dependent_state(y, t), t)
 
     def position_constraints(self, y_pos, t=0.0):
         return unit_norm_constraints(y_pos, self.geometry.unit_blocks)

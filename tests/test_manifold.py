@@ -31,13 +31,13 @@ def test_manifold_agrees_with_the_other_formulations(name, options):
 
 
 def test_chart_tolerances_control_the_constraint_errors():
-    """Haug & Pavesic, Table 2 in shape: the errors fall with Tol = utol = Btol, Tol also the
+    """Haug & Pavesic, Table 2 in shape: the errors fall with Tol = utol, Tol also the
     integrator's tolerance as in the paper (a chart map accurate to 1e-6 under an integrator asked
     for 1e-10 only makes the steps small: 8676 against 35)."""
     system = systems.load("triple_slider_crank")
     errors = []
     for tol in (1e-6, 1e-9, 1e-12):
-        tr = F.create("manifold", system, utol=tol, Btol=tol).simulate((0, 2), rtol=tol, atol=tol)
+        tr = F.create("manifold", system, utol=tol).simulate((0, 2), rtol=tol, atol=tol)
         assert tr.status == 0
         errors.append(tr.constraint_errors.max())
     for level in ("position", "velocity"):
@@ -111,7 +111,7 @@ def test_top_energy_drift_on_charts_is_the_truncation_of_rk4():
 @pytest.mark.slow
 def test_top_energy_over_100_seconds_with_rk4():
     """Haug & Pavesic section 7.1: a fourth-order method at h = 1e-3 s over 100 s. The paper reports a
-    total energy variation of 2e-4 %; measured here (RK4, utol = Btol = 1e-12): 1.13e-6 relative."""
+    total energy variation of 2e-4 %; measured here (RK4, utol = 1e-12): 1.13e-6 relative."""
     system = systems.load("spinning_top", spin=20.0)
     tr = F.create("manifold", system).simulate((0, 100), method="rk4", step=1e-3)
     assert tr.status == 0 and tr.energy_drift < 2e-6 * abs(tr.energy[0])
@@ -188,10 +188,10 @@ def test_slider_crank_benchmark():
 
 
 def test_a_chart_iteration_that_fails_from_a_far_trial_stage_starts_again_from_the_origin():
-    """The three-bar linkage at rtol 1e-9: a rejected trial stage left h far from the next state, and
-    the iteration with B held fixed ran from there into a singular Phi_p U (the run stopped at
-    t = 1.38). From h = 0 with Newton's method it reaches the state; the run agrees with the
-    dependent formulation."""
+    """The three-bar linkage at rtol 1e-9: a rejected trial stage leaves h far from the next state
+    (an iteration with B held fixed ran from there into a singular Phi_p U, and the run stopped at
+    t = 1.38). Where Newton's method fails from there, it starts again from h = 0 and reaches the
+    state; the run agrees with the dependent formulation."""
     system = systems.load("spherical_three_bar")
     tr = F.create("manifold", system).simulate((0.0, 2.0), rtol=1e-9, atol=1e-9)
     reference = F.create("dependent", system).simulate((0.0, 2.0), rtol=1e-11, atol=1e-11)

@@ -4,8 +4,8 @@ kinematics and dynamics on differentiable manifolds*, sections 3 and 5).
 At a chart origin p0, with U = Phi_p(p0)^T (n_p, m_a) and V an orthonormal basis of the null space
 of Phi_p(p0) (n_p, k), the configuration is parametrized by chart coordinates w (k,):
 
-    p = p0 + V w - U h(w),          h from  h <- h + B Phi(p)         (to |Phi| <= utol)
-    B ~ (Phi_p U)^-1,               kept by B <- 2 B - B (Phi_p U) B  (to |Phi_p U B - I| <= Btol)
+    p = p0 + V w - U h(w),          h from  h <- h + B Phi(p)   (to max |Phi| <= utol)
+    B = (Phi_p U)^-1                at the iterate
     p' = D_p w',                    D_p = (I - U B Phi_p) V
     p'' = D_p w'' + gamma_p,        gamma_p = -U B (d/dp (Phi_p p')) p'
 
@@ -13,14 +13,17 @@ Where Phi depends on time (a driven mechanism: the manifold moves), the chart is
 and h solves Phi(p0 + V w - U h, t) = 0 at each time, so that p' = D_p w' + d_p with the drift
 d_p = -U B Phi_t, and gamma_p = -U B ((d/dp (Phi_p p')) p' + 2 Phi_pt p' + Phi_tt).
 
-The constraint set Phi_a holds Phi and, for Euler parameters, their unit norm. A new chart is
-taken at the current configuration when |w| or cond(Phi_p U) passes a bound; a configuration where
-Phi_p loses rank cannot be charted, and the run stops there with a message that names it.
+The constraint set Phi_a holds Phi and, for Euler parameters, their unit norm. h is found by
+Newton's method, B = (Phi_p U)^-1 at every iterate (Haug & Pavesic hold B fixed and bring it up to
+date by B <- 2 B - B (Phi_p U) B), and only on the chart's own sheet, where det(Phi_p U) > 0 as at
+the origin. A new chart is taken at the
+current configuration when |w| or cond(Phi_p U) passes a bound; a configuration where Phi_p loses
+rank cannot be charted, and the run stops there with a message that names it.
 
 The class has the interface of formulations.coordinates.embedding.Geometry (chart coordinates in the role of
 q, their rates in the role of w), so the reduced and minimal formulations run on charts unchanged.
-The compiled backend reads the chart from ``compiled_chart`` and solves for h by Newton's method
-with the current Phi_p (formulations.kernels.embedded).
+The compiled backend reads the chart from ``compiled_chart`` and solves for h the same way, with
+the same test (formulations.kernels.chart_source).
 """
 from __future__ import annotations
 
@@ -42,11 +45,11 @@ class Atlas:
     trivial = False
     unit_blocks = ()
 
-    def __init__(self, system, *, utol=1e-12, Btol=1e-12, w_limit=0.75, cond_limit=1e3, max_iter=25):
+    def __init__(self, system, *, utol=1e-12, w_limit=0.75, cond_limit=1e3, max_iter=25):
         self.system = system
         self.moving = system.has_moving_holonomic
         self.num, self.par = system.numeric, system.params
-        self.utol, self.Btol = float(utol), float(Btol)
+        self.utol = float(utol)
         self.w_limit, self.cond_limit, self.max_iter = float(w_limit), float(cond_limit), int(max_iter)
         self.n_p = len(system.coordinates)
         self.square = self.n_p == system.n
@@ -102,59 +105,50 @@ class Atlas:
                 f"at p = ({where}); the motion cannot be continued on a chart through it")
 
     def position(self, w, t=0.0):
-        """p on the manifold for chart coordinates w: Newton iteration for h with the matrix B held
-        fixed; where that stalls, B is brought up to date at the current iterate (its own iteration).
-        The iteration starts from the last h found (a trial stage's, perhaps far from w); where it
-        fails from there, Newton's method with the current Phi_p starts again from the chart's
-        origin, h = 0 (as the compiled backend solves)."""
+        """p = p0 + V w - U h on Phi_a(p) = 0 for chart coordinates w, by the chart solve (_newton):
+        first from the last h found (a trial stage's, perhaps far from w), then, where that fails,
+        from the chart's origin h = 0; the compiled chart solves the same way
+        (formulations.kernels.chart_source). Where both fail, a ChartError with the time and the
+        residual: the solver shrinks its step, or the run stops with it (its message names the system)."""
         if not np.all(np.isfinite(w)):
-            raise ChartError("non-finite chart coordinates", quantity="w")
-        try:
-            return self._position_from(w, self.h.copy(), t=t)
-        except (ChartError, np.linalg.LinAlgError):
-            return self._position_from(w, np.zeros(self.m_a), newton=True, t=t)
-
-    def _position_from(self, w, h, newton=False, t=0.0):
-        B = self.B
-        for it in range(self.max_iter):
-            p = self.p0 + self.V @ w - self.U @ h
-            Phi, Phi_p, _ = self._constraints(p, t=t)
-            if np.max(np.abs(Phi), initial=0.0) <= self.utol:
-                self.h, self.iterations = h, it
+            raise ChartError(f"non-finite chart coordinates w at t = {t:.6g}", quantity="w")
+        zero = np.zeros(self.m_a)
+        residual = np.inf
+        for h in ((self.h, zero) if np.any(self.h != 0.0) else (zero,)):
+            p, h, Phi_p, found, residual = self._newton(w, h.copy(), t)
+            if found is not None:
+                self.h, self.iterations, self._Phi_p = h, found, Phi_p
                 return p
-            if newton:
-                h = h + solve_square(Phi_p @ self.U, Phi, "Phi_p U")
-                continue
-            if it in (6, 12, 18):
-                B = self._inverse(Phi_p @ self.U, B)
-            h = h + B @ Phi
-        raise ChartError(f"the chart iteration for h(w) did not converge within {self.max_iter} iterations at "
-                         f"|w| = {np.linalg.norm(w):.3g} (|Phi| = {np.max(np.abs(Phi)):.2e}); the chart is too far "
-                         f"from its origin or the configuration is near-singular", quantity="h(w)")
+        self.h = zero  # as the compiled chart: the next solve starts from the origin
+        raise ChartError(f"the chart solve for h(w) did not converge at t = {t:.6g} within "
+                         f"{self.max_iter} Newton iterations (max |Phi_a| = {residual:.2e} > utol = {self.utol:.0e}, "
+                         f"|w| = {np.linalg.norm(w):.3g}): the chart is too far from its origin or the configuration "
+                         f"is near-singular", quantity="h(w)")
 
-    def _inverse(self, S, B):
-        """(S)^-1 by the Newton iteration B <- 2 B - B S B from B (to |S B - I| <= Btol)."""
-        eye = np.eye(self.m_a)
-        previous = np.inf
-        for _ in range(self.max_iter):
-            residual = np.max(np.abs(S @ B - eye), initial=0.0)
-            if residual <= self.Btol:
-                return B
-            if residual < 1e-8 and residual > previous / 2:  # stalled at the round-off floor (cond(S) eps)
-                return B
-            if not residual < 1.0:  # outside the iteration's basin: start from the exact inverse
-                B = np.linalg.inv(S)
-                previous = np.inf
-                continue
-            previous = residual
-            B = 2 * B - B @ S @ B
-        raise ChartError(f"the iteration for B = (Phi_p U)^-1 did not converge (cond(Phi_p U) = "
-                         f"{np.linalg.cond(S):.2e})", quantity="B")
-
-    def refresh_B(self, Phi_p):
-        """B <- (Phi_p U)^-1 by its Newton iteration from the current B."""
-        self.B = self._inverse(Phi_p @ self.U, self.B)
-        return self.B
+    def _newton(self, w, h, t):
+        """(p, h, Phi_p, iterations, max |Phi_a|) by Newton's method in h, h <- h + (Phi_p U)^-1 Phi_a(p):
+        the iteration of Haug & Pavesic (section 5) with B = (Phi_p U)^-1 taken at every iterate
+        instead of held fixed. Converged at max |Phi_a| <= utol where det(Phi_p U) > 0, the sign it
+        has at the origin (Phi_p U = Phi_p Phi_p^T there): a root with det <= 0 lies on another sheet
+        of the manifold over the chart, past a fold where Phi_p U is singular (the far intersection
+        of p0 + V w + range(U) with a unit sphere of Euler parameters, say), and counts as a failure,
+        as do a singular Phi_p U and a non-finite Phi_a. iterations is None where it fails."""
+        base = self.p0 + self.V @ w
+        residual = np.inf
+        for it in range(self.max_iter):
+            p = base - self.U @ h
+            Phi, Phi_p, _ = self._constraints(p, t=t)
+            if not (np.all(np.isfinite(Phi)) and np.all(np.isfinite(Phi_p))):
+                break
+            S = Phi_p @ self.U
+            residual = np.max(np.abs(Phi), initial=0.0)
+            if residual <= self.utol:
+                return p, h, Phi_p, (it if np.linalg.det(S) > 0.0 else None), residual
+            try:
+                h = h + np.linalg.solve(S, Phi)
+            except np.linalg.LinAlgError:
+                break
+        return None, h, None, None, residual
 
     # -- the Geometry interface --------------------------------------------------------------------
     def renormalize(self, q):
@@ -172,8 +166,8 @@ class Atlas:
             self.iterations = self._last[4]
             return self._last[1]
         p = self.position(q, t)
-        _, Phi_p, _ = self._constraints(p, t=t)
-        B = self.refresh_B(Phi_p)
+        Phi_p = self._Phi_p
+        self.B = B = solve_square(Phi_p @ self.U, np.eye(self.m_a), "Phi_p U")
         D_p = self.V - self.U @ (B @ (Phi_p @ self.V))
         A = self.num.A(p, self.par)
         C = self.num.C(p, self.par, t)
@@ -210,13 +204,12 @@ class Atlas:
         return np.zeros(self.k), self.V.T @ (self.num.A(p, self.par) @ np.asarray(v, float))
 
     def needs_new_chart(self, q, t=0.0):
+        """True where |w| > w_limit or cond(Phi_p U) > cond_limit (2-norm) at q, the tests of the
+        compiled post_step; where the chart no longer reaches q, its ChartError."""
         if np.linalg.norm(q) > self.w_limit:
             return True
         self.at(q, t)
-        if self.iterations > 4:  # the chart is wearing out: h(w) needs many Newton steps
-            return True
-        _, Phi_p, _ = self._constraints(self.at(q, t)[0], t=t)
-        return np.linalg.cond(Phi_p @ self.U) > self.cond_limit
+        return np.linalg.cond(self._last[3] @ self.U) > self.cond_limit
 
 
 def make_geometry(system, formulation_name, **chart_options):

@@ -25,11 +25,23 @@ def _chart(extra):
 
 
 @numba.njit(cache=True)
+def _det_positive(LU, perm):
+    \"\"\"det > 0 for the factors of lu_in_place: the signs of the pivots and of the row swaps.\"\"\"
+    positive = True
+    for j in range(LU.shape[0]):
+        if (perm[j] != j) != (LU[j, j] < 0.0):
+            positive = not positive
+    return positive
+
+
+@numba.njit(cache=True)
 def _chart_solve(q, params, extra, work, p, S, perm):
     \"\"\"p = p0 + V q - U h on Phi_a(p) = 0 (to max |Phi_a| <= utol) by Newton's method in h, from the
     last h in work; Phi_a_p at p left in work[W_H:], S = Phi_a_p U there in LU factors (S, perm).
-    Where it fails from the last h (a trial stage's, perhaps far from q), it starts again from the
-    chart's origin, h = 0. The number of iterations, or -1 where Newton's method fails.\"\"\"
+    A root where det(Phi_a_p U) <= 0 (another sheet, past a fold) counts as a failure. Where it fails
+    from the last h (a trial stage's, perhaps far from q), it starts again from the chart's origin,
+    h = 0. The number of iterations, or -1 where Newton's method fails (formulations.coordinates.charts
+    Atlas.position, the same test).\"\"\"
     p0, U, V = _chart(extra)
     h = work[W_Y:W_Y + M_A]
     hc = work[W_H:W_H + HC]
@@ -53,7 +65,9 @@ def _chart_solve(q, params, extra, work, p, S, perm):
             if not lu_in_place(S, perm):
                 break
             if np.max(np.abs(hc[:M_A])) <= extra[XC]:
-                return it
+                if _det_positive(S, perm):
+                    return it
+                break  # a root on another sheet, past a fold (Atlas._newton)
             step = hc[:M_A].copy()
             if not lu_solve(S, perm, step):
                 break
