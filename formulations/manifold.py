@@ -8,7 +8,7 @@ from __future__ import annotations
 from .base import register
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
-from .reduced import Reduced
+from .reduced import Reduced, _drop_Btol
 
 
 @register
@@ -18,7 +18,8 @@ class Manifold(Reduced):
     name = "manifold"
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
 
-    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3):
+    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, **former):
+        _drop_Btol(former)
         if not self.system.m and not self.system.unit_norm_blocks:
             raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
                                   f"constraints but expected at least one (use 'reduced' or 'minimal')")

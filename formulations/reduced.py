@@ -15,6 +15,7 @@ an embedding run on the tangent-space charts of formulations.coordinates.charts.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
@@ -29,17 +30,26 @@ from .linalg import resolved_reactions, saddle_system, solve_square
 from .stabilization import Projection
 
 
+def _drop_Btol(options):
+    """Btol, the tolerance of the former iteration for B, is accepted for one release with a warning:
+    B is now (Phi_p U)^-1 at every root (formulations.coordinates.charts)."""
+    if options.pop("Btol", None) is not None:
+        warnings.warn("the chart option Btol has no effect (B is computed exactly at every root) and will be removed "
+                      "in the next release; leave it out", DeprecationWarning, stacklevel=4)
+
+
 @register
 class Reduced(Formulation):
     name = "reduced"
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
-    options = ("utol", "w_limit", "cond_limit")
+    options = ("utol", "w_limit", "cond_limit", "Btol")
     system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
     def _configure(self, **chart_options):
         """Chart options (utol, w_limit, cond_limit) apply where the system has no embedding."""
+        _drop_Btol(chart_options)
         self.geometry = make_geometry(self.system, self.name, **chart_options)
 
     @property
