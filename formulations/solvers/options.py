@@ -42,10 +42,12 @@ def relative_tolerance(name, value):
                 fix="tolerances e.g. rtol=1e-8, atol=1e-8")
 
 
-def tolerances(rtol, atol=None) -> tuple:
-    """(rtol, atol) checked, atol = rtol where it is None."""
+def tolerances(rtol, atol, *, atol_from_rtol=False) -> tuple:
+    """(rtol, atol) checked; with atol_from_rtol (compare, the command line) atol = rtol where it is None."""
     rtol = relative_tolerance("rtol", rtol)
-    atol = real("atol", rtol if atol is None else atol, positive=True, expected="a positive absolute tolerance",
+    if atol is None and atol_from_rtol:
+        atol = rtol
+    atol = real("atol", atol, positive=True, expected="a positive absolute tolerance",
                 fix="tolerances e.g. rtol=1e-8, atol=1e-8")
     return rtol, atol
 

@@ -207,7 +207,7 @@ def cmd_compare(args):
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
     options = dict(rtol=args.rtol, atol=args.atol, samples=args.samples, sweep=sweep,
                    **_max_steps(args))
-    atol = tolerances(args.rtol, args.atol)[1]
+    atol = tolerances(args.rtol, args.atol, atol_from_rtol=True)[1]
     repeats = 1 + len(sweep or ())
     runs = [(lambda span: configs.reference.simulate((0.0, span), rtol=REFERENCE_TOL, atol=REFERENCE_TOL), 1, None)]
     runs += [(lambda span, c=c, f=f: f.simulate((0.0, span), rtol=args.rtol, atol=atol, method=c.method, step=c.step),

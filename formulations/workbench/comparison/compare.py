@@ -393,7 +393,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
     system = as_system(system)
-    rtol, atol = tolerances(rtol, atol)
+    rtol, atol = tolerances(rtol, atol, atol_from_rtol=True)
     reference_tol = relative_tolerance("reference_tol", reference_tol)
     t_span = time_span(t_span)
     samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
