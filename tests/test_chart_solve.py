@@ -47,8 +47,18 @@ def test_a_chart_solve_that_fails_says_when_and_by_how_much():
     assert not np.any(atlas.h)
 
 
+def test_the_heavy_top_on_charts_conserves_energy_to_the_tolerance():
+    """The numpy run of the heavy top on its charts (a new chart every three steps), where a chart
+    iteration from a rejected stage's h near the fold once converged on the far sheet (150 J at
+    t = 0.94): a conservative run's drift stays below steps * RTOL * (1 + |E|)."""
+    tr = F.create("manifold", systems.load("heavy_top"), backend="numpy").simulate((0.0, 1.0))
+    assert tr.status == 0 and tr.stats.charts > 10, tr.message
+    assert tr.energy_drift <= tr.stats.steps * RTOL * (1 + abs(tr.energy[0]))
+
+
 @pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
 @pytest.mark.xdist_group("compiled")
+@pytest.mark.slow  # three manifold modules to compile (about 50 s each); the energy test above runs by default
 @pytest.mark.parametrize("name, t_end", [("heavy_top", 1.0), ("slider_crank", 1.0), ("spherical_double_pendulum", 1.0)])
 def test_numpy_and_compiled_manifold_runs_agree_at_the_default_tolerance(name, t_end):
     """The two backends run the same steps on the same charts. The heavy top (a 150 rad/s spin, a new
