@@ -1,4 +1,4 @@
-"""The commands of the ``pfaff`` command line; each returns its exit status (see cli.py)."""
+"""The commands of the ``pfaff`` command line; each returns its exit status (see main.py)."""
 from __future__ import annotations
 
 import json
