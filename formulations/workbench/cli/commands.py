@@ -111,15 +111,12 @@ def cmd_simulate(args):
     options = dict(rtol=args.rtol, atol=args.atol, method=args.method, step=args.step,
                    **_max_steps(args))
 
-    def build():
-        return formulations.create(name, system, stabilization=stabilization, backend=args.backend)
-
     try:
-        build()
-        _pilot(f"simulate {system.name} to {args.t_end:g} s", [(lambda span: build().simulate((0.0, span), **options), 1, args.step)],
+        form = formulations.create(name, system, stabilization=stabilization, backend=args.backend)  # once
+        _pilot(f"simulate {system.name} to {args.t_end:g} s", [(lambda span: form.simulate((0.0, span), **options), 1,
+                                                                args.step)],
                args.t_end, args.max_steps is not None, max_steps=args.max_steps)
         with Progress(f"simulate {system.name}", quiet=args.quiet) as progress:
-            form = build()
             progress(0, 1, form.label())
             try:
                 traj = form.simulate((0.0, args.t_end), **options)
