@@ -138,6 +138,8 @@ class Formulation(ABC):
     redundant_rows = False               # whether it runs systems whose constraint rows are dependent
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
+    gives_saddle: ClassVar[bool] = False      # whether ``saddle`` is served: the DAE forms (IDA)
+    gives_compiled_rhs: ClassVar[bool] = False  # whether ``compiled_rhs_source`` is served (COMPILED_ODE)
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
     def __init__(self, system, *, stabilization=None, backend=None, **options):
@@ -311,7 +313,7 @@ class Formulation(ABC):
                         f"rheonomic or affine constraints (system {self.system.name!r}); its evaluation in Python on "
                         f"the compiled primitives serves them, and so do the fused modules of 'dependent', and of "
                         f"'reduced' and 'minimal' through an embedding")
-            return None if type(self).compiled_rhs_source is not Formulation.compiled_rhs_source else (
+            return None if self.gives_compiled_rhs else (
                 f"formulation {self.name!r} has no compiled right-hand side yet")
         if form == INDEX1_DAE:
             return self._no_dae()
@@ -326,8 +328,8 @@ class Formulation(ABC):
         return f"unknown form {form!r}"
 
     def _no_dae(self) -> str | None:
-        """None where ``saddle`` is served (the subclass overrides it); otherwise why not."""
-        if type(self).saddle is not Formulation.saddle:
+        """None where ``saddle`` is served (gives_saddle); otherwise why not."""
+        if self.gives_saddle:
             return None
         return (f"formulation {self.name!r} cannot be solved as a DAE (method 'IDA'); expected formulation "
                 f"'dependent' or 'reduced'")

@@ -28,6 +28,8 @@ from .stabilization import GGL, NoStabilization, Projection
 @register
 class Dependent(Formulation):
     name = "dependent"
+    gives_saddle = True
+    gives_compiled_rhs = True
     numeric_form = "explicit ODE in (p, v); v' and lambda from the augmented (saddle-point) system each evaluation"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"

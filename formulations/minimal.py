@@ -34,6 +34,7 @@ from .linalg import SingularMatrixError, resolved_reactions, solve_accelerations
 @register
 class Minimal(Formulation):
     name = "minimal"
+    gives_compiled_rhs = True
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit")
     system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"

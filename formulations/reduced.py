@@ -41,6 +41,8 @@ def _drop_Btol(options):
 @register
 class Reduced(Formulation):
     name = "reduced"
+    gives_saddle = True
+    gives_compiled_rhs = True
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 

@@ -112,6 +112,7 @@ class Solver(ABC):
     order: ClassVar[int] = 0
     fixed_step: ClassVar[bool] = False   # True: needs ``step``; False: refuses one
     step_hint: ClassVar[str] = ""        # added to the message about a missing or unwanted step
+    max_steps: int | None = None         # a loop that counts its own accepted steps: its bound (set per run)
 
     def __init__(self, method: str, step: float | None = None):
         self.method = method

@@ -142,7 +142,7 @@ def _solver(method, args):
     its own steps."""
     solver = create(method, args.step)
     inputs.check_fixed_step(solver, args.t_span, args.max_steps)
-    if hasattr(solver, "max_steps"):  # a loop that counts its own steps (the compiled one)
+    if solver.max_steps is not None:  # a loop that counts its own steps (the compiled one)
         solver = copy.copy(solver)
         solver.max_steps = args.max_steps
     return solver
