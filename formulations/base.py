@@ -44,7 +44,7 @@ from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE
 from .kernels import generator_hash
-from .stabilization import GGL, ConstraintDynamics, NoStabilization, Projection, as_strategy, with_frequency
+from .stabilization import ConstraintDynamics, NoStabilization, as_strategy, with_frequency
 
 _REGISTRY: dict = {}
 _SIMULATOR: list = []  # the function formulations.solvers installs: simulate(formulation, t_span, state0, **options)
@@ -276,14 +276,14 @@ class Formulation(ABC):
 
     def post_step(self, t, y):
         """Called after every accepted step; returns a changed state or None."""
-        if isinstance(self.stabilization, Projection):
+        if self.stabilization.projects:
             self.projections += 1
             return self.project(t, y)
         return None
 
     @property
     def uses_post_step(self) -> bool:
-        return isinstance(self.stabilization, Projection)
+        return self.stabilization.projects
 
     @property
     def reject_singular_stages(self) -> bool:
@@ -293,13 +293,13 @@ class Formulation(ABC):
 
     def label(self) -> str:
         stab = self.stabilization
-        return self.name if isinstance(stab, NoStabilization) else f"{self.name}+{stab.label()}"
+        return self.name if stab.name == "none" else f"{self.name}+{stab.label()}"
 
     # -- forms and needs -------------------------------------------------------------------------
     def gives(self, form: str) -> str | None:
         """None where the formulation, as configured, gives ``form`` (formulations.forms); otherwise
         the reason it does not."""
-        if isinstance(self.stabilization, GGL):
+        if self.stabilization.dae_only:
             if form != GGL_DAE:
                 return "stabilization 'ggl' is the GGL form, a DAE: expected method 'IDA'"
             return self._no_dae()
@@ -336,7 +336,7 @@ class Formulation(ABC):
 
     def needs(self) -> dict:
         """{capability: (what needs it, why)}: what a solver must offer for this formulation as configured."""
-        if isinstance(self.stabilization, Projection):
+        if self.stabilization.projects:
             return {STATE_UPDATE if self.compiled_projection else POST_STEP: (
                 "stabilization 'projection'", "it moves the state back onto the constraints after every step")}
         return {}

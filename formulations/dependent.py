@@ -22,7 +22,7 @@ from .forms import INDEX3, LIE_GROUP, not_made_of_bodies
 from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
 from .linalg import minimum_norm_multipliers, saddle_system, solve_saddle
-from .stabilization import GGL, NoStabilization, Projection
+from .stabilization import Projection
 
 
 @register
@@ -103,7 +103,7 @@ class Dependent(Formulation):
 
     def compiled_arguments(self):
         stab = self.stabilization
-        if not isinstance(stab, Projection):
+        if not stab.projects:
             return np.concatenate([super().compiled_arguments(), np.zeros(5), self.dropped])
         return np.concatenate([[0.0, 0.0, 1.0, stab.tol, stab.max_iter, stab.positions, stab.velocities],
                                self.dropped])
@@ -113,10 +113,10 @@ class Dependent(Formulation):
         return Phi_a, Phi_a_p
 
     def gives(self, form):
-        if form == INDEX3 and not isinstance(self.stabilization, NoStabilization):
+        if form == INDEX3 and self.stabilization.name != "none":
             return (f"the augmented Lagrangian method enforces the constraints itself: got stabilization "
                     f"{self.stabilization.name!r} but expected 'none'")
-        if form in (INDEX3, LIE_GROUP) and isinstance(self.stabilization, GGL):
+        if form in (INDEX3, LIE_GROUP) and self.stabilization.dae_only:
             return super().gives(form)
         if form == INDEX3:
             return None
@@ -128,7 +128,7 @@ class Dependent(Formulation):
         """y moved onto the constraints: p by Newton in the kinetic-energy metric, v by the
         M-orthogonal projection (Blajer), with the Projection strategy's settings (its defaults where
         the formulation runs another stabilization)."""
-        stab = self.stabilization if isinstance(self.stabilization, Projection) else Projection()
+        stab = self.stabilization if self.stabilization.projects else Projection()
         p, v = self.dependent_state(y)
         if stab.positions:
             p = project_positions(self.system, p, tol=stab.tol, max_iter=stab.max_iter, t=t)[0]

@@ -27,7 +27,6 @@ from .forms import STATE_UPDATE
 from .coordinates.embedding import c_bar_nh, unit_norm_constraints
 from .kernels import reduced_source
 from .linalg import resolved_reactions, saddle_system, solve_square
-from .stabilization import Projection
 
 
 def _drop_Btol(options):
@@ -70,7 +69,7 @@ class Reduced(Formulation):
         changed = None
         if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0], t):
             y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y, t), t))
-        if isinstance(self.stabilization, Projection):
+        if self.stabilization.projects:
             self.projections += 1
             y = changed = self.project(t, y)
         return changed

@@ -15,7 +15,8 @@
 
 Baumgarte and ConstraintDynamics both enter the acceleration-level rows as
     C v' = -xi - 2 alpha C v - beta^2 [Phi; 0];
-they differ in what their parameters mean (``gains``).
+they differ in what their parameters mean (``gains``). What a strategy asks of a run is declared on
+it: ``projects`` (a post-step projection) and ``dae_only`` (the GGL form).
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ import numpy as np
 @dataclass(frozen=True)
 class NoStabilization:
     name = "none"
+    projects = False  # moves the state onto the constraints after every accepted step
+    dae_only = False  # its equations are a DAE (method 'IDA' only)
 
     def label(self) -> str:
         return "none"
@@ -39,6 +42,8 @@ class Baumgarte:
     alpha: float = 5.0
     beta: float = 5.0
     name = "baumgarte"
+    projects = False  # moves the state onto the constraints after every accepted step
+    dae_only = False  # its equations are a DAE (method 'IDA' only)
 
     def __post_init__(self):
         if not (self.alpha >= 0 and self.beta >= 0):
@@ -69,6 +74,8 @@ class ConstraintDynamics:
     frequency: float | None = None
     damping: float = 1.0
     name = "constraint_dynamics"
+    projects = False  # moves the state onto the constraints after every accepted step
+    dae_only = False  # its equations are a DAE (method 'IDA' only)
 
     def __post_init__(self):
         if self.frequency is not None and not self.frequency > 0:
@@ -110,6 +117,8 @@ class GGL:
     """Gear-Gupta-Leimkuhler stabilized index-2 form (DAE; method 'IDA' only)."""
 
     name = "ggl"
+    projects = False  # moves the state onto the constraints after every accepted step
+    dae_only = True  # its equations are a DAE (method 'IDA' only)
 
     def label(self) -> str:
         return "ggl"
@@ -124,6 +133,8 @@ class Projection:
     positions: bool = True
     velocities: bool = True
     name = "projection"
+    projects = True  # moves the state onto the constraints after every accepted step
+    dae_only = False  # its equations are a DAE (method 'IDA' only)
 
     def __post_init__(self):
         if not self.tol > 0:

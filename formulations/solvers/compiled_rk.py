@@ -249,7 +249,6 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     from systems.numeric.codegen import mark_warm
 
-    from ..stabilization import Projection
     from .base import RunRecord, interruption_message
     from .interrupts import held_back, run_interruptible
     from .monitor import singular_message
@@ -260,11 +259,11 @@ def run_compiled(problem, max_steps, loop="integrate"):
     params = np.asarray(formulation.par, float)
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
         _stretches, module, getattr(module, loop), problem, params, max_steps)
-    if isinstance(formulation.stabilization, Projection):  # one per accepted step, as the Python loop's
+    if formulation.stabilization.projects:  # one per accepted step, as the Python loop's
         formulation.projections += int(steps)
     mark_warm(formulation.warm_tag())
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
-        if problem.t_eval is not None and isinstance(formulation.stabilization, Projection):
+        if problem.t_eval is not None and formulation.stabilization.projects:
             for ts_, ys_, extra_ in stretches:  # dense output interpolates unprojected states
                 module.project_all(ts_, ys_, params, extra_)
         parts = [module.evaluate_all(ts_, ys_, params, extra_) for ts_, ys_, extra_ in stretches]

@@ -14,7 +14,6 @@ from ..forms import EVENTS
 from ..results.assessment import assess
 from ..results.recording import trajectory
 from ..results.trajectory import Stats, Trajectory
-from ..stabilization import Projection
 from . import options as inputs
 from .base import Problem, create, names, solver_class
 from .faults import explain_step_failure, guarded_rhs
@@ -209,7 +208,7 @@ def _recorder(formulation):
     """record(t, y, interpolated) -> (y, p, v, v', lambda): everything about an output point,
     evaluated now — own states are only meaningful in the chart and choice of independent
     velocities that is current when they are produced."""
-    project_samples = isinstance(formulation.stabilization, Projection)
+    project_samples = formulation.stabilization.projects
 
     def record(t, y, interpolated):
         if interpolated and project_samples:  # dense output interpolates unprojected states
