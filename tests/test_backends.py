@@ -1,5 +1,7 @@
-"""The compiled backend (numba kernels of the primitives, systems.numeric.codegen) gives the numpy
-backend's accelerations and multipliers to round-off, for every catalogue system and formulation."""
+"""The compiled backend's machinery: the generated kernels keep only their non-zero entries, the
+cache is cleared, bounded and read by backend="auto", the compiled pass measures the conditioning of
+A, and a compiled loop stops at a singular configuration (its agreement with the numpy backend:
+tests/test_compiled_agreement.py)."""
 import numpy as np
 import pytest
 
@@ -9,69 +11,6 @@ from formulations.solvers.compiled_rk import compiled_module
 from systems.numeric import codegen
 
 pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
-
-# the default suite compiles the primitives of two systems (an embedding with rolling, a closed loop
-# on charts); every other catalogue system runs with -m slow (a few s of compiling each)
-FAST_SYSTEMS = ("rolling_disc", "triple_slider_crank")
-CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
-                      marks=() if name in FAST_SYSTEMS else pytest.mark.slow)
-         for name in systems.names() for formulation in ("dependent", "reduced", "minimal", "manifold")]
-
-
-def _applies(system, formulation):
-    if system.redundant_constraints and formulation != "dependent":
-        return False  # coordinates q need independent rows (Bricard's mechanism: dependent only)
-    if formulation == "manifold":  # charts of the holonomic constraints (fixed or moving)
-        return bool(system.m or system.unit_norm_blocks)
-    if formulation in ("reduced", "minimal"):
-        return True  # on charts where there is no embedding
-    return True
-
-
-def _random_states(system, rng, count=3):
-    """Consistent states near the default one: random guesses moved onto the constraints."""
-    p0, v0 = system.default_state()
-    states = [(p0, v0)]
-    while len(states) < count:
-        guess_p = p0 + rng.normal(0.0, 0.05, p0.shape)
-        guess_v = v0 + rng.normal(0.0, 0.3 * (1 + np.abs(v0)), v0.shape)
-        try:
-            states.append(system.consistent_state(guess_p, guess_v))
-        except systems.InconsistentStateError:
-            continue
-    return states
-
-
-@pytest.mark.parametrize("name, formulation", CASES)
-def test_compiled_backend_agrees_with_numpy(name, formulation):
-    system = systems.load(name)
-    if not _applies(system, formulation):
-        pytest.skip(f"{formulation} does not apply to {name}")
-    rng = np.random.default_rng(7)
-    for p, v in _random_states(system, rng):
-        values = {}
-        for backend in ("numpy", "compiled"):
-            form = F.create(formulation, system, backend=backend)
-            form.prepare(p, v)
-            y = form.initial_state(p, v)
-            values[backend] = form.evaluate(0.3, y)
-        a, b = values["numpy"], values["compiled"]
-        for field in ("ydot", "vdot", "lam"):
-            x, z = getattr(a, field), getattr(b, field)
-            scale = max(1.0, float(np.max(np.abs(x), initial=0.0)))
-            assert np.max(np.abs(x - z), initial=0.0) <= 1e-12 * scale, (field, x, z)
-
-
-@pytest.mark.xdist_group("compiled")  # with tests/test_fused.py: one worker compiles each module once
-def test_compiled_run_reports_its_backend_and_matches():
-    """The default method DOP853: scipy's loop on numpy, the machine-code loop on compiled; the same
-    steps up to a round-off flip, so the runs agree to the tolerance's order."""
-    system = systems.load("knife_edge")  # the module tests/test_fused.py runs with DOP853
-    options = dict(independent=("x_dot", "phi_dot"), rechoose=False)
-    runs = {b: F.create("minimal", system, backend=b, **options).simulate((0.0, 0.5), rtol=1e-10, atol=1e-10)
-            for b in ("numpy", "compiled")}
-    assert runs["compiled"].stats.backend == "compiled" and runs["numpy"].stats.backend == "numpy"
-    assert np.max(np.abs(runs["compiled"].p[-1] - runs["numpy"].p[-1])) < 1e-8
 
 
 def test_kernel_source_keeps_only_non_zero_entries():
@@ -93,67 +32,6 @@ def test_cache_can_be_cleared(tmp_path, monkeypatch):
     kernel(np.array([3.0]), out)
     assert out[0] == 9.0 and codegen.cache_size()[0] >= 1
     assert codegen.clear_cache() >= 1 and codegen.cache_size() == (0, 0)
-
-
-@pytest.mark.xdist_group("compiled")
-@pytest.mark.parametrize("name, stabilization", [("rolling_disc", "none"), ("rolling_disc", "baumgarte"),
-                                                 pytest.param("spinning_top", "none", marks=pytest.mark.slow)])
-def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
-    """Same tableau, controller and initial step: the machine-code dopri5 on the fused dependent
-    right-hand side takes the Python dopri5's steps (to the odd step a round-off difference may
-    flip at a borderline error test) and lands on its state to the tolerance."""
-    system = systems.load(name)
-    runs = {b: F.create("dependent", system, stabilization=stabilization, backend=b).simulate(
-        (0.0, 1.0), rtol=1e-9, atol=1e-9, method="dopri5") for b in ("numpy", "compiled")}
-    a, b = runs["numpy"], runs["compiled"]
-    assert a.status == b.status == 0
-    assert abs(a.stats.steps - b.stats.steps) <= 2 + 0.02 * a.stats.steps  # equal here; round-off may flip one
-    assert abs(a.stats.rhs_evaluations - b.stats.rhs_evaluations) <= 14 + 0.02 * a.stats.rhs_evaluations
-    assert np.max(np.abs(a.p - b.p)) < 1e-8 * (1 + np.max(np.abs(a.p)))  # round-off, grown over the run
-    assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-6 * (1 + np.max(np.abs(a.multipliers)))
-
-
-@pytest.mark.xdist_group("compiled")
-def test_compiled_loop_serves_an_output_grid_and_projects():
-    """The dependent formulation projects inside the compiled loop (the Python loop's projection:
-    the same steps, the same states to round-off); reduced with projection runs the Python loop."""
-    system = systems.load("rolling_disc")
-    grid = np.linspace(0.0, 1.0, 11)
-    fast = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="dopri5", t_eval=grid)
-    slow = F.create("dependent", system).simulate((0.0, 1.0), method="dopri5", t_eval=grid)
-    assert np.array_equal(fast.t, grid) and np.max(np.abs(fast.p - slow.p)) < 1e-9
-    for t_eval in (None, grid):
-        runs = [F.create("dependent", system, stabilization="projection", backend=b).simulate(
-            (0.0, 2.0), method="dopri5", rtol=1e-6, atol=1e-6, t_eval=t_eval) for b in ("numpy", "compiled")]
-        a, b = runs
-        assert a.status == b.status == 0 and b.stats.backend == "compiled"
-        assert a.stats.steps == b.stats.steps == b.stats.projections and a.stats.projections == a.stats.steps
-        assert a.stats.rhs_evaluations == b.stats.rhs_evaluations  # y' anew after every projection
-        assert np.max(np.abs(a.p - b.p)) < 1e-11 and np.max(np.abs(a.v - b.v)) < 1e-11
-        # at rtol 1e-6 the steps leave the constraints by far more than the projection's 1e-12
-        assert np.max(b.constraint_errors.position) <= 1e-12 and np.max(b.constraint_errors.velocity) < 1e-13
-    plain = F.create("dependent", system, backend="compiled").simulate((0.0, 2.0), method="dopri5", rtol=1e-6,
-                                                                       atol=1e-6)
-    assert np.max(plain.constraint_errors.position) > 1e-9
-    reduced = F.create("reduced", system, stabilization="projection", backend="compiled").simulate(
-        (0.0, 1.0), method="dopri5")
-    assert reduced.success and reduced.stats.projections > 0  # the Python loop, which has the hook
-
-
-@pytest.mark.xdist_group("compiled")
-def test_compiled_loop_stops_where_the_python_loop_stops():
-    """The flat disc (lean angle pi/2): both loops stop at once with status -1 and say why, keeping
-    the initial point."""
-    system = systems.load("rolling_disc")
-    p, v = system.default_state()
-    p = p.copy()
-    p[system.coordinate_names.index("theta")] = np.pi / 2
-    flat = system.consistent_state(p, v, fix=("theta",))
-    runs = [F.create("dependent", system, backend=b).simulate((0.0, 1.0), flat, method="dopri5")
-            for b in ("numpy", "compiled")]
-    for run in runs:  # the matrix is singular, or so near it that the step size collapses
-        assert run.status == -1 and ("step size" in run.message or "singular" in run.message)
-        assert "rolling_disc" in run.message and run.t.size >= 1 and run.t[-1] < 1e-3
 
 
 @pytest.mark.xdist_group("compiled")
@@ -220,7 +98,7 @@ def test_auto_backend_compiles_nothing_new_and_takes_what_the_cache_holds(tmp_pa
     monkeypatch.delenv("PFAFF_BACKEND", raising=False)
     system = systems.load("knife_edge")
     assert F.create("minimal", system).backend == "numpy"  # a cold cache: no compile step on the way
-    codegen.mark_warm(F.create("minimal", system).warm_tag())  # what a compiled run notes (tests/test_fused.py)
+    codegen.mark_warm(F.create("minimal", system).warm_tag())  # what a compiled run notes (tests/test_compiled_agreement.py)
     auto = F.create("minimal", system)
     assert auto.requested_backend == "auto" and auto.backend == "compiled"
     assert F.create("reduced", system).backend == "numpy"  # warm only for what ran compiled

@@ -22,7 +22,7 @@ SLOW = {"cli", "compiled-backend"}
 
 
 def page_param(page, *marks):
-    # the compiled backend's page runs in the worker that compiles the modules (tests/test_fused.py)
+    # the compiled backend's page runs in the worker that compiles the modules (tests/test_compiled_agreement.py)
     group = [pytest.mark.xdist_group("compiled")] if page.stem == "compiled-backend" else []
     return pytest.param(page, marks=[*group, *marks], id=page.stem)
 

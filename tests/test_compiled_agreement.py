@@ -1,6 +1,9 @@
-"""The fused compiled evaluations (formulations.kernels: one numba function per formulation and
-system) give the numpy backend's y', v', multipliers and dependent state at random consistent
-states, and the compiled loop runs them like the Python loop runs the numpy ones."""
+"""The compiled backend agrees with the numpy backend: the primitives (numba kernels,
+systems.numeric.codegen) give the same accelerations and multipliers to round-off for every catalogue
+system and formulation; the fused evaluations (formulations.kernels: one numba function per
+formulation and system) the same y', v', multipliers and dependent state at random consistent
+states; and the compiled loops take the Python loops' steps, output grids, projections, charts and
+stops."""
 import numpy as np
 import pytest
 
@@ -10,9 +13,11 @@ from formulations.forms import COMPILED_ODE
 from formulations.solvers.compiled_rk import compiled_module
 from systems.numeric import codegen
 
-# one xdist worker takes every test of this file (--dist loadgroup): each module is compiled once
-pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
-              pytest.mark.xdist_group("compiled")]
+# one xdist worker takes every test that compiles a formulation module (--dist loadgroup,
+# xdist_group "compiled", with tests that share those modules in other files): each is compiled once;
+# the primitives' agreement (kernels only) runs on any worker
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+COMPILED = pytest.mark.xdist_group("compiled")
 
 # an embedding with friction (non-ideal) rows, and no embedding (q = p); the modules these compile
 # are the ones the loop tests below run, so each is compiled once
@@ -83,15 +88,17 @@ def _agree(name, formulation):
             assert np.max(np.abs(got - want), initial=0.0) <= 1e-11 * scale, (got, want)
 
 
+@COMPILED
 @pytest.mark.parametrize("name, formulation", FAST)
 def test_fused_evaluation_agrees_with_numpy(name, formulation):
     _agree(name, formulation)
 
 
+@COMPILED
 @pytest.mark.slow
 @pytest.mark.parametrize("name, formulation", CATALOGUE)
 def test_fused_evaluation_agrees_with_numpy_on_the_catalogue(name, formulation):
-    """Every catalogue system (about 20 s of compiling each): python -m pytest -m slow tests/test_fused.py"""
+    """Every catalogue system (about 20 s of compiling each): python -m pytest -m slow tests/test_compiled_agreement.py"""
     _agree(name, formulation)
 
 
@@ -103,6 +110,7 @@ LOOPS += [pytest.param(n, f, m, marks=pytest.mark.slow) for n, f, m in (
     ("rolling_disc", "minimal", "DOP853"))]
 
 
+@COMPILED
 @pytest.mark.parametrize("name, formulation, method", LOOPS)
 def test_compiled_loop_takes_the_python_loops_steps(name, formulation, method):
     """Same tableau, controller and right-hand side to round-off: the same accepted steps (DOP853:
@@ -124,6 +132,7 @@ def test_compiled_loop_takes_the_python_loops_steps(name, formulation, method):
     assert F.create(formulation, system, backend="auto", **options).backend == "compiled"
 
 
+@COMPILED
 @pytest.mark.parametrize("name, formulation", [
     ("rolling_disc", "manifold"), pytest.param("spinning_top", "manifold", marks=pytest.mark.slow),
     pytest.param("spherical_three_bar", "reduced", marks=pytest.mark.slow)])
@@ -156,6 +165,7 @@ def test_compiled_loop_takes_new_charts_like_the_python_loop(name, formulation):
         assert np.max(b.constraint_errors.position) < 1e-11  # every point on the manifold
 
 
+@COMPILED
 def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
     """knife edge, u = (x', phi'): det [C_nh; E] = cos(phi) vanishes at phi = pi/2; both loops stop
     at the first recorded state past cond = 100 and keep it."""
@@ -175,6 +185,7 @@ def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
     assert len(a.t) == len(b.t) and abs(a.t[-1] - b.t[-1]) < 1e-6
 
 
+@COMPILED
 def test_compiled_dop853_dense_output_on_t_eval():
     """The 7th-order interpolant of the compiled DOP853 loop against scipy's, on a grid."""
     system = systems.load("knife_edge")
@@ -187,12 +198,14 @@ def test_compiled_dop853_dense_output_on_t_eval():
     assert np.max(np.abs(a.p - b.p)) < 1e-10 and np.max(np.abs(a.v - b.v)) < 1e-10
 
 
+@COMPILED
 def test_one_independent_velocity_may_be_given_as_a_name():
     """A string is one name, not its characters (knife edge: r = 2, so one name is one too few)."""
     with pytest.raises(ValueError, match=r"got 1 independent velocities \('x_dot',\)"):
         F.create("minimal", systems.load("knife_edge"), independent="x_dot")
 
 
+@COMPILED
 def test_minimal_that_re_chooses_its_velocities_runs_the_python_loop():
     """Knife edge, no velocities named: u is chosen by pivoting and chosen anew along the run, which
     only the Python loop can do; the compiled backend then serves the primitives only and the run
@@ -202,3 +215,130 @@ def test_minimal_that_re_chooses_its_velocities_runs_the_python_loop():
     assert "re-chooses" in form.gives(COMPILED_ODE)
     run = form.simulate((0.0, 2.0), method="DOP853")
     assert run.status == 0 and run.stats.backend == "compiled" and run.p[-1, 2] > np.pi / 2
+
+
+# the default suite compiles the primitives of two systems (an embedding with rolling, a closed loop
+# on charts); every other catalogue system runs with -m slow (a few s of compiling each)
+FAST_SYSTEMS = ("rolling_disc", "triple_slider_crank")
+
+
+CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
+                      marks=() if name in FAST_SYSTEMS else pytest.mark.slow)
+         for name in systems.names() for formulation in ("dependent", "reduced", "minimal", "manifold")]
+
+
+def _applies(system, formulation):
+    if system.redundant_constraints and formulation != "dependent":
+        return False  # coordinates q need independent rows (Bricard's mechanism: dependent only)
+    if formulation == "manifold":  # charts of the holonomic constraints (fixed or moving)
+        return bool(system.m or system.unit_norm_blocks)
+    if formulation in ("reduced", "minimal"):
+        return True  # on charts where there is no embedding
+    return True
+
+
+def _random_states(system, rng, count=3):
+    """Consistent states near the default one: random guesses moved onto the constraints."""
+    p0, v0 = system.default_state()
+    states = [(p0, v0)]
+    while len(states) < count:
+        guess_p = p0 + rng.normal(0.0, 0.05, p0.shape)
+        guess_v = v0 + rng.normal(0.0, 0.3 * (1 + np.abs(v0)), v0.shape)
+        try:
+            states.append(system.consistent_state(guess_p, guess_v))
+        except systems.InconsistentStateError:
+            continue
+    return states
+
+
+@pytest.mark.parametrize("name, formulation", CASES)
+def test_compiled_backend_agrees_with_numpy(name, formulation):
+    system = systems.load(name)
+    if not _applies(system, formulation):
+        pytest.skip(f"{formulation} does not apply to {name}")
+    rng = np.random.default_rng(7)
+    for p, v in _random_states(system, rng):
+        values = {}
+        for backend in ("numpy", "compiled"):
+            form = F.create(formulation, system, backend=backend)
+            form.prepare(p, v)
+            y = form.initial_state(p, v)
+            values[backend] = form.evaluate(0.3, y)
+        a, b = values["numpy"], values["compiled"]
+        for field in ("ydot", "vdot", "lam"):
+            x, z = getattr(a, field), getattr(b, field)
+            scale = max(1.0, float(np.max(np.abs(x), initial=0.0)))
+            assert np.max(np.abs(x - z), initial=0.0) <= 1e-12 * scale, (field, x, z)
+
+
+@COMPILED  # one worker compiles each module once
+def test_compiled_run_reports_its_backend_and_matches():
+    """The default method DOP853: scipy's loop on numpy, the machine-code loop on compiled; the same
+    steps up to a round-off flip, so the runs agree to the tolerance's order."""
+    system = systems.load("knife_edge")  # the module tests/test_compiled_agreement.py runs with DOP853
+    options = dict(independent=("x_dot", "phi_dot"), rechoose=False)
+    runs = {b: F.create("minimal", system, backend=b, **options).simulate((0.0, 0.5), rtol=1e-10, atol=1e-10)
+            for b in ("numpy", "compiled")}
+    assert runs["compiled"].stats.backend == "compiled" and runs["numpy"].stats.backend == "numpy"
+    assert np.max(np.abs(runs["compiled"].p[-1] - runs["numpy"].p[-1])) < 1e-8
+
+
+@COMPILED
+@pytest.mark.parametrize("name, stabilization", [("rolling_disc", "none"), ("rolling_disc", "baumgarte"),
+                                                 pytest.param("spinning_top", "none", marks=pytest.mark.slow)])
+def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
+    """Same tableau, controller and initial step: the machine-code dopri5 on the fused dependent
+    right-hand side takes the Python dopri5's steps (to the odd step a round-off difference may
+    flip at a borderline error test) and lands on its state to the tolerance."""
+    system = systems.load(name)
+    runs = {b: F.create("dependent", system, stabilization=stabilization, backend=b).simulate(
+        (0.0, 1.0), rtol=1e-9, atol=1e-9, method="dopri5") for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert a.status == b.status == 0
+    assert abs(a.stats.steps - b.stats.steps) <= 2 + 0.02 * a.stats.steps  # equal here; round-off may flip one
+    assert abs(a.stats.rhs_evaluations - b.stats.rhs_evaluations) <= 14 + 0.02 * a.stats.rhs_evaluations
+    assert np.max(np.abs(a.p - b.p)) < 1e-8 * (1 + np.max(np.abs(a.p)))  # round-off, grown over the run
+    assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-6 * (1 + np.max(np.abs(a.multipliers)))
+
+
+@COMPILED
+def test_compiled_loop_serves_an_output_grid_and_projects():
+    """The dependent formulation projects inside the compiled loop (the Python loop's projection:
+    the same steps, the same states to round-off); reduced with projection runs the Python loop."""
+    system = systems.load("rolling_disc")
+    grid = np.linspace(0.0, 1.0, 11)
+    fast = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="dopri5", t_eval=grid)
+    slow = F.create("dependent", system).simulate((0.0, 1.0), method="dopri5", t_eval=grid)
+    assert np.array_equal(fast.t, grid) and np.max(np.abs(fast.p - slow.p)) < 1e-9
+    for t_eval in (None, grid):
+        runs = [F.create("dependent", system, stabilization="projection", backend=b).simulate(
+            (0.0, 2.0), method="dopri5", rtol=1e-6, atol=1e-6, t_eval=t_eval) for b in ("numpy", "compiled")]
+        a, b = runs
+        assert a.status == b.status == 0 and b.stats.backend == "compiled"
+        assert a.stats.steps == b.stats.steps == b.stats.projections and a.stats.projections == a.stats.steps
+        assert a.stats.rhs_evaluations == b.stats.rhs_evaluations  # y' anew after every projection
+        assert np.max(np.abs(a.p - b.p)) < 1e-11 and np.max(np.abs(a.v - b.v)) < 1e-11
+        # at rtol 1e-6 the steps leave the constraints by far more than the projection's 1e-12
+        assert np.max(b.constraint_errors.position) <= 1e-12 and np.max(b.constraint_errors.velocity) < 1e-13
+    plain = F.create("dependent", system, backend="compiled").simulate((0.0, 2.0), method="dopri5", rtol=1e-6,
+                                                                       atol=1e-6)
+    assert np.max(plain.constraint_errors.position) > 1e-9
+    reduced = F.create("reduced", system, stabilization="projection", backend="compiled").simulate(
+        (0.0, 1.0), method="dopri5")
+    assert reduced.success and reduced.stats.projections > 0  # the Python loop, which has the hook
+
+
+@COMPILED
+def test_compiled_loop_stops_where_the_python_loop_stops():
+    """The flat disc (lean angle pi/2): both loops stop at once with status -1 and say why, keeping
+    the initial point."""
+    system = systems.load("rolling_disc")
+    p, v = system.default_state()
+    p = p.copy()
+    p[system.coordinate_names.index("theta")] = np.pi / 2
+    flat = system.consistent_state(p, v, fix=("theta",))
+    runs = [F.create("dependent", system, backend=b).simulate((0.0, 1.0), flat, method="dopri5")
+            for b in ("numpy", "compiled")]
+    for run in runs:  # the matrix is singular, or so near it that the step size collapses
+        assert run.status == -1 and ("step size" in run.message or "singular" in run.message)
+        assert "rolling_disc" in run.message and run.t.size >= 1 and run.t[-1] < 1e-3
