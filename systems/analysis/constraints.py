@@ -44,9 +44,9 @@ from ..dependent_rows import independent_rows, redundancy_notes
 from ..description import DegreesOfFreedom
 from ..display import analysis_repr
 from .distribution import (_bracket, _classify, _growth_how, _involutive_symbolic, _nullspace_fields,  # noqa: F401
-                           _proved_rank, _rank, _stack_rank, grow_distribution)
+                           _proved_rank, _rank)
 from .pfaffian_rows import (NUMERIC, SYMBOLIC, RowReport, RowTest, Sampler, _as_symbol_map, _assume,  # noqa: F401
-                            _is_zero, _random_points, analyze_row, short)
+                            _is_zero, _random_points, short)
 from .singular import find_singular_configurations, nearest_singular_configuration, rank_ratio  # noqa: F401
 
 SYMBOLIC_OPS = 1000  # operations in C above which the symbolic proof of the classification is not tried

@@ -28,65 +28,6 @@ def _rank(values, tol=1e-8):
     return int(np.sum(s > tol * max(1.0, s[0] if s.size else 1.0)))
 
 
-def _stack_rank(columns):
-    """Generic rank of fields given by their values (count, n) each: the maximum over the points."""
-    if not columns:
-        return 0
-    ranks = []
-    for i in range(columns[0].shape[0]):
-        block = np.column_stack([c[i] for c in columns])
-        if np.all(np.isfinite(block)):
-            ranks.append(_rank(block))
-    return max(ranks) if ranks else 0
-
-
-def grow_distribution(fields, x, sampler, target, clock=None, max_levels=None):
-    """Growth vector of the distribution spanned by ``fields`` (sympy column vectors over x).
-
-    Brackets of the first-level fields with the newest level are added where they raise the
-    generic rank (the maximum over the sampler's points, each field evaluated once), until the
-    rank stops growing or reaches target. Returns (growth vector, kept fields, complete), complete
-    False where the time bound ``clock`` cut the growth (the last rank is then a lower bound).
-    """
-    clock = clock or TimeBudget(None)
-    kept = list(fields)
-    values = [sampler.evaluate(list(f), clock, label="the admissible fields at random points") for f in kept]
-    if any(v is None for v in values):
-        return (), kept, False
-    if not any(np.all(np.isfinite(np.column_stack([v[i] for v in values]))) for i in range(sampler.count)):
-        return (), kept, False  # the fields are singular at every point
-    rank = _stack_rank(values)
-    growth = [rank]
-    newest = list(range(len(kept)))
-    max_levels = max_levels or (target + 1)
-    while rank < target and len(growth) < max_levels:
-        added = []
-        pairs = ([(i, j) for i, j in itertools.combinations(range(len(fields)), 2)] if len(growth) == 1
-                 else [(i, j) for i in range(len(fields)) for j in newest])
-        for i, j in pairs:
-            level = f"the growth of the distribution (level {len(growth) + 1})"
-            Z = clock.run(lambda: _bracket(kept[i], kept[j], x), label=level)
-            if Z is None:
-                return tuple(growth), kept, False
-            if all(e == 0 for e in Z):
-                continue
-            z_values = sampler.evaluate(list(Z), clock, label=level)
-            if z_values is None:
-                return tuple(growth), kept, False
-            if _stack_rank(values + [z_values]) > rank + len(added):
-                added.append(len(kept))
-                kept.append(Z)
-                values.append(z_values)
-                if rank + len(added) >= target:
-                    break
-        if not added:
-            break
-        rank += len(added)
-        growth.append(rank)
-        newest = added
-    return tuple(growth), kept, True
-
-
 def _nullspace_fields(C, A, sampler=None, clock=None, seconds=5.0):
     """Columns of A N with N a basis of ker C (sympy), the admissible directions p'.
 

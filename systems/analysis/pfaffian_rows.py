@@ -431,15 +431,3 @@ class RowTest:
                          tuple(self.sampler.held()))
 
 
-def analyze_row(name, a, x, rng, seconds=5.0, values=None, *, params=(), clock: TimeBudget | None = None) -> RowReport:
-    """Exactness, potential, Frobenius test and integrating factor of one form a . dx.
-
-    ``params`` are free parameter symbols of a (random values per point unless ``values`` gives
-    them); ``values`` also substitutes other symbols (a system's parameters) in the numeric tests.
-    ``seconds`` bounds each symbolic step, ``clock`` the whole (default: no overall bound).
-    """
-    clock = clock or TimeBudget(None)
-    test = RowTest(name, a, x, Sampler(x, rng, params, values))
-    test.numeric(clock, seconds)
-    test.symbolic(clock, seconds)
-    return test.report()
