@@ -42,9 +42,9 @@ from systems.state import renormalize
 from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
-from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE
+from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE, StepChange
 from .kernels import generator_hash
-from .stabilization import ConstraintDynamics, NoStabilization, as_strategy, with_frequency
+from .stabilization import NoStabilization, as_strategy, fastest_rate
 
 _REGISTRY: dict = {}
 _SIMULATOR: list = []  # the function formulations.solvers installs: simulate(formulation, t_span, state0, **options)
@@ -171,8 +171,6 @@ class Formulation(ABC):
         self.num = system.numeric if self.backend == "numpy" else compile_system(system, self.backend)
         self.par = system.params
         self.nonideal = system.is_nonideal
-        self.projections = 0
-        self.rechoices = 0
         self._configure(**options)
         if self.geometry is not None:
             self.geometry.num = self.num
@@ -274,12 +272,17 @@ class Formulation(ABC):
         """The state moved back onto the constraints (stabilization Projection); default: unchanged."""
         return y
 
-    def post_step(self, t, y):
-        """Called after every accepted step; returns a changed state or None."""
+    def post_step(self, t, y) -> StepChange | None:
+        """Called after every accepted step: the changed state and what changed it
+        (formulations.forms.StepChange), or None."""
         if self.stabilization.projects:
-            self.projections += 1
-            return self.project(t, y)
+            return StepChange(self.project(t, y), projected=True)
         return None
+
+    @property
+    def on_charts(self) -> bool:
+        """True where the own coordinates live on tangent-space charts (formulations.coordinates.charts)."""
+        return isinstance(self.geometry, Atlas)
 
     @property
     def uses_post_step(self) -> bool:
@@ -345,32 +348,19 @@ class Formulation(ABC):
         """Hook run once before integration at time t0 (e.g. choosing independent velocities);
         ``offers`` are the solver's capabilities."""
 
-    def reset_statistics(self):
-        """Counters of a run set to zero: projections, re-choices, charts."""
-        self.projections = self.rechoices = 0
-        if isinstance(self.geometry, Atlas):
-            self.geometry.charts, self.geometry.chart_seconds = 0, 0.0
-
-    def chart_statistics(self) -> tuple:
-        """(charts used, seconds spent re-charting) since the last reset; (0, 0.0) without charts."""
-        if isinstance(self.geometry, Atlas):
-            return self.geometry.charts, self.geometry.chart_seconds
-        return 0, 0.0
-
     def resolve_stabilization(self, t_span, y0):
-        """Constraint dynamics without a frequency gets one from the motion at y0 (see
-        formulations.stabilization.with_frequency), chosen anew for every run."""
-        if not isinstance(self.requested_stabilization, ConstraintDynamics):
-            self.requested_stabilization = self.stabilization  # set after construction (a subclass's own)
+        """``stabilization``, the strategy of the run over t_span from y0, from the one asked for
+        (``requested_stabilization``, never changed): see the strategies' ``for_run``."""
         requested = self.requested_stabilization
-        if not isinstance(requested, ConstraintDynamics) or requested.frequency is not None:
-            return
-        self.stabilization = NoStabilization()
-        try:
-            self.stabilization = with_frequency(requested, self.rhs, t_span, y0)
-        except BaseException:
-            self.stabilization = requested
-            raise
+
+        def fastest():
+            self.stabilization = NoStabilization()  # the rate of the motion itself
+            try:
+                return fastest_rate(self.rhs, t_span[0], y0)
+            finally:
+                self.stabilization = requested
+
+        self.stabilization = requested.for_run(fastest, t_span)
 
     # -- states ----------------------------------------------------------------------------------
     def check_state(self, p, v, tol=1e-8, t=0.0):

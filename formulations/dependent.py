@@ -37,7 +37,6 @@ class Dependent(Formulation):
     compiled_rheonomic = True
     redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linalg.solve_saddle)
     options = ("singular",)
-    rank_deficient_solves = 0  # evaluations that met a rank-deficient C (counted per instance)
 
     def _configure(self, singular="stop"):
         """singular: "stop" (default) ends a run where Phi_p loses rank, naming the configuration;
@@ -88,8 +87,7 @@ class Dependent(Formulation):
 
     def accelerations(self, t, y, multipliers=True):
         s = self.saddle(t, y)
-        sol, deficient = solve_saddle(s.K, s.rhs, self.system_matrix)
-        self.rank_deficient_solves += deficient
+        sol, _ = solve_saddle(s.K, s.rhs, self.system_matrix)
         vdot, lam = sol[:s.na], sol[s.na:]
         if self.dropped.any():
             lam = minimum_norm_multipliers(s.extra[0], lam)

@@ -21,6 +21,10 @@ Forms, with the formulation methods that serve them (y the formulation's own sta
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 EXPLICIT_ODE = "explicit ODE"
 COMPILED_ODE = "compiled explicit ODE"
 INDEX1_DAE = "index-1 DAE"
@@ -42,3 +46,16 @@ def not_made_of_bodies(system) -> str:
     """Why ``system`` has no Lie-group structure (its coordinates are not all rigid-body blocks)."""
     return (f"Lie-group integration got system {system.name!r} whose coordinates and velocities are not all "
             f"rigid-body blocks but expected a system built from body frames (systems.builders.body_frames)")
+
+
+@dataclass(frozen=True)
+class StepChange:
+    """What a formulation's post-step hook did after an accepted step: the state y to go on from and
+    the changes that made it (a projection onto the constraints, a new choice of independent
+    velocities, a new chart). The loop counts them into the run's record; the formulation keeps no
+    count."""
+
+    y: np.ndarray
+    projected: bool = False
+    rechosen: bool = False
+    charted: bool = False

@@ -22,11 +22,11 @@ from systems.dependent_rows import independent_rows
 from systems.errors import UnknownNameError
 
 from .base import Formulation, register
-from .coordinates.charts import Atlas, make_geometry
+from .coordinates.charts import make_geometry
 from .coordinates.embedding import c_bar_nh
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
-from .forms import COMPILED_ODE, POST_STEP
+from .forms import COMPILED_ODE, POST_STEP, StepChange
 from .kernels import minimal_source
 from .linalg import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
@@ -106,7 +106,7 @@ class Minimal(Formulation):
         return self.S_w @ w + self.S_v @ (D @ w + d_0)
 
     def needs(self):
-        if isinstance(self.geometry, Atlas):
+        if self.on_charts:
             return {POST_STEP: ("formulation 'minimal' on tangent-space charts", "re-charting changes the state")}
         if self.rechoose_requested:
             return {POST_STEP: ("minimal with rechoose=True", "re-choosing changes the state")}
@@ -116,7 +116,7 @@ class Minimal(Formulation):
         """Choose u at (p0, v0) at time t0; the choice is watched after every step where the solver
         offers a post-step hook."""
         self.t0 = float(t0)
-        on_charts = isinstance(self.geometry, Atlas)
+        on_charts = self.on_charts
         if on_charts and any(n in self.geometry.w_names for n in self.requested):
             raise ValueError(f"minimal formulation of {self.system.name!r} runs on charts, whose velocities change "
                              f"from chart to chart: name components of v ({', '.join(self.system.velocity_names)}) "
@@ -133,7 +133,7 @@ class Minimal(Formulation):
 
     @property
     def reject_singular_stages(self):
-        return (self.rechoose or isinstance(self.geometry, Atlas)) and self.monitor
+        return (self.rechoose or self.on_charts) and self.monitor
 
     def state_names(self):
         return self.geometry.q_names + (self.choice or ("u",) * self.system.r)
@@ -211,11 +211,11 @@ class Minimal(Formulation):
 
     def post_step(self, t, y):
         q, u = self._split(y)
-        if isinstance(self.geometry, Atlas) and self.geometry.needs_new_chart(q, t):
+        if self.on_charts and self.geometry.needs_new_chart(q, t):
             p, v = self.dependent_state(y, t)
             q, w = self.geometry.from_dependent(p, v, t)
             self._choose(q, t=t)
-            return np.concatenate([q, self.S_w @ w + self.S_v @ v])
+            return StepChange(np.concatenate([q, self.S_w @ w + self.S_v @ v]), charted=True)
         if self._det_sign is None:
             self._watch(q, t)
         p, D, _, A, C, K = self._partition(q, t)
@@ -231,13 +231,12 @@ class Minimal(Formulation):
         d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
         w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0] + d_bar_0
         self._choose(q, t=t)
-        self.rechoices += 1
-        return np.concatenate([q, self._u_of(w, D, d_0)])
+        return StepChange(np.concatenate([q, self._u_of(w, D, d_0)]), rechosen=True)
 
     # -- the compiled right-hand side ---------------------------------------------------------------
     def gives(self, form):
         if form == COMPILED_ODE and self.backend == "compiled":
-            if isinstance(self.geometry, Atlas):
+            if self.on_charts:
                 return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side: its charts "
                         f"change along the run; expected a system with an embedding p = g(q) or without holonomic "
                         f"constraints")

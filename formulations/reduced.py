@@ -14,16 +14,15 @@ an embedding run on the tangent-space charts of formulations.coordinates.charts.
 """
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
 
 from .base import Formulation, Saddle, register
-from .coordinates.charts import Atlas, make_geometry
+from .coordinates.charts import make_geometry
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
-from .forms import STATE_UPDATE
+from .forms import STATE_UPDATE, StepChange
 from .coordinates.embedding import c_bar_nh, unit_norm_constraints
 from .kernels import reduced_source
 from .linalg import resolved_reactions, saddle_system, solve_square
@@ -54,10 +53,6 @@ class Reduced(Formulation):
         self.geometry = make_geometry(self.system, self.name, **chart_options)
 
     @property
-    def on_charts(self):
-        return isinstance(self.geometry, Atlas)
-
-    @property
     def uses_post_step(self):
         return self.on_charts or super().uses_post_step
 
@@ -66,13 +61,13 @@ class Reduced(Formulation):
         return self.on_charts  # a trial stage too far from the chart origin shrinks the step
 
     def post_step(self, t, y):
-        changed = None
-        if self.on_charts and self.geometry.needs_new_chart(self._split(y)[0], t):
-            y = changed = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y, t), t))
-        if self.stabilization.projects:
-            self.projections += 1
-            y = changed = self.project(t, y)
-        return changed
+        charted = self.on_charts and self.geometry.needs_new_chart(self._split(y)[0], t)
+        if charted:
+            y = np.concatenate(self.geometry.from_dependent(*self.dependent_state(y, t), t))
+        projected = self.stabilization.projects
+        if projected:
+            y = self.project(t, y)
+        return StepChange(y, projected=projected, charted=charted) if charted or projected else None
 
     def state_names(self):
         return self.geometry.q_names + self.geometry.w_names
@@ -146,10 +141,9 @@ class Reduced(Formulation):
         the module's new_chart; where that fails, the Python chart's (the same chart, solved the same
         way), which says why: a ChartError naming the system, the time and the residual where the
         chart no longer reaches y, a singular configuration where Phi_p loses rank."""
-        started = time.perf_counter()
         y_new, p0, U, V, B, ok = module.new_chart(t, y, params, extra)
         if ok:
-            self.geometry.adopt_chart(p0, U, V, B, time.perf_counter() - started)
+            self.geometry.adopt_chart(p0, U, V, B)
             return y_new
         return self.initial_state(*self.dependent_state(y, t), t)
 

@@ -16,7 +16,8 @@
 Baumgarte and ConstraintDynamics both enter the acceleration-level rows as
     C v' = -xi - 2 alpha C v - beta^2 [Phi; 0];
 they differ in what their parameters mean (``gains``). What a strategy asks of a run is declared on
-it: ``projects`` (a post-step projection) and ``dae_only`` (the GGL form).
+it: ``projects`` (a post-step projection), ``dae_only`` (the GGL form) and ``for_run`` (the strategy a
+run uses: constraint dynamics without a frequency takes one from the motion at the start).
 """
 from __future__ import annotations
 
@@ -25,8 +26,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 
+class _Strategy:
+    """What every strategy answers: the strategy a run uses (``for_run``)."""
+
+    def for_run(self, fastest_rate, t_span):
+        """The strategy a run over t_span uses: this one, unless it is chosen from the motion at the
+        start (``fastest_rate()``: the largest |eigenvalue| of the unstabilized right-hand side there,
+        in 1/s)."""
+        return self
+
+
 @dataclass(frozen=True)
-class NoStabilization:
+class NoStabilization(_Strategy):
     name = "none"
     projects = False  # moves the state onto the constraints after every accepted step
     dae_only = False  # its equations are a DAE (method 'IDA' only)
@@ -36,7 +47,7 @@ class NoStabilization:
 
 
 @dataclass(frozen=True)
-class Baumgarte:
+class Baumgarte(_Strategy):
     """Feedback on the constraint residuals; alpha, beta in 1/s."""
 
     alpha: float = 5.0
@@ -58,7 +69,7 @@ class Baumgarte:
 
 
 @dataclass(frozen=True)
-class ConstraintDynamics:
+class ConstraintDynamics(_Strategy):
     """Constraint violations as damped oscillators with physical parameters.
 
     Each constraint row R is given the equivalent mass m_bar_R = 1 / (c_R M^-1 c_R^T) (c_R its row
@@ -94,6 +105,15 @@ class ConstraintDynamics:
         """(alpha, beta) in 1/s: alpha = zeta omega, beta = omega."""
         return self.damping * self.omega, self.omega
 
+    def for_run(self, fastest_rate, t_span):
+        """Without a frequency: omega twice the fastest rate of the motion at the start, and at least
+        ten cycles over t_span. Faster constraint dynamics makes explicit integrators take steps for
+        stability (benchmarks/enforcement_methods.py measures the trade)."""
+        if self.frequency is not None:
+            return self
+        omega = max(2.0 * fastest_rate(), 2 * np.pi * 10.0 / abs(t_span[1] - t_span[0]))
+        return replace(self, frequency=omega / (2 * np.pi))
+
     def label(self) -> str:
         freq = "auto" if self.frequency is None else f"{self.frequency:.3g} Hz"
         return f"constraint_dynamics({freq}, zeta={self.damping:g})"
@@ -113,7 +133,7 @@ class ConstraintDynamics:
 
 
 @dataclass(frozen=True)
-class GGL:
+class GGL(_Strategy):
     """Gear-Gupta-Leimkuhler stabilized index-2 form (DAE; method 'IDA' only)."""
 
     name = "ggl"
@@ -125,7 +145,7 @@ class GGL:
 
 
 @dataclass(frozen=True)
-class Projection:
+class Projection(_Strategy):
     """Post-step projection of positions (Newton, to ``tol``) and velocities."""
 
     tol: float = 1e-12
@@ -170,12 +190,3 @@ def fastest_rate(rhs, t, y) -> float:
         e[j] = h
         J[:, j] = (rhs(t, y + e) - rhs(t, y - e)) / (2 * h)
     return float(np.max(np.abs(np.linalg.eigvals(J)), initial=0.0))
-
-
-def with_frequency(requested: ConstraintDynamics, rhs, t_span, y0) -> ConstraintDynamics:
-    """Constraint dynamics without a frequency: omega twice the fastest rate of the motion at y0 (the
-    largest |eigenvalue| of the unstabilized right-hand side ``rhs``, central differences), and at
-    least ten cycles over t_span. Faster constraint dynamics makes explicit integrators take steps
-    for stability (benchmarks/enforcement_methods.py measures the trade)."""
-    omega = max(2.0 * fastest_rate(rhs, t_span[0], y0), 2 * np.pi * 10.0 / abs(t_span[1] - t_span[0]))
-    return replace(requested, frequency=omega / (2 * np.pi))

@@ -65,3 +65,19 @@ def _fresh_or(form, p, v):
     if isinstance(other.geometry, Atlas):
         other.initial_state(p, v)
     return other
+
+
+def test_a_run_counts_its_changes_in_its_record_not_on_the_formulation():
+    """Projections, re-choices and charts are counted by the run's loop: the formulation holds no
+    counter, and two runs of one formulation report the same counts (none carried over)."""
+    for name, system, t_end, counted in [("dependent+projection", systems.load("slider_crank"), 0.2, "projections"),
+                                         ("manifold", systems.load("slider_crank"), 1.0, "charts"),
+                                         ("minimal", systems.load("knife_edge", alpha=1e-9), 2.0, "rechoices")]:
+        form = formulations.create(name, system, backend="numpy")
+        state = (np.zeros(3), np.array([1.0, 0, 1.0])) if name == "minimal" else None
+        first, second = (formulations.simulate(form, (0.0, t_end), state, rtol=1e-8) for _ in range(2))
+        assert first.success and second.success
+        assert getattr(first.stats, counted) > (1 if counted == "charts" else 0), (name, first.stats)
+        for field in ("projections", "rechoices", "charts"):
+            assert getattr(first.stats, field) == getattr(second.stats, field)
+            assert not hasattr(form, field) and not hasattr(form.geometry, field)

@@ -27,7 +27,6 @@ the same test (formulations.kernels.chart_source).
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -40,7 +39,7 @@ class ChartError(StopRun):
 
 
 class Atlas:
-    """Charts of Phi_a(p) = 0 for one system, with their statistics."""
+    """Charts of Phi_a(p) = 0 for one system; the current one is its state."""
 
     trivial = False
     unit_blocks = ()
@@ -57,8 +56,6 @@ class Atlas:
         self.k = self.n_p - self.m_a
         self.q_names = tuple(f"w_{i + 1}" for i in range(self.k))
         self.w_names = tuple(f"w_{i + 1}_dot" for i in range(self.k))
-        self.charts = 0
-        self.chart_seconds = 0.0
         self.p0 = None
         self._last = None
 
@@ -69,7 +66,6 @@ class Atlas:
 
     def new_chart(self, p, t=0.0):
         """A chart with origin p (a configuration consistent at time t)."""
-        started = time.perf_counter()
         p = np.array(p, float)
         _, Phi_p, _ = self._constraints(p, t=t)
         _, s, Vt = np.linalg.svd(Phi_p)
@@ -80,17 +76,13 @@ class Atlas:
         self.h = np.zeros(self.m_a)
         self.iterations = 0
         self._last = None
-        self.charts += 1
-        self.chart_seconds += time.perf_counter() - started
 
-    def adopt_chart(self, p0, U, V, B, seconds=0.0):
-        """A chart taken elsewhere (the compiled module's new_chart), counted as new_chart counts."""
+    def adopt_chart(self, p0, U, V, B):
+        """A chart taken elsewhere (the compiled module's new_chart)."""
         self.p0, self.U, self.V, self.B = p0, U, V, B
         self.h = np.zeros(self.m_a)
         self.iterations = 0
         self._last = None
-        self.charts += 1
-        self.chart_seconds += seconds
 
     def compiled_chart(self) -> np.ndarray:
         """The chart as the compiled module reads it (formulations.kernels.embedded): (utol, w_limit,

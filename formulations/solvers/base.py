@@ -45,6 +45,26 @@ class Event:
 
 
 @dataclass
+class StateChanges:
+    """The post-step changes of one run, counted by its loop: projections onto the constraints, new
+    choices of independent velocities, new charts, and the seconds spent in the post-steps that took
+    a new chart (formulations.forms.StepChange)."""
+
+    projections: int = 0
+    rechoices: int = 0
+    charts: int = 0
+    chart_seconds: float = 0.0
+
+    def count(self, change, seconds=0.0):
+        """Add one StepChange that took ``seconds``."""
+        self.projections += change.projected
+        self.rechoices += change.rechosen
+        if change.charted:
+            self.charts += 1
+            self.chart_seconds += seconds
+
+
+@dataclass
 class RunRecord:
     """What a solver produced: output times, the recorded rows (whatever ``Problem.record`` returns),
     status (0 finished, 1 terminal event, -1 failed or interrupted), message, accepted steps, event crossings
@@ -65,6 +85,7 @@ class RunRecord:
     kinematic_ratio: object = None  # (N,) sigma_min / sigma_max of A per row (signed by det A where A is square), where a compiled pass made them
     interrupted: bool = False  # ended by Ctrl-C (status -1): simulate raises RunInterrupted with the trajectory
     columns: object = None  # (y, p, v, v', lambda) as arrays of rows, in place of the rows y, where a compiled pass made them (v', lambda NaN where not evaluated)
+    changes: StateChanges = field(default_factory=StateChanges)  # what the post-steps did
 
 
 @dataclass
@@ -75,7 +96,7 @@ class Problem:
     the form chosen; fun(t, y) -> y' the counted right-hand side of the explicit ODE; y0 the
     formulation's initial state; record(t, y, interpolated) -> a row for the output; events,
     event_values(t, y) -> g values; monitor(t, y) after every accepted step (may raise StopRun);
-    post_step(t, y) -> y or None (None: the formulation needs no hook); explain(t, y) -> what a step
+    post_step(t, y) -> a StepChange or None (the hook itself None: the formulation needs none); explain(t, y) -> what a step
     size below the spacing of floating-point numbers at (t, y) means, naming the quantity that grew.
     """
 

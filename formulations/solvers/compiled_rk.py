@@ -19,8 +19,10 @@ thread, see formulations.solvers.interrupts), -6 a failed projection.
 """
 from __future__ import annotations
 
+import time
 import weakref
 
+from ..forms import StepChange
 from ..results.status import LoopStop
 
 LOOP = '''
@@ -249,7 +251,7 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     from systems.numeric.codegen import mark_warm
 
-    from .base import RunRecord, interruption_message
+    from .base import RunRecord, StateChanges, interruption_message
     from .interrupts import held_back, run_interruptible
     from .monitor import singular_message
 
@@ -257,10 +259,11 @@ def run_compiled(problem, max_steps, loop="integrate"):
     module = compiled_module(formulation)
     t0 = problem.t_span[0]
     params = np.asarray(formulation.par, float)
+    changes = StateChanges()
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
-        _stretches, module, getattr(module, loop), problem, params, max_steps)
+        _stretches, module, getattr(module, loop), problem, params, max_steps, changes)
     if formulation.stabilization.projects:  # one per accepted step, as the Python loop's
-        formulation.projections += int(steps)
+        changes.projections = int(steps)
     mark_warm(formulation.warm_tag())
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
         if problem.t_eval is not None and formulation.stabilization.projects:
@@ -299,15 +302,16 @@ def run_compiled(problem, max_steps, loop="integrate"):
     vdots[missing], lam[missing] = np.nan, np.nan
     return RunRecord(ts[:end].tolist(), None, status, message, int(steps), [], rejected=int(rejected),
                      evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
-                     interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam))
+                     interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam), changes=changes)
 
 
-def _stretches(module, loop, problem, params, max_steps, stop):
+def _stretches(module, loop, problem, params, max_steps, changes, stop):
     """(stretches, status, message, evaluations, steps, rejected): the compiled loop from t0, and
     where it stops for a new chart (status 1), again from the state the formulation gives on the
     new chart (``compiled_restart``) with the step size it had reached; each stretch (ts, ys,
     extra) keeps its own ``extra`` (its chart) for the pass over its points. Runs on the loop's
-    thread (formulations.solvers.interrupts); ``stop`` is its Ctrl-C flag."""
+    thread (formulations.solvers.interrupts); ``stop`` is its Ctrl-C flag. The new charts are
+    counted into ``changes`` (a StateChanges)."""
     import numpy as np
 
     from ..errors import StopRun
@@ -337,8 +341,10 @@ def _stretches(module, loop, problem, params, max_steps, stop):
             return stretches, -1, f"stopped at t = {t_stop:.6g}: {what}", evaluations, steps, rejected
         if status == 0 or t_stop >= t1 or stop[0] != 0:
             return stretches, 0, message, evaluations, steps, rejected
+        started = time.perf_counter()
         try:
             y = np.asarray(formulation.compiled_restart(module, t_stop, y_end, params, extra), float)
         except StopRun as exc:
             return stretches, -1, f"stopped at t = {t_stop:.6g}: {exc}", evaluations, steps, rejected
+        changes.count(StepChange(y, charted=True), time.perf_counter() - started)
         t_start, first = float(t_stop), float(h_end)

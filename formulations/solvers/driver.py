@@ -9,6 +9,7 @@ computed, when a step fails.
 """
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
 
 import numpy as np
@@ -16,7 +17,7 @@ from scipy.optimize import brentq
 
 from ..errors import CapabilityError, StopRun
 from ..forms import EXPLICIT_ODE
-from .base import Problem, RunRecord, Solver, StepFailure, interruption_message
+from .base import Problem, RunRecord, Solver, StateChanges, StepFailure, interruption_message
 
 
 class SteppingSolver(Solver):
@@ -55,7 +56,7 @@ def run(stepper, problem: Problem) -> RunRecord:
         out.keep_whole_points(direction)
         status, message, interrupted = -1, interruption_message(out.ts, t0), True
     return RunRecord(out.ts, out.ys, status, message, out.steps, out.t_events,
-                     rejected=getattr(stepper, "rejected", None), interrupted=interrupted)
+                     rejected=getattr(stepper, "rejected", None), interrupted=interrupted, changes=out.changes)
 
 
 class _Output:
@@ -65,6 +66,7 @@ class _Output:
     def __init__(self, record):
         self.record = record
         self.ts, self.ys, self.t_events, self.steps = [], [], [], 0
+        self.changes = StateChanges()
 
     def keep_whole_points(self, direction):
         """Drop a point half appended or half removed, and the crossings past the last point kept."""
@@ -109,12 +111,21 @@ def _steps(stepper, problem, out, next_eval, g_old):
         if problem.monitor is not None:
             _run_monitor(problem.monitor, stepper, out, t_prev, t_new, y_new, direction)
         if problem.post_step is not None:
-            changed = problem.post_step(t_new, y_new)
-            if changed is not None:
-                stepper.replace_state(changed)
-                if t_eval is None:
-                    out.ys[-1] = out.record(t_new, np.array(changed), False)
+            _post_step(problem.post_step, stepper, out, t_new, y_new, t_eval is None)
     return 0, "the integration reached the end of the interval"
+
+
+def _post_step(post_step, stepper, out, t_new, y_new, every_step):
+    """The formulation's hook after an accepted step: the stepper goes on from the changed state,
+    which replaces the step's output row where every step is output; the change is counted."""
+    started = time.perf_counter()
+    change = post_step(t_new, y_new)
+    if change is None:
+        return
+    out.changes.count(change, time.perf_counter() - started)
+    stepper.replace_state(change.y)
+    if every_step:
+        out.ys[-1] = out.record(t_new, np.array(change.y), False)
 
 
 def _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events):

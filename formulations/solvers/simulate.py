@@ -154,8 +154,7 @@ def _problem(formulation, form, solver, args, p0, v0) -> Problem:
         formulation.prepare(p0, v0, solver.offers, t0)
     else:
         formulation.prepare(p0, v0, solver.offers)
-    formulation.reset_statistics()
-    y0 = formulation.own_state(p0, v0, t0)
+    y0 = formulation.own_state(p0, v0, t0)  # on charts: the first chart, taken here
     formulation.resolve_stabilization(args.t_span, y0)
     recorder = _recorder(formulation)
     if args.t_eval is not None and args.t_eval.size > inputs.LARGE_OUTPUT:
@@ -174,12 +173,13 @@ def _problem(formulation, form, solver, args, p0, v0) -> Problem:
 
 
 def _stats(formulation, problem, run, wall, setup) -> Stats:
-    """The run's costs: times, evaluations, steps, projections, charts."""
-    charts, chart_seconds = formulation.chart_statistics()
+    """The run's costs: times, evaluations, steps, and what its post-steps changed (the first chart,
+    taken before the run, counted among the charts)."""
+    changes = run.changes
     return Stats(wall_time=wall, rhs_evaluations=run.evaluations if run.evaluations is not None else
-                 problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=formulation.projections,
-                 rechoices=formulation.rechoices, setup_time=setup, charts=charts,
-                 chart_time_share=chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
+                 problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=changes.projections,
+                 rechoices=changes.rechoices, setup_time=setup, charts=changes.charts + formulation.on_charts,
+                 chart_time_share=changes.chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
 
 
 def _bounded(make_monitor, max_steps, t_end):
