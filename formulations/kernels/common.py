@@ -21,6 +21,7 @@ class Layout:
 
     def __init__(self, system):
         self.n_p, self.n, self.m, self.l = len(system.coordinates), system.n, system.m, system.l
+        self.blocks = tuple(system.unit_norm_blocks)
         self.c = self.m + self.l
         n_p, n, c = self.n_p, self.n, self.c
         sizes = [n * n, n, n, n * c, c * n, c, n_p * n, n_p]
@@ -29,11 +30,10 @@ class Layout:
 
     def dynamics_views(self, buffer="buf", indent="    "):
         """Lines naming the views M, d, f0, F, Cm, xi, Ad, pdd2 of ``buffer``."""
-        o, n, c, n_p = self.dyn, self.n, self.c, self.n_p
-        views = [("M", 0, (n, n)), ("d", 1, None), ("f0", 2, None), ("F", 3, (n, c)), ("Cm", 4, (c, n)),
-                 ("xi", 5, None), ("Ad", 6, (n_p, n)), ("pdd2", 7, None)]
-        return "\n".join(f"{indent}{name} = {buffer}[{o[i]}:{o[i + 1]}]" + (f".reshape({shape})" if shape else "")
-                         for name, i, shape in views)
+        views = [("M", 0, "(N, N)"), ("d", 1, None), ("f0", 2, None), ("F", 3, "(N, C)"), ("Cm", 4, "(C, N)"),
+                 ("xi", 5, None), ("Ad", 6, "(N_P, N)"), ("pdd2", 7, None)]
+        return "\n".join(f"{indent}{name} = {buffer}[DYN_AT[{i}]:DYN_AT[{i + 1}]]"
+                         + (f".reshape({shape})" if shape else "") for name, i, shape in views)
 
 
 def header(system, kernels) -> str:
@@ -60,6 +60,7 @@ LINALG = "{LINALG}"
 N_P, N, C, M_H, L = {lay.n_p}, {lay.n}, {lay.c}, {lay.m}, {lay.l}
 BLOCKS = np.array({blocks or [[0, 0, 0, 0]]}, dtype=np.int64)[:{len(blocks)}]
 DYN, CON = {lay.dyn[-1]}, {lay.con[-1]}
+DYN_AT = np.array({lay.dyn!r}, dtype=np.int64)  # offsets of M, d, f0, F, C, xi, A, pdd2 in the dynamics output
 
 """
 
@@ -87,7 +88,7 @@ def passes(system, post_step=None) -> str:
     in place, -1 failed; formulations.solvers.compiled_rk) with REJECT_FAILED_STAGES: ``post_step``
     its source, default: 0 always."""
     return ((post_step or NO_POST_STEP) + _run_layout(system) + _rhs_source() + _recording_source()
-            + _check_source(Layout(system)))
+            + _check_source())
 
 
 def _run_layout(system) -> str:
@@ -162,10 +163,9 @@ def evaluate_all(ts, ys, params, extra):
 '''
 
 
-def _check_source(lay) -> str:
+def _check_source() -> str:
     """check_all: the constraint errors, energy and rank measures at the recorded points."""
-    o = lay.dyn
-    return f"""
+    return """
 
 @numba.njit(cache=True)
 def check_all(ts, ps, vs, vdots, ok, params):
@@ -193,9 +193,9 @@ def check_all(ts, ps, vs, vdots, ok, params):
         buf[:] = 0.0
         _dynamics(ts[i], p, v, params, buf)
         if ok[i]:
-            xi = buf[{o[5]}:{o[6]}]
+            xi = buf[DYN_AT[5]:DYN_AT[6]]
             out[i, 2] = np.max(np.abs(mv(Cm, vdots[i]) + xi)) if C else 0.0
-        Ad = buf[{o[6]}:{o[7]}]
+        Ad = buf[DYN_AT[6]:DYN_AT[7]]
         if A_CONSTANT and i > 0 and not np.isnan(out[0, 6]):  # the same A at every point
             out[i, 6] = out[0, 6]
         elif np.all(np.isfinite(Ad)):

@@ -32,9 +32,11 @@ def _work_layout(program, gather, nonzero, lay, size) -> str:
     return program.constants("KS") + f'''KS_PLUS = np.array({gather[0]!r}, dtype=np.int64)
 KS_MINUS = np.array({gather[1]!r}, dtype=np.int64)
 KS_NNZ = {program.nnz}
-{products}SPARE = DYN + {size * size} + {size} + CON
-SPARSE = SPARE + {size * size} + {size}
-EVAL_WORK = SPARSE + KS_NNZ + {size}
+{products}SIZE = {size}
+M_A = {lay.m + len(lay.blocks)}  # rows of Phi_a: Phi and the unit norms of the Euler-parameter blocks
+SPARE = DYN + SIZE * SIZE + SIZE + CON
+SPARSE = SPARE + SIZE * SIZE + SIZE
+EVAL_WORK = SPARSE + KS_NNZ + SIZE
 '''
 
 
@@ -54,7 +56,7 @@ def _sparse_saddle(buf, b, work):
         vals[e] = value
     if not sparse_factor(vals, {program.arguments("KS")}):
         return False
-    x = work[SPARSE + KS_NNZ:SPARSE + KS_NNZ + {size}]
+    x = work[SPARSE + KS_NNZ:SPARSE + KS_NNZ + SIZE]
     x[:] = b
     if not sparse_solve(vals, x, {program.arguments("KS")}):
         return False
@@ -69,7 +71,7 @@ def _evaluate_source(sysm, lay, size) -> str:
 
 @numba.njit(cache=True)
 def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
-    """y' of the dependent formulation of {sysm.name}: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
+    """y' of the dependent formulation: p' = A v, [[M, C^T - F], [C, 0]] [v'; lambda] =
     [f0 - d; -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]] (minimum-norm lambda where C has dependent
     rows); False where the matrix is singular. The sparse LU without pivoting first, the dense one
     with partial pivoting (and least squares where C has dependent rows) where that fails.
@@ -80,7 +82,7 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
     v[:] = y[N_P:]
     buf = work[:DYN]
     _dynamics(t, p, v, params, buf)
-{_saddle_rhs(lay, size)}
+{_saddle_rhs()}
     sparse_mv(buf, AV_ROW, AV_INDEX, AV_COL, v, out[:N_P])
     if not dropped and _sparse_saddle(buf, b, work):
 {_accept("        ")}
@@ -88,20 +90,19 @@ def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
 {_dense_saddle(lay, size)}'''
 
 
-def _saddle_rhs(lay, size) -> str:
+def _saddle_rhs() -> str:
     """Lines of evaluate for the saddle's right-hand side b, with the stabilization and dropped rows."""
-    o = lay.dyn
-    return f'''    b = work[DYN + {size * size}:DYN + {size * size + size}]
+    return '''    b = work[DYN + SIZE * SIZE:DYN + SIZE * SIZE + SIZE]
     for i in range(N):
-        b[i] = buf[{o[2]} + i] - buf[{o[1]} + i]  # f0 - d
+        b[i] = buf[DYN_AT[2] + i] - buf[DYN_AT[1] + i]  # f0 - d
     sparse_mv(buf, CV_ROW, CV_INDEX, CV_COL, v, b[N:])
-    cbuf = work[DYN + {size * size + size}:DYN + {size * size + size} + CON]
+    cbuf = work[DYN + SIZE * SIZE + SIZE:DYN + SIZE * SIZE + SIZE + CON]
     if alpha != 0.0 or (beta != 0.0 and M_H > 0):  # the velocity residual is C v + c, c = [Phi_t; c_nh]
         _constraints(p, params, t, cbuf)
         for i in range(C):
             b[N + i] += cbuf[CON - C + i]
     for i in range(C):
-        b[N + i] = -buf[{o[5]} + i] - 2 * alpha * b[N + i]  # xi
+        b[N + i] = -buf[DYN_AT[5] + i] - 2 * alpha * b[N + i]  # xi
     if beta != 0.0 and M_H > 0:
         for i in range(M_H):
             b[N + i] -= beta**2 * cbuf[i]
@@ -115,7 +116,7 @@ def _saddle_rhs(lay, size) -> str:
 def _dense_saddle(lay, size) -> str:
     """Lines of evaluate for the dense saddle solve, where the sparse one fails or rows are dropped."""
     return f'''{lay.dynamics_views()}
-    K = work[DYN:DYN + {size * size}].reshape(({size}, {size}))
+    K = work[DYN:DYN + SIZE * SIZE].reshape((SIZE, SIZE))
     K[:N, :N] = M
     K[N:, :N] = Cm
     K[N:, N:] = 0.0
@@ -152,7 +153,7 @@ def projection_source(lay, m_a) -> str:
     if extra[5] != 0.0 and M_H > 0:
         have_metric = False
         W = np.eye(N_P)
-        hc = np.zeros({m_a * (lay.n_p + 2)})
+        hc = np.zeros(M_A * (N_P + 2))
         for it in range(int(extra[4]) + 1):
             hc[:] = 0.0
             _holonomic_chart(p, np.zeros(N_P), params, t, hc)
@@ -169,11 +170,11 @@ def projection_source(lay, m_a) -> str:
                 A_pinv = np.linalg.pinv(Ad)
                 W = mm(mm(A_pinv.T, M), A_pinv) + np.eye(N_P) - mm(Ad, A_pinv)
                 have_metric = True
-            J = np.ascontiguousarray(hc[{m_a}:{m_a + m_a * lay.n_p}].reshape(({m_a}, N_P)))
+            J = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))
             WJt, ok = solve(W, np.ascontiguousarray(J.T))
             if not ok:
                 return -1
-            mult, ok = solve1_min_norm(mm(J, WJt), hc[:{m_a}].copy())
+            mult, ok = solve1_min_norm(mm(J, WJt), hc[:M_A].copy())
             if not ok:
                 return -1
             p -= mv(WJt, mult)

@@ -237,9 +237,11 @@ def compiled_module(formulation):
     if module is None:
         from systems.numeric.codegen import compile_module
 
+        from ..kernels.generic import BoundModule, generic_module
         from .compiled_dop853 import LOOP853
 
-        module = _MODULES[formulation] = compile_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+        generic = generic_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+        module = _MODULES[formulation] = BoundModule(compile_module(generic.text), generic)
     return module
 
 

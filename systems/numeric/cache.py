@@ -217,9 +217,34 @@ def _execute(module_name, path, data: bytes):
 
 
 def _dispatchers(namespace):
+    from numba.core.ccallback import CFunc
     from numba.core.dispatcher import Dispatcher
 
-    return [value for value in list(namespace.values()) if isinstance(value, Dispatcher)]
+    return [value for value in list(namespace.values()) if isinstance(value, (Dispatcher, CFunc))]
+
+
+def _python_function(compiled):
+    return getattr(compiled, "py_func", None) or compiled._pyfunc
+
+
+def cfunc(signature):
+    """numba.cfunc(signature, cache=True) with the machine-code guard of this cache: the kernels of
+    a system (systems.numeric.codegen) are first-class functions, compiled (or loaded) when their
+    module is imported."""
+    def make(function):
+        from numba.core import sigutils
+        from numba.core.ccallback import CFunc
+
+        compiled = CFunc(function, sigutils.normalize_signature(signature), locals={}, options={})
+        compiled.enable_caching()
+        cache_file = getattr(compiled._cache, "_cache_file", None)
+        checked = _checked_cache_file()
+        if type(cache_file) is checked.__base__:
+            cache_file.__class__ = checked
+        compiled.compile()
+        return compiled
+
+    return make
 
 
 def _discard_machine_code(module) -> int:
@@ -227,7 +252,7 @@ def _discard_machine_code(module) -> int:
     imports); returns the number of files removed."""
     removed = 0
     for folder in {getattr(getattr(d, "_cache", None), "_cache_path", None) for d in _dispatchers(vars(module))
-                   if d.py_func.__module__ == module.__name__} - {None}:
+                   if _python_function(d).__module__ == module.__name__} - {None}:
         for f in pathlib.Path(folder).glob(f"{module.__name__}.*.nb[ic]"):
             with contextlib.suppress(OSError):
                 f.unlink()
@@ -247,7 +272,7 @@ def _guard_machine_code(namespace, seen):
         cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
         if type(cache_file) is checked.__base__:
             cache_file.__class__ = checked
-        _guard_machine_code(dispatcher.py_func.__globals__, seen)
+        _guard_machine_code(_python_function(dispatcher).__globals__, seen)
 
 
 @functools.lru_cache(maxsize=1)

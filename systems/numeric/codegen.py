@@ -5,7 +5,9 @@ A kernel evaluates a list of expressions into a flat output array: ``kernel(t, p
 (or the argument groups of its piece), writing only the structurally non-zero entries; the caller
 passes ``out`` filled with zeros, so the sparsity pattern is kept and nothing else is written. The
 source is one small module per kernel, named by the hash of its expressions, compiled with
-``numba.njit(cache=True)``. The cache's functions (cache_dir, clear_cache, prune_cache, ...) are
+``numba.cfunc(signature, cache=True)``: a first-class function, which the generated formulation
+modules receive as an argument (formulations.kernels.generic) and Python calls through the
+trampolines of systems.numeric.calls, all of them compiled once per machine, not per system. The cache's functions (cache_dir, clear_cache, prune_cache, ...) are
 reachable here too.
 """
 from __future__ import annotations
@@ -80,10 +82,17 @@ def kernel_source(name: str, groups, entries) -> str:
     lines += [f"    {s} = {printer.doprint(e)}" for s, e in replacements]
     lines += [f"    out[{i}] = {printer.doprint(e)}" for (i, _), e in zip(nonzero, reduced)]
     args = ", ".join(arg if not isinstance(symbols, sp.Basic) else f"{arg}_s" for arg, symbols in groups)
-    header = ["@numba.njit(cache=True)", f"def {name}({args}, out):",
+    header = [f"@cfunc({kernel_signature(groups)})", f"def {name}({args}, out):",
               f'    """{len(nonzero)} non-zero entries of {len(entries)}; arguments: '
               f'{", ".join(a for a, _ in groups)}."""']
     return "\n".join(header + (lines or ["    pass"])) + "\n"
+
+
+def kernel_signature(groups) -> str:
+    """The numba signature of a kernel over ``groups``: float64 for a scalar, a C-contiguous float64
+    array for an array argument and for ``out``; nothing returned."""
+    kinds = ["types.float64" if isinstance(s, sp.Basic) else "types.float64[::1]" for _, s in groups]
+    return f"types.void({', '.join(kinds + ['types.float64[::1]'])})"
 
 
 def compile_kernel(name: str, groups, entries):
@@ -91,8 +100,25 @@ def compile_kernel(name: str, groups, entries):
     require_numba()
     key_text = VERSION + name + repr([(a, sp.srepr(s) if isinstance(s, sp.Basic) else [sp.srepr(x) for x in s])
                                       for a, s in groups]) + repr([sp.srepr(sp.sympify(e)) for e in entries])
-    return getattr(_module(key_text, lambda: "import math\n\nimport numba\n\n\n" +
-                           kernel_source(name, groups, entries)), name)
+    prelude = "import math\n\nfrom numba import types\n\nfrom systems.numeric.cache import cfunc\n\n\n"
+    return Kernel(getattr(_module(key_text, lambda: prelude + kernel_source(name, groups, entries)), name))
+
+
+class Kernel:
+    """A compiled kernel: ``kernel(*args, out)`` from Python (through the trampolines of
+    systems.numeric.calls); ``kernel.compiled`` the first-class function (numba cfunc) that the
+    generated modules call."""
+
+    def __init__(self, compiled):
+        from .calls import CALLS
+
+        self.compiled = compiled
+        self.__name__ = compiled._pyfunc.__name__
+        self.__module__ = compiled._pyfunc.__module__
+        self._through = CALLS
+
+    def __call__(self, *args):
+        self._through[len(args) - 1](self.compiled, *args)
 
 
 def compile_module(source: str):

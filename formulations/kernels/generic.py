@@ -1,0 +1,132 @@
+"""A generated module made independent of its system: the system's sizes, sparse programs and
+kernels become one argument, the *model*, so that the module's text — and so its machine code — is
+the same for every system of its kind and is compiled once per machine.
+
+A formulation's module (formulations.kernels.dependent, .embedded) is written with its system's
+constants as module-level names in upper case (``N``, ``C``, ``DYN_AT``, ``KS_PIVOT``, ...) and its
+system's kernels imported under names that start with an underscore (``_dynamics``, ...).
+``generic_module`` moves both into a tuple: every function takes it as its first argument ``model``
+and reads the names it uses from it (``N = model[3]``); calls between the module's functions pass it
+on. What stays in the text is what the formulation's kind decides (which pieces a system has:
+holonomic rows, charts, a moving embedding), so a few variants exist per formulation, each compiled
+once. The kernels travel as numba first-class functions (``numba.cfunc``), whose calls do not make
+the caller compile again for another system (systems.numeric.codegen).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import types as pytypes
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GenericSource:
+    """text: the system-independent module source; fields: the model's names in order; values: the
+    system's values for them (numbers, integer arrays, kernels as first-class functions)."""
+
+    text: str
+    fields: tuple
+    values: tuple
+
+
+KERNEL_MODULES = "pfaff_kernel_"  # the cache's modules of a system's kernels (systems.numeric.cache)
+
+
+def _is_field(name: str) -> bool:
+    return name.isupper() and not name.startswith("_") and name != "LINALG"
+
+
+def generic_module(source: str) -> GenericSource:
+    """The generic form of a generated module ``source``: its imports of the system's kernels
+    (modules ``pfaff_kernel_*``, systems.numeric.cache) and its upper-case constants become the
+    model."""
+    tree = ast.parse(source)
+    namespace = {"np": np}
+    body, fields = [], {}
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(KERNEL_MODULES):
+            kernels = importlib.import_module(node.module)
+            fields.update({alias.asname or alias.name: getattr(kernels, alias.name) for alias in node.names})
+            continue
+        if isinstance(node, ast.Assign) and all(_is_field(n) for t in node.targets for n in _names(t)):
+            exec(compile(ast.Module([node], []), "<model>", "exec"), namespace)  # noqa: S102 (our own text)
+            for target in node.targets:
+                for name in _names(target):
+                    fields[name] = namespace[name]
+            continue
+        body.append(node)
+    order = tuple(sorted(fields))
+    index = {name: i for i, name in enumerate(order)}
+    for node in body:
+        if isinstance(node, ast.FunctionDef):
+            _take_model(node, index, functions)
+    tree.body = body
+    text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+    return GenericSource(text, order, tuple(_value(fields[name]) for name in order))
+
+
+def _names(target):
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for element in target.elts for n in _names(element)]
+    return ["_"]  # not a plain name: never a field
+
+
+def _take_model(node: ast.FunctionDef, index: dict, functions: set):
+    """``model`` as the first argument of ``node``, the fields it reads unpacked from it, and
+    ``model`` passed on in its calls of the module's functions."""
+    own = {a.arg for a in node.args.args} | {n.id for n in ast.walk(node)
+                                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    used = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in index} - own)
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions:
+            call.args.insert(0, ast.Name("model", ast.Load()))
+    node.args.args.insert(0, ast.arg("model"))
+    unpack = [ast.parse(f"{name} = model[{index[name]}]").body[0] for name in used]
+    docstring = node.body[:1] if (node.body and isinstance(node.body[0], ast.Expr)
+                                 and isinstance(node.body[0].value, ast.Constant)) else []
+    node.body = docstring + unpack + node.body[len(docstring):]
+
+
+def _value(value):
+    """A model value as numba sees it the same way for every system: Python ints and floats as
+    they are, arrays C-contiguous."""
+    if isinstance(value, np.ndarray):
+        return np.ascontiguousarray(value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return value
+
+
+class BoundModule:
+    """A compiled generic module with its system's model bound: ``bound.rhs(t, y, ...)`` calls
+    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``)."""
+
+    def __init__(self, module: pytypes.ModuleType, generic: GenericSource):
+        self.module, self.model = module, generic.values
+        self._fields = dict(zip(generic.fields, generic.values))
+
+    def __getattr__(self, name):
+        if name in ("module", "model", "_fields"):
+            raise AttributeError(name)
+        if name in self._fields:
+            return self._fields[name]
+        attribute = getattr(self.module, name)
+        if callable(attribute) and hasattr(attribute, "py_func"):
+            model = self.model
+
+            def bound(*args):  # read-only arrays (a Trajectory's) copied: the kernels' signatures take writable ones
+                return attribute(model, *(np.array(a) if isinstance(a, np.ndarray) and not a.flags.writeable else a
+                                          for a in args))
+
+            bound.__name__ = bound.__qualname__ = name
+            bound.__doc__ = attribute.__doc__
+            return bound
+        return attribute
