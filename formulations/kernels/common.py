@@ -214,14 +214,14 @@ def check_all(ts, ps, vs, vdots, ok, params):
 """
 
 
-def affine_terms(add, moving, l, square, left, offset):
+def affine_terms(add, moving, l, square, left):
     """Lines of evaluate for rheonomic or affine rows: d_0 = A^+ g_t (zero unless the embedding
-    moves; g_t at ``offset`` of the embedding kernel's output) and c_nh at the time t. square: the
+    moves; g_t at G_T_AT of the embedding kernel's output) and c_nh at the time t. square: the
     line solving a square A for {0} in place (None: A is not square, ``left`` its least squares)."""
     if moving:
-        add(f"    eb = np.zeros({offset} + N_P)")
+        add("    eb = np.zeros(G_T_AT + N_P)")
         add("    _embedding(q, params, t, eb)")
-        add(f"    d_0 = eb[{offset}:].copy()")
+        add("    d_0 = eb[G_T_AT:].copy()")
         add(square.format("d_0") if square else "    d_0, ok = " + left.format("d_0"))
         add("    if not ok:")
         add("        return False")

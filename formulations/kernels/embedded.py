@@ -24,15 +24,23 @@ A_SOLVE = "    ok = (sparse_solve(LU[0], {0}, " + A_LU + ") if perm.size == 0 el
 
 class _Scratch:
     """Views of an evaluation's work array for its temporaries, laid out when the source is written:
-    from TMP on (past the regions the module's other functions use); ``size`` the floats taken."""
+    from TMP on (past the regions the module's other functions use); ``size`` the floats taken.
+    Sizes are expressions in the module's constants (``sizes``: their values) and offsets named
+    constants T0, T1, ..., so that the text is the same for every system of a kind."""
 
-    def __init__(self):
-        self.size = 0
+    def __init__(self, sizes: dict):
+        self.sizes, self.size, self.offsets = sizes, 0, [0]
 
-    def take(self, rows, cols=None) -> str:
-        start, self.size = self.size, self.size + rows * (cols or 1)
-        view = f"work[TMP + {start}:TMP + {self.size}]"
+    def take(self, rows: str, cols: str | None = None) -> str:
+        self.size += eval(rows, {}, self.sizes) * (eval(cols, {}, self.sizes) if cols else 1)  # noqa: S307
+        self.offsets.append(self.size)
+        i = len(self.offsets) - 1
+        view = f"work[TMP + T{i - 1}:TMP + T{i}]"
         return view if cols is None else f"{view}.reshape(({rows}, {cols}))"
+
+    def constants(self) -> str:
+        """The lines defining T0, T1, ..."""
+        return "".join(f"T{i} = {offset}\n" for i, offset in enumerate(self.offsets))
 
 
 def _gather_lines(program, prefix):
@@ -71,7 +79,11 @@ class _Writer:
         self.a_program = (symbolic_lu(block_pattern(num.nonzero("kinematics"), 0, self.lay.n_p, self.lay.n))
                           if self.square else None)
         self.lines = []
-        self.scratch = _Scratch()
+        lay = self.lay
+        self.chart_out = [0, lay.n_p, lay.n_p * self.k, self.k_q * self.k, lay.n_p * lay.n, lay.c * lay.n]
+        self.scratch = _Scratch(dict(N=lay.n, N_P=lay.n_p, C=lay.c, L=lay.l, CON=lay.con[-1], K=self.k,
+                                     K_Q=self.k_q, R=self.r, CHART_OUT=sum(self.chart_out),
+                                     AL_NNZ=self.a_program.nnz if self.square else 0))
         self.take = self.scratch.take
 
     def add(self, line):
@@ -123,7 +135,12 @@ def _kernels(w) -> dict:
 def _work_layout(w):
     """The work-array layout of evaluate (TMP, EVAL_WORK), before the module's first function."""
     base = "W_D + N_P * K" if w.charts else "DYN"
-    w.lines.insert(w.lines.index("@numba.njit(cache=True)"), f"TMP = {base}\nEVAL_WORK = TMP + {w.scratch.size}\n\n")
+    bounds = [sum(w.chart_out[:i + 1]) for i in range(len(w.chart_out))]  # g, g_q A_q, A_q, A, C
+    w.lines.insert(w.lines.index("@numba.njit(cache=True)"),
+                   f"TMP = {base}\nEVAL_WORK = TMP + {w.scratch.size}\n{w.scratch.constants()}"
+                   f"CHART_AT = np.array({bounds!r}, dtype=np.int64)  # g, g_q A_q, A_q, A, C in the chart kernel's output\n"
+                   f"CHART_OUT = {bounds[-1]}\n"
+                   f"G_T_AT = {w.lay.n_p + w.lay.n_p * w.k_q + w.k_q * w.k}  # g_t in the embedding kernel's output\n\n")
 
 
 def _geometry_source(w):
@@ -148,10 +165,10 @@ def _geometry_source(w):
 def _chart_geometry(w):
     """Lines of the chart's _geometry past its position on the chart: C, A and D at p."""
     add, take = w.add, w.take
-    add(f"    cb = {take(w.lay.con[-1])}")
+    add(f"    cb = {take('CON')}")
     add("    _constraints(p, params, 0.0, cb)")
     add("    Cg = cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N))")
-    add(f"    kb = {take(w.lay.n_p * w.lay.n)}")
+    add(f"    kb = {take('N_P * N')}")
     add("    _kinematics(p, params, kb)")
     add("    A = kb.reshape((N_P, N))")
     add("    perm = np.empty(N if N_P == N else 0, np.int64)")
@@ -165,12 +182,12 @@ def _identity_geometry(w):
     """Lines of _geometry without an embedding: p = q, D = I."""
     add, take = w.add, w.take
     add("    p[:] = q")
-    add(f"    kb = {take(w.lay.n_p * w.lay.n)}")
+    add(f"    kb = {take('N_P * N')}")
     add("    _kinematics(q, params, kb)")
     add("    A = kb.reshape((N_P, N))")
-    add(f"    cb = {take(w.lay.con[-1])}")
+    add(f"    cb = {take('CON')}")
     add(f"    _constraints(q, params, {'t' if w.timed else '0.0'}, cb)")
-    add(f"    D = {take(w.lay.n, w.lay.n)}")
+    add(f"    D = {take('N', 'N')}")
     add("    for i in range(N):")
     add("        D[i, i] = 1.0")
     add("    return D, A, A, cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N)), A, "
@@ -179,16 +196,14 @@ def _identity_geometry(w):
 
 def _embedding_geometry(w):
     """Lines of _geometry through the embedding p = g(q): the chart kernel's g, g_q A_q, A_q, A, C and D."""
-    add, lay = w.add, w.lay
-    chart = [0, lay.n_p, lay.n_p * w.k, w.k_q * w.k, lay.n_p * lay.n, lay.c * lay.n]
-    b = [sum(chart[:i + 1]) for i in range(len(chart))]  # bounds of g, g_q A_q, A_q, A, C
-    add(f"    cb = {w.take(b[-1])}")
+    add = w.add
+    add(f"    cb = {w.take('CHART_OUT')}")
     add(f"    _chart(q, params{w.at_t}, cb)")
-    add(f"    p[:] = cb[{b[0]}:{b[1]}]")
-    add(f"    G = cb[{b[1]}:{b[2]}].reshape((N_P, K))")
-    add(f"    A_q = cb[{b[2]}:{b[3]}].reshape((K_Q, K))")
-    add(f"    A = cb[{b[3]}:{b[4]}].reshape((N_P, N))")
-    add(f"    Cg = cb[{b[4]}:{b[5]}].reshape((C, N))")
+    add("    p[:] = cb[CHART_AT[0]:CHART_AT[1]]")
+    add("    G = cb[CHART_AT[1]:CHART_AT[2]].reshape((N_P, K))")
+    add("    A_q = cb[CHART_AT[2]:CHART_AT[3]].reshape((K_Q, K))")
+    add("    A = cb[CHART_AT[3]:CHART_AT[4]].reshape((N_P, N))")
+    add("    Cg = cb[CHART_AT[4]:CHART_AT[5]].reshape((C, N))")
     add("    perm = np.empty(N if N_P == N else 0, np.int64)")
     add("    if not finite(cb):")
     add("        return np.zeros((N, K)), A_q, A, Cg, A, perm, False")
@@ -200,9 +215,9 @@ def _solve_D(w, G, A_q):
     A is factored once: D here, gamma in evaluate."""
     add, take = w.add, w.take
     if w.square:  # the sparse LU of A first (no pivoting), the dense one with pivoting where it fails
-        add(f"    D = {take(w.lay.n_p, w.k)}")
+        add(f"    D = {take('N_P', 'K')}")
         add(f"    D[:, :] = {G}")
-        add(f"    vals = {take(w.a_program.nnz)}")
+        add(f"    vals = {take('AL_NNZ')}")
         add("    for e in range(AL_NNZ):")
         add("        vals[e] = A[AL_ROW[e], AL_COL[e]] if AL_ROW[e] >= 0 else 0.0")
         add(f"    if sparse_factor(vals, {A_LU}) and sparse_solve_columns(vals, D, {A_LU}):")
@@ -253,9 +268,9 @@ def _evaluate_source(w):
     take, name = w.take, "minimal" if w.minimal else "reduced"
     w.lines += ["", "", "@numba.njit(cache=True)",
                 "def evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work):",
-                f'    """y\' of the {name} formulation of {w.sysm.name}; False where a matrix is singular. work:',
+                f'    """y\' of the {name} formulation; False where a matrix is singular. work:',
                 '    EVAL_WORK zeros, reused from call to call (the temporaries are views of it from TMP on)."""',
-                f"    q = {take(w.k_q)}",
+                f"    q = {take('K_Q')}",
                 "    q[:] = y[:K_Q]",
                 "    unit_blocks(q, QBLOCKS)",
                 f"    D, A_q, A, Cg, LU, perm, ok = _geometry(q, params, p, extra, work{', t' if w.timed else ''})",
@@ -265,7 +280,7 @@ def _evaluate_source(w):
         _minimal_velocity_map(w)
     _velocities(w)
     _gamma(w)
-    w.add(f"    h = {take(w.lay.n)}")
+    w.add(f"    h = {take('N')}")
     w.add("    for i in range(N):")
     w.add("        h[i] = f0[i] - d[i]")
     w.add("    nonideal = " + ("any_nonzero(F)" if w.nonideal else "False"))
@@ -280,9 +295,9 @@ def _minimal_velocity_map(w):
     """Lines of evaluate for D_bar, w = D_bar u: [C_bar_nh; E] D_bar = [0; I], Kc left in LU factors."""
     add, take = w.add, w.take
     add("    S_v = extra[R * K:R * K + R * N].reshape((R, N))")
-    add(f"    Kc = {take(w.lay.l + w.r, w.k)}")
+    add(f"    Kc = {take('L + R', 'K')}")
     add("    _choice(D, Cg, extra, Kc)")
-    add(f"    D_bar = {take(w.lay.l + w.r, w.r)}")
+    add(f"    D_bar = {take('L + R', 'R')}")
     add("    D_bar[:, :] = 0.0")
     add("    for i in range(R):")
     add("        D_bar[L + i, i] = 1.0")
@@ -298,8 +313,7 @@ def _velocities(w):
     """Lines of evaluate for w and v = D w (+ d_0), and the primitives at (p, v) with their views."""
     add, lay = w.add, w.lay
     if w.timed:
-        affine_terms(add, w.moving, lay.l, A_SOLVE if w.square else None, w.left, lay.n_p + lay.n_p * w.k_q
-                     + w.k_q * w.k)
+        affine_terms(add, w.moving, lay.l, A_SOLVE if w.square else None, w.left)
     if w.minimal and w.timed:  # w = D_bar u + d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0]
         add("    d_bar_0 = np.empty(L + R)")
         if lay.l:
@@ -309,7 +323,7 @@ def _velocities(w):
         add("        return False")
         add("    w = mv(D_bar, y[K_Q:]) + d_bar_0")
     elif w.minimal:
-        add(f"    w = {w.take(w.k)}")
+        add(f"    w = {w.take('K')}")
         add("    mv_into(D_bar, y[K_Q:], w)")
     else:
         add("    w = y[K_Q:]")
@@ -333,10 +347,10 @@ def _gamma(w):
         add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
         add(w.solve_A("gamma"))
     else:
-        add(f"    acc = {take(w.lay.n_p)}")
+        add(f"    acc = {take('N_P')}")
         add(f"    _embedding_acc(q, w, params{w.at_t}, acc)")
         if w.square:
-            add(f"    gamma = {take(w.lay.n)}")
+            add(f"    gamma = {take('N')}")
             add("    for i in range(N):")
             add("        gamma[i] = acc[i] - pdd2[i]")
         add(w.solve_A("gamma", "acc - pdd2"))
@@ -347,9 +361,8 @@ def _gamma(w):
 def _minimal_system(w):
     """Lines of evaluate for the minimal system Km a = b in u' (with the multipliers where nonideal)."""
     add, take = w.add, w.take
-    n, r, c = w.lay.n, w.r, w.lay.c
     # w' = D_bar u' + gamma_bar, [C_bar_nh; E] gamma_bar = [-xi_bar; -S_v gamma]
-    add(f"    gamma_bar = {take(w.lay.l + r)}")
+    add(f"    gamma_bar = {take('L + R')}")
     if w.lay.l:
         add("    mv_into(Cm[M_H:], gamma, gamma_bar[:L])")
         add("    for i in range(L):")
@@ -359,29 +372,29 @@ def _minimal_system(w):
     add("        gamma_bar[L + i] = -gamma_bar[L + i]")
     add("    if not lu_solve(Kc, perm_c, gamma_bar):")
     add("        return False")
-    add(f"    T = {take(n, r)}")
+    add(f"    T = {take('N', 'R')}")
     add("    mm_into(D, D_bar, T)")
-    add(f"    tau = {take(n)}")
+    add(f"    tau = {take('N')}")
     add("    mv_into(D, gamma_bar, tau)")
     add("    for i in range(N):")
     add("        tau[i] += gamma[i]")
-    add(f"    residual = {take(n)}")
+    add(f"    residual = {take('N')}")
     add("    mv_into(M, tau, residual)")
     add("    for i in range(N):")
     add("        residual[i] = h[i] - residual[i]")
-    add(f"    MT = {take(n, r)}")
+    add(f"    MT = {take('N', 'R')}")
     add("    mm_into(M, T, MT)")
     add("    if nonideal:")
-    add(f"        Km = {take(n, r + c)}")
+    add(f"        Km = {take('N', 'R + C')}")
     add("        Km[:, :R] = MT")
     add("        for i in range(N):")
     add("            for j in range(C):")
     add("                Km[i, R + j] = Cm[j, i] - F[i, j]")
     add("        b = residual")
     add("    else:")
-    add(f"        Km = {take(r, r)}")
+    add(f"        Km = {take('R', 'R')}")
     add("        tmm_into(T, MT, Km)")
-    add(f"        b = {take(r)}")
+    add(f"        b = {take('R')}")
     add("        tmv_into(T, residual, b)")
     add("    na = R")
 
