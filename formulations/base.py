@@ -36,14 +36,13 @@ import numpy as np
 from systems.numeric import codegen
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
-from systems.numeric.model import BACKENDS, compile_system, structure_hash
+from systems.numeric.model import compile_system
 from systems.state import renormalize
 
 from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE, StepChange
-from .kernels import generator_hash
 from .stabilization import NoStabilization, as_strategy, fastest_rate
 
 _REGISTRY: dict = {}
@@ -143,12 +142,11 @@ class Formulation(ABC):
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
     def __init__(self, system, *, stabilization=None, backend=None, **options):
-        """backend: "numpy" (lambdified primitives, no compile step), "compiled" (the primitives and,
-        where the formulation gives it, its whole evaluation as numba code cached on disk,
-        systems.numeric.codegen; needs the optional extra ``compiled``) or "auto": compiled where numba is
-        installed and this formulation of this system has run compiled before (its machine code is
-        in the cache, so it costs no compiling), numpy otherwise. Default: $PFAFF_BACKEND, else
-        "auto". The backend used is ``self.backend`` and a run's ``stats.backend``."""
+        """backend: "numpy" (lambdified primitives, no compile step: the reference), "compiled" (the
+        primitives and, where the formulation gives it, its whole evaluation and integration loop as
+        numba code cached on disk, systems.numeric.codegen) or "auto": compiled wherever numba can be
+        imported (systems.numeric.codegen.resolve_backend). Default: $PFAFF_BACKEND, else "auto".
+        The backend used is ``self.backend`` and a run's ``stats.backend``."""
         self.system = system
         self.stabilization = as_strategy(stabilization)
         self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
@@ -167,7 +165,7 @@ class Formulation(ABC):
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
                             f"expected some of {list(self.options) or 'none'}")
         self.requested_backend = backend or os.environ.get("PFAFF_BACKEND") or "auto"
-        self.backend = self._resolve_backend(self.requested_backend)
+        self.backend = codegen.resolve_backend(self.requested_backend)
         self.num = system.numeric if self.backend == "numpy" else compile_system(system, self.backend)
         self.par = system.params
         self.nonideal = system.is_nonideal
@@ -177,17 +175,6 @@ class Formulation(ABC):
 
     def _configure(self, **options):
         """Subclass hook for its options."""
-
-    def warm_tag(self) -> str:
-        """Names this formulation of this system structure in the cache's notes of compiled code."""
-        return f"{self.name}-{structure_hash(self.system)}-{generator_hash()}"
-
-    def _resolve_backend(self, backend):
-        if backend == "auto":
-            return "compiled" if codegen.importable() and codegen.is_warm(self.warm_tag()) else "numpy"
-        if backend not in BACKENDS:
-            raise ArgumentError(f"backend got {backend!r} but expected one of: auto, {', '.join(BACKENDS)}", "backend")
-        return backend
 
     # -- the contract --------------------------------------------------------------------------
     @abstractmethod

@@ -112,6 +112,11 @@ class Atlas:
                 self.h, self.iterations, self._Phi_p = h, found, Phi_p
                 return p
         self.h = zero  # as the compiled chart: the next solve starts from the origin
+        if residual <= self.utol:  # a root, but past a fold: on another sheet of the manifold over the chart
+            raise ChartError(f"the chart solve for h(w) at t = {t:.6g} reached a root (max |Phi_a| = {residual:.2e}) "
+                             f"where det(Phi_p U) <= 0, on another sheet of the manifold than the chart's origin "
+                             f"(|w| = {np.linalg.norm(w):.3g}): the chart is too far from its origin, or the "
+                             f"constraints moved it away", quantity="h(w)")
         raise ChartError(f"the chart solve for h(w) did not converge at t = {t:.6g} within "
                          f"{self.max_iter} Newton iterations (max |Phi_a| = {residual:.2e} > utol = {self.utol:.0e}, "
                          f"|w| = {np.linalg.norm(w):.3g}): the chart is too far from its origin or the configuration "

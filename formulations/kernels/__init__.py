@@ -4,7 +4,9 @@ one function, and compiled passes over recorded points. The solver appends its l
 (formulations.solvers.compiled_rk) and compiles the module.
 
 Every module defines, for y the formulation's own state and ``extra`` its run-time constants
-(formulation.compiled_arguments(): gains, the choice of independent velocities):
+(formulation.compiled_arguments(): gains, the choice of independent velocities), as written; the
+system's constants and kernels then become the first argument ``model`` of every function
+(formulations.kernels.generic), so that the compiled module serves every system of its kind:
 
     evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work) -> bool   y' into out,
                   and the dependent state (p, v), v' and (where multipliers) lambda; False where a
@@ -15,25 +17,7 @@ Every module defines, for y the formulation's own state and ``extra`` its run-ti
     evaluate_all(ts, ys, params, extra) -> (y', lambda, ok, p, v, v')   at recorded points
     check_all(ts, ps, vs, vdots, ok, params) -> (N, 7)             errors, energy, rank measures
 """
-import functools
-import hashlib
-import pathlib
-
 from .dependent import dependent_source
 from .embedded import minimal_source, reduced_source
 
-__all__ = ["dependent_source", "generator_hash", "minimal_source", "reduced_source"]
-
-
-@functools.lru_cache(maxsize=1)
-def generator_hash() -> str:
-    """A hash of the code that writes the compiled modules (this package, the compiled loops and
-    systems.numeric.codegen and .cache): compiled code noted as warm under another hash is not taken for this one."""
-    root = pathlib.Path(__file__).resolve().parent.parent.parent
-    files = (sorted((root / "formulations" / "kernels").glob("*.py"))
-             + sorted((root / "formulations" / "solvers").glob("compiled_*.py"))
-             + [root / "systems" / "numeric" / "codegen.py", root / "systems" / "numeric" / "cache.py"])
-    digest = hashlib.sha256()
-    for f in files:
-        digest.update(f.read_bytes())
-    return digest.hexdigest()[:12]
+__all__ = ["dependent_source", "minimal_source", "reduced_source"]

@@ -70,7 +70,8 @@ class ConstraintErrors:
 
 @dataclass(frozen=True)
 class Stats:
-    """Cost of a run. rejected is None where the integrator does not report it."""
+    """Cost of a run. rejected is None where the integrator does not report it. wall_time (s) is the
+    run's own time: compiling machine code on first use (compile_time) is not in it."""
 
     wall_time: float = 0.0
     rhs_evaluations: int = 0
@@ -82,6 +83,7 @@ class Stats:
     charts: int = 0                # tangent-space charts used (manifold runs)
     chart_time_share: float = 0.0  # share of wall time spent re-charting
     backend: str = "numpy"         # numeric backend of the primitives: "numpy" or "compiled"
+    compile_time: float = 0.0      # s spent compiling machine code during the run (not in wall_time)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)

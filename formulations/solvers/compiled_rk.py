@@ -251,8 +251,6 @@ def run_compiled(problem, max_steps, loop="integrate"):
     applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
-    from systems.numeric.codegen import mark_warm
-
     from .base import RunRecord, StateChanges, interruption_message
     from .interrupts import held_back, run_interruptible
     from .monitor import singular_message
@@ -266,7 +264,6 @@ def run_compiled(problem, max_steps, loop="integrate"):
         _stretches, module, getattr(module, loop), problem, params, max_steps, changes)
     if formulation.stabilization.projects:  # one per accepted step, as the Python loop's
         changes.projections = int(steps)
-    mark_warm(formulation.warm_tag())
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
         if problem.t_eval is not None and formulation.stabilization.projects:
             for ts_, ys_, extra_ in stretches:  # dense output interpolates unprojected states

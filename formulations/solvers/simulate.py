@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from systems.errors import ArgumentError
+from systems.numeric.compiling import watch_compiling
 
 from ..coordinates.charts import ChartError
 from ..errors import CapabilityError, RunInterrupted, StopRun
@@ -94,13 +95,13 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     except ChartError as exc:
         raise _singular_start(formulation, args, exc) if exc.quantity == "Phi_p" else exc from None
     setup = time.perf_counter() - started
-    with one_blas_thread():  # small matrices: spinning BLAS threads only wait for busy cores
+    with one_blas_thread(), watch_compiling() as compiling:  # small matrices: spinning BLAS threads only wait
         run = solver.integrate(problem)
-    wall = time.perf_counter() - started
+    wall = time.perf_counter() - started - compiling.seconds  # the run's own time, without compiling
     message = run.message
     if run.status < 0:
         message = f"system {system.name!r}, formulation {formulation.label()!r}: {run.message}"
-    stats = _stats(formulation, problem, run, wall, setup)
+    stats = _stats(formulation, problem, run, wall, setup, compiling.seconds)
     settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
     traj = trajectory(formulation, run, stats, message, settings, events)
@@ -172,14 +173,15 @@ def _problem(formulation, form, solver, args, p0, v0) -> Problem:
     return problem
 
 
-def _stats(formulation, problem, run, wall, setup) -> Stats:
+def _stats(formulation, problem, run, wall, setup, compile_time) -> Stats:
     """The run's costs: times, evaluations, steps, and what its post-steps changed (the first chart,
     taken before the run, counted among the charts)."""
     changes = run.changes
     return Stats(wall_time=wall, rhs_evaluations=run.evaluations if run.evaluations is not None else
                  problem.evaluations[0], steps=run.steps, rejected=run.rejected, projections=changes.projections,
                  rechoices=changes.rechoices, setup_time=setup, charts=changes.charts + formulation.on_charts,
-                 chart_time_share=changes.chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend)
+                 chart_time_share=changes.chart_seconds / wall if wall > 0 else 0.0, backend=formulation.backend,
+                 compile_time=compile_time)
 
 
 def _bounded(make_monitor, max_steps, t_end):

@@ -99,21 +99,6 @@ def _in_flight(f) -> bool:
         return True
 
 
-def mark_warm(tag: str):
-    """Note that the compiled code of ``tag`` (a formulation of a system structure) is in the cache."""
-    folder = cache_dir() / "warm"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / tag).touch()
-    except OSError:
-        pass
-
-
-def is_warm(tag: str) -> bool:
-    """True where ``tag`` was noted by mark_warm and the cache has not been pruned or cleared since."""
-    return (cache_dir() / "warm" / tag).exists()
-
-
 def clear_cache() -> int:
     """Remove every generated kernel and its compiled code; returns the number of files removed."""
     files = cache_size()[0]

@@ -18,8 +18,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .cache import (VERSION, _module, cache_dir, cache_limit, cache_size, clear_cache, is_warm,  # noqa: F401
-                    mark_warm, prune_cache)
+from .cache import VERSION, _module, cache_dir, cache_limit, cache_size, clear_cache, prune_cache  # noqa: F401
 
 
 class MissingCompilerError(ImportError):
@@ -47,6 +46,22 @@ def available() -> bool:
 def importable() -> bool:
     """True where numba is installed (without importing it)."""
     return importlib.util.find_spec("numba") is not None
+
+
+def resolve_backend(requested=None) -> str:
+    """The backend a formulation runs on: ``requested`` ("auto", "numpy" or "compiled"; None: the
+    environment variable PFAFF_BACKEND, else "auto"). "auto" is "compiled" wherever numba can be
+    imported, "numpy" otherwise. The one place where "auto" is decided."""
+    import os
+
+    from systems.errors import ArgumentError
+
+    requested = requested or os.environ.get("PFAFF_BACKEND") or "auto"
+    if requested == "auto":
+        return "compiled" if importable() else "numpy"
+    if requested not in ("numpy", "compiled"):
+        raise ArgumentError(f"backend got {requested!r} but expected one of: auto, numpy, compiled", "backend")
+    return requested
 
 
 class _Printer(PythonCodePrinter):

@@ -181,7 +181,7 @@ def _configurations(args, system):
             continue
         parsed.append(config)
     try:
-        return prepare(system, parsed)
+        return prepare(system, parsed, args.backend)
     except _input_errors() as exc:
         raise UsageError(explain(exc)) from None
 
@@ -335,6 +335,15 @@ def cmd_cache(args):
 
     if args.action == "clear":
         print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
+    elif args.action == "warm":
+        from ...solvers.warm import WARM_SYSTEMS, warm
+
+        names = args.system or WARM_SYSTEMS
+        for name in names:
+            load_system(name, None)  # unknown names refused before any compiling
+        print(f"compiling into {codegen.cache_dir()} (a minute or more for each formulation the first time)",
+              file=sys.stderr)
+        warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
     else:
         files, size = codegen.cache_size()
         print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB of at most "

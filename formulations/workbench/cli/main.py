@@ -33,7 +33,7 @@ from formulations.stabilization import STRATEGIES
 
 from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cache, cmd_compare, cmd_derive,
                        cmd_export, cmd_list, cmd_simulate)
-from .parsing import UsageError, count, join_negative_values, number, tolerance
+from .parsing import UsageError, backend_option, count, join_negative_values, number, tolerance
 from ..output import OutputError
 from . import stability as stability_cli, sweep
 
@@ -97,10 +97,7 @@ def build_parser():
     _run_options(simulate, "fixed step in s of a fixed-step --method (rk4, augmented_lagrangian, RKMK4-*)")
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
                           help="constraint stabilization of the dependent and reduced formulations")
-    simulate.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
-                          help="numeric backend: compiled (numba, cached on disk; the whole evaluation and loop in "
-                               "machine code with dopri5 or DOP853), numpy, or auto (compiled where this formulation "
-                               "of this system has run compiled before, else numpy; default: $PFAFF_BACKEND, else auto)")
+    backend_option(simulate)
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
                          help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
@@ -110,6 +107,7 @@ def build_parser():
     compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     compare.add_argument("--atol", type=number(), default=None, help="absolute tolerance (default: --rtol)")
     _run_options(compare, "fixed step in s of the augmented Lagrangian under --enforcement (default: 1e-3)")
+    backend_option(compare)
     compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
     compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
     compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
@@ -120,7 +118,14 @@ def build_parser():
                          "(rolling_disc, sphere_in_cylinder)")
     cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
                            description="the folder of compiled kernels (backend 'compiled')")
-    cache.add_argument("action", choices=["info", "clear"], help="show its location and size, or empty it")
+    cache.add_argument("action", choices=["info", "clear", "warm"],
+                       help="show its location and size, empty it, or compile the formulations' modules ahead "
+                            "(once per machine; then a new system compiles only its own kernels)")
+    cache.add_argument("--system", action="append", metavar="NAME", default=None,
+                       help="with warm: a catalogue system whose kind to compile for; repeatable (default: "
+                            "rolling_disc, slider_crank, knife_edge, heavy_top)")
+    cache.add_argument("--method", action="append", choices=["DOP853", "dopri5"], default=None,
+                       help="with warm: the compiled integrator(s) to compile (default: DOP853)")
     cache.set_defaults(run=cmd_cache)
     sweep.add_parser(sub, _command)
     stability_cli.add_parser(sub, _command)

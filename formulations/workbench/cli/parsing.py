@@ -167,3 +167,12 @@ def _check_finite(system, given):
     if not finite:
         raise UsageError(f"system {system.name!r} with --set {given}: the default state, its energy or its "
                          f"constraint residuals are not finite (overflow); choose values of ordinary size")
+
+
+def backend_option(parser):
+    """--backend, as every command that computes takes it."""
+    parser.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
+                        help="numeric backend: compiled (numba: the whole evaluation and loop in machine code, "
+                             "cached on disk; its first use on a machine compiles for a while), numpy (the reference, "
+                             "no compile step), or auto (compiled where numba is installed); default: "
+                             "$PFAFF_BACKEND, else auto")

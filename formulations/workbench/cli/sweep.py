@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from .parsing import UsageError, explain, load_system, number, tolerance
+from .parsing import UsageError, backend_option, explain, load_system, number, tolerance
 from ..progress import Progress
 
 OK, FAILED, INTERRUPTED = 0, 1, 130
@@ -55,8 +55,7 @@ def add_parser(sub, command):
     parser.add_argument("--t-end", type=number(), default=5.0, help="end of each member's interval in s")
     parser.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     parser.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
-    parser.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
-                        help="numeric backend (default: compiled where numba is installed, its compile paid once)")
+    backend_option(parser)
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: the cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="a Dask scheduler address (tcp://host:8786): run the members on that cluster")
@@ -66,14 +65,6 @@ def add_parser(sub, command):
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     return parser
-
-
-def _backend(requested):
-    if requested is not None:
-        return requested
-    from systems.numeric import codegen
-
-    return "compiled" if codegen.importable() else "numpy"
 
 
 def cmd_sweep(args):
@@ -91,7 +82,7 @@ def cmd_sweep(args):
     inputs = formulations.grid(**dict(args.grid))
     folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
     keep = None if folder is None else folder.target.parent / f".{folder.target.name}.members"
-    options = dict(rtol=args.rtol, atol=args.atol, backend=_backend(args.backend), workers=args.workers,
+    options = dict(rtol=args.rtol, atol=args.atol, backend=args.backend, workers=args.workers,
                    client=args.scheduler, resume=keep)
     what = f"sweep {system.name} ({len(inputs)} members)"
     if args.formulations:

@@ -109,8 +109,10 @@ class Configuration:
             return None
         return self.step * (tol / rtol) ** (1.0 / order(self.method))
 
-    def build(self, system):
-        return create(self.formulation, system, stabilization=self.stabilization, **self.options)
+    def build(self, system, backend=None):
+        """The formulation of this configuration for ``system``; ``backend`` unless the options name one."""
+        options = {"backend": backend, **self.options} if backend is not None else self.options
+        return create(self.formulation, system, stabilization=self.stabilization, **options)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class ComparisonRow:
     deviation: float               # max |p - p_ref|, |v - v_ref| on the common grid
     reaction_deviation: float      # max |lambda - lambda_ref| on the common grid
     backend: str = "numpy"         # the numeric backend the run used (traj.stats.backend)
+    compile_time: float = 0.0      # s spent compiling machine code on first use (not in wall_time)
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,8 @@ class SweepPoint:
     status: int = 0
 
 
-COLUMNS = [("configuration", "label", "{}"), ("wall s", "wall_time", "{:.3f}"), ("RHS evals", "rhs_evaluations", "{}"),
+COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wall s", "wall_time", "{:.3f}"),
+           ("RHS evals", "rhs_evaluations", "{}"),
            ("steps", "steps", "{}"), ("max abs(Phi)", "position_error", "{:.1e}"),
            ("max abs(C v)", "velocity_error", "{:.1e}"), ("max abs(C v' + xi)", "acceleration_error", "{:.1e}"),
            ("energy drift J", "energy_drift", "{:.1e}"), ("deviation from reference", "deviation", "{:.1e}"),
@@ -232,6 +236,10 @@ class Comparison:
                          f"{best.wall_time:.3f} s).")
             notes.append(f"Fastest: {cheap.label} ({cheap.wall_time:.3f} s, deviation {cheap.deviation:.1e}).")
             notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
+        compiled = sum(r.compile_time for r in self.rows)
+        if compiled > 0:
+            notes.append(f"Compiling machine code on first use took {compiled:.1f} s, left out of the wall times "
+                         f"(once per machine for each formulation and kind of system).")
             drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
             if drift:
                 worst = max(drift, key=lambda r: max(r.position_error, r.velocity_error))
@@ -282,7 +290,8 @@ def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
     return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
                          rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
                          st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
-                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend)
+                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend,
+                         st.compile_time)
 
 
 def _sequence(argument, value):
@@ -336,8 +345,10 @@ class Prepared:
         return len(self.configurations)
 
 
-def prepare(system, configurations=None) -> Prepared:
-    """The configurations of ``compare`` checked and created (see compare for what they may be)."""
+def prepare(system, configurations=None, backend=None) -> Prepared:
+    """The configurations of ``compare`` checked and created (see compare for what they may be), with
+    ``backend`` ("auto", "compiled", "numpy"; None: each formulation's default) where a
+    configuration's options name none."""
     system = as_system(system)
     if isinstance(configurations, Prepared):
         if configurations.system is not system:
@@ -348,11 +359,11 @@ def prepare(system, configurations=None) -> Prepared:
     built = []
     for i, config in enumerate(configs):
         try:
-            built.append(config.build(system))
+            built.append(config.build(system, backend))
         except (TypeError, ValueError) as exc:
             kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
             raise kind(f"compare got configurations[{i}] = {config.label!r}: {exc}", "configurations") from None
-    return Prepared(system, tuple(configs), tuple(built), REFERENCE.build(system))
+    return Prepared(system, tuple(configs), tuple(built), REFERENCE.build(system, backend))
 
 
 SAMPLES_MEMORY = 2 * 1024**3  # bytes: compare refuses a time grid whose recorded runs would take more
@@ -379,7 +390,7 @@ def check_samples(system, samples: int, runs: int):
 
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=REFERENCE_TOL, samples=501, sweep: Sequence[float] | None = None,
-            progress: Callable | None = None, max_steps: int | None = None) -> Comparison:
+            progress: Callable | None = None, max_steps: int | None = None, backend: str | None = None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
     system: a System or a catalogue name. configurations: names such as "dependent+projection" or
@@ -390,7 +401,9 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     recorded runs would take more than SAMPLES_MEMORY bytes). sweep: tolerances
     for work-precision data (each configuration run at each). progress(i, n, label) is called before
     each run. max_steps: the bound on the accepted steps of each run (default: simulate's). Bad
-    arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
+    arguments raise systems.ArgumentError / ArgumentTypeError naming the argument. backend: the
+    numeric backend of every configuration whose options name none (default: formulations.create's);
+    each row names the backend it ran on, and its wall time leaves out compiling (compile_time).
     """
     system = as_system(system)
     rtol, atol = tolerances(rtol, atol, atol_from_rtol=True)
@@ -399,7 +412,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
     sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
-    prepared = prepare(system, configurations)
+    prepared = prepare(system, configurations, backend)
     configs = prepared.configurations
     check_samples(system, samples, 1 + len(configs) * (1 + len(sweep)))
     forms = dict(zip((c.label for c in configs), prepared.formulations))

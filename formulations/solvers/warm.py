@@ -1,0 +1,51 @@
+"""Compiling ahead: the machine code of the formulations' compiled modules for the kinds of systems
+given, so that a later first run on this machine compiles only its system's kernels."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from systems.catalogue import as_system
+
+from ..base import create
+from ..errors import CapabilityError
+from ..forms import COMPILED_ODE
+
+WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
+WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
+
+
+def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
+    """Compile (or load) the compiled modules of ``formulations`` for each system (catalogue names or
+    System objects) with each method ("DOP853", "dopri5"), by a short run on the compiled backend;
+    every system of the same kind then reuses the machine code (formulations.kernels.generic).
+    report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
+    a formulation that does not apply to a system, or has no compiled loop for it, is left out."""
+    rows = []
+    for name in systems:
+        system = as_system(name)
+        for formulation in formulations:
+            for method in methods:
+                row = _warm_one(system, formulation, method)
+                if row is None:
+                    continue
+                rows.append(row)
+                if report is not None:
+                    report(f"{system.name:20s} {formulation:10s} {method:7s} compiled in {row[3]:6.1f} s "
+                           f"({row[4]:.1f} s in all)")
+    return rows
+
+
+def _warm_one(system, formulation, method):
+    started = time.perf_counter()
+    try:
+        form = create(formulation, system, backend="compiled")
+    except CapabilityError:
+        return None
+    if form.gives(COMPILED_ODE) is not None:
+        return None
+    p, v = system.default_state()
+    t_eval = np.linspace(0.0, 1e-3, 3)  # the passes over recorded points compile too
+    traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval)
+    return system.name, formulation, method, traj.stats.compile_time, time.perf_counter() - started
