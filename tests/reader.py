@@ -9,9 +9,12 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def environment(tmp_path) -> dict:
+def environment(tmp_path, backend=None) -> dict:
     """The environment of a reader's session under ``tmp_path``: PFAFF_CACHE_DIR (and numba's) there, figures
-    without a display (MPLBACKEND=Agg), this checkout first on PYTHONPATH and ``pfaff`` on PATH."""
+    without a display (MPLBACKEND=Agg), this checkout first on PYTHONPATH and ``pfaff`` on PATH.
+    backend: PFAFF_BACKEND for the session; None: unset, as a reader has it (the default backend,
+    compiled, whose first use on a machine compiles each formulation's module for a minute: the
+    default suite's pages and quick commands run with "numpy", the slow ones as a reader)."""
     tmp_path = pathlib.Path(tmp_path)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -20,6 +23,8 @@ def environment(tmp_path) -> dict:
     command.chmod(0o755)
     env = dict(os.environ)
     env.pop("PFAFF_BACKEND", None)  # tests/conftest.py sets it for the runs in the test process
+    if backend is not None:
+        env["PFAFF_BACKEND"] = backend
     python_path = [str(ROOT)] + [part for part in [env.get("PYTHONPATH")] if part]
     env.update(PFAFF_CACHE_DIR=str(tmp_path / "cache"), NUMBA_CACHE_DIR=str(tmp_path / "cache" / "numba"),
                MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join(python_path),

@@ -35,11 +35,25 @@ def blocks(page):
 
 @pytest.mark.parametrize("page", [page_param(p, *([pytest.mark.slow] if p.stem in SLOW else [])) for p in DOCS])
 def test_page_runs_as_script(page, tmp_path):
+    """On the numpy backend: the compiled one, a reader's default, would compile each formulation's
+    module anew in every page's new cache folder (test_page_runs_as_a_reader_runs_it runs them so)."""
+    _run_page(page, tmp_path, "numpy")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("page", [page_param(p) for p in DOCS])
+def test_page_runs_as_a_reader_runs_it(page, tmp_path):
+    """The default backend (compiled) in a new cache folder: as on a new machine."""
+    _run_page(page, tmp_path, None)
+
+
+def _run_page(page, tmp_path, backend):
     work = tmp_path / "work"
     work.mkdir()
     script = work / f"docs_{page.stem.replace('-', '_')}.py"
     script.write_text("\n\n".join(blocks(page)))
-    result = run([sys.executable, script.name], work, environment(tmp_path), timeout=900)
+    result = run([sys.executable, script.name], work, environment(tmp_path, backend), timeout=3000)
     assert result.returncode == 0, f"{page.name} as a script\n{outcome(result)}"
 
 

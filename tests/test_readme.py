@@ -148,7 +148,16 @@ def run_tour(code, cwd, env):
 
 @pytest.fixture
 def session(tmp_path):
-    """(folder, environment) of a new reader: an empty folder to work in, its own cache folder."""
+    """(folder, environment) of a new reader: an empty folder to work in, its own cache folder, the
+    numpy backend (the quick part of the default suite: no minute of compiling per formulation)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    return work, environment(tmp_path, "numpy")
+
+
+@pytest.fixture
+def new_machine(tmp_path):
+    """(folder, environment) of a reader on a new machine: the default backend, an empty cache."""
     work = tmp_path / "work"
     work.mkdir()
     return work, environment(tmp_path)
@@ -187,7 +196,7 @@ def test_tour_and_quick_commands(session):
 
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
-def test_whole_readme(session):
-    work, env = session
+def test_whole_readme(new_machine):
+    work, env = new_machine
     run_tour(tour(), work, env)
     run_commands(shell_commands(), work, env)

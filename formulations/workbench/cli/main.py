@@ -5,8 +5,8 @@
     pfaff simulate SYSTEM [--formulation F[+S]] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
-                  [--samples N] [--sweep] [--max-steps N] [--out DIR [--force] [--animate]] [--quiet]
-                  [--set name=value ...] [--json]
+                  [--samples N] [--sweep] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
+                  [--quiet] [--set name=value ...] [--json]
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
@@ -15,7 +15,7 @@
     pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
                  [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
-    pfaff cache info | clear
+    pfaff cache info | clear | warm [--system NAME ...] [--method M ...]
 
 Exit status: 0 ok; 1 a run did not finish (what was computed is kept: printed, and written with
 --out); 2 bad input (one line on stderr, nothing computed); 130 interrupted (Ctrl-C). Warnings go to

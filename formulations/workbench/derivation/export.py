@@ -116,6 +116,7 @@ def rhs(t, y, params=PARAMETERS):
     return doc + "\n" + source + api
 
 
+_CFUNC = re.compile(r"^(from numba import types|from systems\.numeric\.cache import cfunc|@cfunc\(.*\))\n", re.M)
 _KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
 _LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n", re.M)
 # the views without reference counts are numba's business: in plain Python an array is its own view
@@ -133,6 +134,7 @@ def _inline(source, done) -> str:
     def kernel(match):
         module, name, alias = match.groups()
         text = inspect.getsource(sys.modules[module])
+        text = _CFUNC.sub("", text)  # a kernel is a numba first-class function; here a plain one
         body = _body(_inline(text, done)).replace(f"def {name}(", f"def {alias}(", 1)
         return f"\n{body}\n"
 

@@ -1,0 +1,187 @@
+"""Cold start: the script a user would write, as a whole fresh process, for pfaff with default
+options against sympy's KanesMethod + lambdify(cse) + solve_ivp DOP853.
+
+Cases: the rolling disc and the 20-link pendulum; pfaff's dependent and minimal formulations,
+created with default options (backend "auto": compiled where numba is installed) and simulated
+10 s at rtol = atol = 1e-8 with DOP853. The Kane script builds the same system (tests/kane_models.py,
+benchmarks/n_link_pendulum.py), lambdifies its mass matrix and forcing with CSE and integrates.
+
+Cache states of pfaff's compiled code (Kane has none):
+  new machine   empty PFAFF_CACHE_DIR and NUMBA_CACHE_DIR: every module compiles
+  new system    the formulations' modules compiled for another system of the same kind (the
+                slider-crank for the disc, the 10-link pendulum for the 20-link one), the
+                system's own kernels not: what a user meets with a new model on a machine that
+                has run pfaff before (or ran ``pfaff cache warm``)
+  warm          a second process on the cache the first one filled
+Each process is timed from outside (its wall time, interpreter start-up and exit included); the
+pipelines are interleaved (A B C ... A B C ...), --repeat times, medians with min-max and the ratio
+to the Kane script's median. Each run also reports the backend it ran on and its compile time.
+
+Expected runtime (--repeat 5): about 30 minutes on 2 cores, most of it the new-machine compiles.
+Run: python benchmarks/cold_start.py [--repeat 5] [--t-end 10] [--cases disc,pendulum]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent
+TOL = 1e-8
+# case: (system, structural options), and another system of its kind (the same compiled modules)
+CASES = {"disc": (("rolling_disc", {}), ("slider_crank", {})),
+         "pendulum": (("n_pendulum", {"n": 20}), ("n_pendulum", {"n": 10}))}
+FORMULATIONS = ("dependent", "minimal")
+STATES = ("new machine", "new system", "warm")
+
+
+def pfaff_script(name, options, formulation, t_end):
+    """What a user writes: load, create with default options, simulate."""
+    import formulations
+    import systems
+
+    system = systems.load(name, **options)
+    traj = formulations.create(formulation, system).simulate((0.0, t_end), rtol=TOL, atol=TOL, method="DOP853")
+    return {"status": int(traj.status), "backend": traj.stats.backend, "compile": traj.stats.compile_time}
+
+
+def kane_script(case, state, t_end):
+    """The same with sympy.physics.mechanics: KanesMethod, lambdify(cse), solve_ivp DOP853."""
+    import numpy as np
+    import scipy.integrate as si
+
+    if case == "disc":
+        sys.path.insert(0, str(ROOT.parent / "tests"))
+        from kane_models import rolling_disc
+
+        model = rolling_disc()
+        model.compile()
+        params = [1.0, 0.5, 9.81, 0.0]
+        values = dict(zip(model.q, state[0])) | dict(zip(model.u, state[1]))
+        x0 = np.array([values[s] for s in model.order])
+        sol = si.solve_ivp(lambda t, x: model.rhs(x, params), (0.0, t_end), x0, method="DOP853", rtol=TOL, atol=TOL)
+        return {"status": int(sol.status), "backend": "-"}
+    sys.path.insert(0, str(ROOT))
+    import sympy as sp
+    from n_link_pendulum import PARAMS, kane_n_pendulum
+
+    n = len(state[0])
+    kane, q, u, params, _ = kane_n_pendulum(n)
+    fn = sp.lambdify([q + u, params], [kane.mass_matrix, kane.forcing], modules="numpy", cse=True)
+    par = np.array(PARAMS)
+
+    def rhs(t, x):
+        M, F = fn(x, par)
+        return np.concatenate([x[n:], np.linalg.solve(np.asarray(M, float), np.asarray(F, float).ravel())])
+
+    sol = si.solve_ivp(rhs, (0.0, t_end), np.concatenate(state), method="DOP853", rtol=TOL, atol=TOL)
+    return {"status": int(sol.status), "backend": "-"}
+
+
+def run(job, t_end, cache, timeout=3600.0):
+    """``job`` (a JSON-able list: ["pfaff", name, options, formulation] or ["kane", case, state]) in a
+    fresh process with ``cache`` as its cache folder; its result and whole wall time."""
+    env = dict(os.environ, PFAFF_CACHE_DIR=str(cache), NUMBA_CACHE_DIR=str(pathlib.Path(cache) / "numba"))
+    env.pop("PFAFF_BACKEND", None)
+    with tempfile.TemporaryDirectory(prefix="pfaff-cold-") as cwd:
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", json.dumps(job),
+                               "--t-end", repr(t_end)], capture_output=True, text=True, cwd=cwd, env=env,
+                              timeout=timeout)
+        elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1], "process": elapsed}
+    return json.loads(proc.stdout.strip().splitlines()[-1]) | {"process": elapsed}
+
+
+def kane_states():
+    """The pfaff default states of the cases, as the Kane scripts take them (p = q, v = u)."""
+    sys.path.insert(0, str(ROOT.parent))
+    import systems
+
+    states = {}
+    for case, ((name, options), _) in CASES.items():
+        p, v = systems.load(name, **options).default_state()
+        if case == "pendulum":  # Kane's coordinates: the link angles, every third coordinate of p
+            p, v = p[2::3], v[2::3]
+        states[case] = [[float(x) for x in p], [float(x) for x in v]]
+    return states
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--t-end", type=float, default=10.0)
+    parser.add_argument("--cases", default="disc,pendulum")
+    parser.add_argument("--out", default=str(ROOT / "output"))
+    args = parser.parse_args(argv)
+    if args.worker:
+        job = json.loads(args.worker)
+        result = pfaff_script(*job[1:], args.t_end) if job[0] == "pfaff" else kane_script(*job[1:], args.t_end)
+        print(json.dumps(result))
+        return
+    cases = [c for c in args.cases.split(",") if c]
+    states = kane_states()
+    scratch = pathlib.Path(tempfile.mkdtemp(prefix="pfaff-cold-caches-"))
+    results = {}
+    try:
+        kinds = {}  # (case, formulation) -> a cache with the modules compiled for the other system of the kind
+        for case in cases:
+            for formulation in FORMULATIONS:
+                folder = kinds[case, formulation] = scratch / f"kind-{case}-{formulation}"
+                (other, options) = CASES[case][1]
+                run(["pfaff", other, options, formulation], 0.1, folder)
+        for k in range(args.repeat):
+            for case in cases:  # interleaved: every script once per repetition
+                (name, options) = CASES[case][0]
+                for formulation in FORMULATIONS:
+                    job = ["pfaff", name, options, formulation]
+                    empty = scratch / f"{k}-{case}-{formulation}-new"
+                    results.setdefault((case, formulation, "new machine"), []).append(run(job, args.t_end, empty))
+                    results.setdefault((case, formulation, "warm"), []).append(run(job, args.t_end, empty))
+                    kind = scratch / f"{k}-{case}-{formulation}-kind"
+                    shutil.copytree(kinds[case, formulation], kind)
+                    results.setdefault((case, formulation, "new system"), []).append(run(job, args.t_end, kind))
+                results.setdefault((case, "kane", "-"), []).append(
+                    run(["kane", case, states[case]], args.t_end, scratch / "none"))
+            print(f"repetition {k + 1} of {args.repeat} done", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    text = report(results, cases, args.repeat)
+    print(text)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "cold_start.md").write_text(text)
+
+
+def report(results, cases, repeat) -> str:
+    import numpy as np
+
+    lines = [f"Cold start, whole processes: median (min-max) of {repeat}, 10 s at rtol = atol = {TOL:g}, DOP853",
+             "", "| case | script | pfaff cache | process s | / Kane | backend | compile s |",
+             "|---|---|---|---|---|---|---|"]
+    for case in cases:
+        kane = [r["process"] for r in results[(case, "kane", "-")] if "error" not in r]
+        kane_median = float(np.median(kane)) if kane else float("nan")
+        for key in [(case, "kane", "-")] + [(case, f, s) for f in FORMULATIONS for s in STATES]:
+            ok = [r for r in results[key] if "error" not in r]
+            if not ok:
+                lines.append(f"| {key[0]} | {key[1]} | {key[2]} | failed: {results[key][0]['error']} | | | |")
+                continue
+            t = np.array([r["process"] for r in ok])
+            compile_s = float(np.median([r.get("compile", 0.0) for r in ok]))
+            backends = ",".join(sorted({r["backend"] for r in ok}))
+            lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {np.median(t):.2f} ({t.min():.2f}-{t.max():.2f}) | "
+                         f"{np.median(t) / kane_median:.2f} | {backends} | {compile_s:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
