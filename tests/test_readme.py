@@ -20,9 +20,8 @@ from reader import ROOT, environment, outcome, run
 
 README = (ROOT / "README.md").read_text()
 
-# the tour's lines left to the slow run: the compiled backend's first compile (about a minute in a
-# new cache folder) and the ensemble (six runs over 5 s)
-SLOW_TOUR_LINES = ('backend="compiled"', "formulations.ensemble(", "ens.on_grid(")
+# the tour's lines left to the slow run: the ensemble (six runs over 5 s)
+SLOW_TOUR_LINES = ("formulations.ensemble(", "ens.on_grid(")
 # the commands of the default run: about two seconds each
 QUICK_COMMANDS = ("pfaff list", "pfaff analyze rolling_disc", "pfaff simulate rolling_disc")
 
