@@ -42,7 +42,8 @@ from systems.state import renormalize
 from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
-from .forms import COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE, StepChange
+from .forms import (COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE,
+                    StepChange)
 from .stabilization import NoStabilization, as_strategy, fastest_rate
 
 _REGISTRY: dict = {}

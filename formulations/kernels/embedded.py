@@ -136,11 +136,10 @@ def _work_layout(w):
     """The work-array layout of evaluate (TMP, EVAL_WORK), before the module's first function."""
     base = "W_D + N_P * K" if w.charts else "DYN"
     bounds = [sum(w.chart_out[:i + 1]) for i in range(len(w.chart_out))]  # g, g_q A_q, A_q, A, C
+    g_t_at = w.lay.n_p + w.lay.n_p * w.k_q + w.k_q * w.k  # g_t in the embedding kernel's output
     w.lines.insert(w.lines.index("@numba.njit(cache=True)"),
                    f"TMP = {base}\nEVAL_WORK = TMP + {w.scratch.size}\n{w.scratch.constants()}"
-                   f"CHART_AT = np.array({bounds!r}, dtype=np.int64)  # g, g_q A_q, A_q, A, C in the chart kernel's output\n"
-                   f"CHART_OUT = {bounds[-1]}\n"
-                   f"G_T_AT = {w.lay.n_p + w.lay.n_p * w.k_q + w.k_q * w.k}  # g_t in the embedding kernel's output\n\n")
+                   f"CHART_AT = np.array({bounds!r}, dtype=np.int64)\nCHART_OUT = {bounds[-1]}\nG_T_AT = {g_t_at}\n\n")
 
 
 def _geometry_source(w):
