@@ -33,6 +33,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))  # this checkout's pfaff, installed or not
 TOL = 1e-8
 # case: (system, structural options), and another system of its kind (the same compiled modules)
 CASES = {"disc": (("rolling_disc", {}), ("slider_crank", {})),
@@ -132,12 +133,19 @@ def main(argv=None):
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="pfaff-cold-caches-"))
     results = {}
     try:
-        kinds = {}  # (case, formulation) -> a cache with the modules compiled for the other system of the kind
+        # (case, formulation) -> a snapshot of a cache folder holding the modules compiled for the other
+        # system of the kind; it is put back at the path it was made at (numba's cache folder names
+        # contain a hash of the source's folder: a copy elsewhere would compile again)
+        kinds = {}
         for case in cases:
             for formulation in FORMULATIONS:
-                folder = kinds[case, formulation] = scratch / f"kind-{case}-{formulation}"
+                folder = scratch / f"{case}-{formulation}-kind"
                 (other, options) = CASES[case][1]
-                run(["pfaff", other, options, formulation], 0.1, folder)
+                filled = run(["pfaff", other, options, formulation], 0.1, folder)
+                if "error" in filled or filled.get("backend") != "compiled":
+                    raise SystemExit(f"could not fill a cache with {other} {formulation}: {filled}")
+                kinds[case, formulation] = folder.with_name(folder.name + "-snapshot")
+                folder.rename(kinds[case, formulation])
         for k in range(args.repeat):
             for case in cases:  # interleaved: every script once per repetition
                 (name, options) = CASES[case][0]
@@ -146,7 +154,8 @@ def main(argv=None):
                     empty = scratch / f"{k}-{case}-{formulation}-new"
                     results.setdefault((case, formulation, "new machine"), []).append(run(job, args.t_end, empty))
                     results.setdefault((case, formulation, "warm"), []).append(run(job, args.t_end, empty))
-                    kind = scratch / f"{k}-{case}-{formulation}-kind"
+                    kind = scratch / f"{case}-{formulation}-kind"
+                    shutil.rmtree(kind, ignore_errors=True)
                     shutil.copytree(kinds[case, formulation], kind)
                     results.setdefault((case, formulation, "new system"), []).append(run(job, args.t_end, kind))
                 results.setdefault((case, "kane", "-"), []).append(
@@ -154,17 +163,17 @@ def main(argv=None):
             print(f"repetition {k + 1} of {args.repeat} done", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    text = report(results, cases, args.repeat)
+    text = report(results, cases, args.repeat, args.t_end)
     print(text)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "cold_start.md").write_text(text)
 
 
-def report(results, cases, repeat) -> str:
+def report(results, cases, repeat, t_end) -> str:
     import numpy as np
 
-    lines = [f"Cold start, whole processes: median (min-max) of {repeat}, 10 s at rtol = atol = {TOL:g}, DOP853",
+    lines = [f"Cold start, whole processes: median (min-max) of {repeat}, {t_end:g} s at rtol = atol = {TOL:g}, DOP853",
              "", "| case | script | pfaff cache | process s | / Kane | backend | compile s |",
              "|---|---|---|---|---|---|---|"]
     for case in cases:
