@@ -171,6 +171,7 @@ class Formulation(ABC):
         self.par = system.params
         self.nonideal = system.is_nonideal
         self._configure(**options)
+        self.requested_stabilization = self.stabilization  # a subclass's _configure may choose its own
         if self.geometry is not None:
             self.geometry.num = self.num
 

@@ -36,7 +36,12 @@ def test_rows_and_reference(disc_comparison):
     data = json.loads(c.to_json())
     assert data["system"] == "rolling_disc" and len(data["rows"]) == 4 and len(data["sweep"]) == 8
     assert "| configuration |" in c.to_markdown() and "<table>" in c._repr_html_()
-    assert any("Most accurate" in note for note in c.reading())
+    notes = c.reading()
+    assert any("Most accurate" in note for note in notes)
+    assert any("Largest energy drift" in note for note in notes)  # on every backend, compiled or not
+    assert any("drift beyond" in note or "Constraint drift" in note for note in notes)
+    assert all(row.backend == "numpy" for row in c.rows) and "| backend |" in c.to_markdown()
+    assert not any("Compiling machine code" in note for note in notes)  # numpy compiles nothing
 
 
 def test_deviation_shrinks_as_the_tolerance_tightens(disc_comparison):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import time
 import weakref
 
+from systems.numeric.compiling import compiled_seconds
+
 from ..forms import StepChange
 from ..results.status import LoopStop
 
@@ -340,10 +342,10 @@ def _stretches(module, loop, problem, params, max_steps, changes, stop):
             return stretches, -1, f"stopped at t = {t_stop:.6g}: {what}", evaluations, steps, rejected
         if status == 0 or t_stop >= t1 or stop[0] != 0:
             return stretches, 0, message, evaluations, steps, rejected
-        started = time.perf_counter()
+        started, compiling = time.perf_counter(), compiled_seconds()
         try:
             y = np.asarray(formulation.compiled_restart(module, t_stop, y_end, params, extra), float)
         except StopRun as exc:
             return stretches, -1, f"stopped at t = {t_stop:.6g}: {exc}", evaluations, steps, rejected
-        changes.count(StepChange(y, charted=True), time.perf_counter() - started)
+        changes.count(StepChange(y, charted=True), time.perf_counter() - started - (compiled_seconds() - compiling))
         t_start, first = float(t_stop), float(h_end)

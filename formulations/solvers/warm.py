@@ -21,7 +21,8 @@ def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853"
     System objects) with each method ("DOP853", "dopri5"), by a short run on the compiled backend;
     every system of the same kind then reuses the machine code (formulations.kernels.generic).
     report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
-    a formulation that does not apply to a system, or has no compiled loop for it, is left out."""
+    a formulation that does not apply to a system, or has no compiled loop for it, is left out; a
+    short run that fails raises RuntimeError naming it."""
     rows = []
     for name in systems:
         system = as_system(name)
@@ -48,4 +49,7 @@ def _warm_one(system, formulation, method):
     p, v = system.default_state()
     t_eval = np.linspace(0.0, 1e-3, 3)  # the passes over recorded points compile too
     traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval)
+    if traj.status < 0 or traj.stats.backend != "compiled":
+        raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: the short run failed "
+                           f"({traj.message})")
     return system.name, formulation, method, traj.stats.compile_time, time.perf_counter() - started

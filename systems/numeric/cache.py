@@ -27,7 +27,7 @@ import threading
 import time
 import warnings
 
-VERSION = "2"  # part of every module's hash: a change of the generator or of the file layout makes new files
+VERSION = "3"  # part of every module's hash: a change of the generator or of the file layout makes new files
 
 def cache_dir() -> pathlib.Path:
     """The folder of generated kernels and their compiled code ($PFAFF_CACHE_DIR, else ~/.cache/pfaff)."""
@@ -77,7 +77,6 @@ def prune_cache(max_bytes: int | None = None) -> int:
     for stem in sorted(groups, key=last_used):
         if total <= limit:
             break
-        shutil.rmtree(folder / "warm", ignore_errors=True)  # what was warm may need compiling again
         if stem in sys.modules:
             continue
         for f in groups[stem]:
@@ -220,13 +219,22 @@ def cfunc(signature):
         from numba.core import sigutils
         from numba.core.ccallback import CFunc
 
-        compiled = CFunc(function, sigutils.normalize_signature(signature), locals={}, options={})
+        # error_model "numpy": a division by zero gives inf or NaN, as numpy's kernels do, which the
+        # callers' finiteness checks catch (a C callback cannot raise; with "python" it would print
+        # the error and return zeros)
+        compiled = CFunc(function, sigutils.normalize_signature(signature), locals={},
+                         options={"error_model": "numpy"})
         compiled.enable_caching()
         cache_file = getattr(compiled._cache, "_cache_file", None)
         checked = _checked_cache_file()
         if type(cache_file) is checked.__base__:
             cache_file.__class__ = checked
+        started = time.perf_counter()
         compiled.compile()
+        if not compiled._cache_hits:  # compiled, not loaded: the time counts as compiling
+            from .compiling import note_compile
+
+            note_compile(time.perf_counter() - started)
         return compiled
 
     return make

@@ -8,9 +8,10 @@ import warnings
 import numba
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-# numba's first-class functions are marked experimental; pfaff relies on them (and tests them) for
-# compiling the formulations once per machine
-warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+# numba marks its first-class functions experimental; pfaff relies on them (and tests them) for
+# compiling the formulations once per machine. Only that note is silenced, not numba's other ones.
+warnings.filterwarnings("ignore", message="First-class function type feature is experimental",
+                        category=NumbaExperimentalFeatureWarning)
 
 
 @numba.njit(cache=True)

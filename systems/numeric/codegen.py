@@ -12,6 +12,7 @@ reachable here too.
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 import numpy as np
@@ -29,8 +30,8 @@ def require_numba():
     try:
         import numba
     except ImportError as exc:
-        raise MissingCompilerError('backend "compiled" needs the optional package numba, which is not installed; '
-                                   'install it with: pip install "pfaff[compiled]" (or pip install numba)') from exc
+        raise MissingCompilerError('backend "compiled" needs numba, a dependency of pfaff, which cannot be imported '
+                                   f'here ({exc}); install it with: pip install numba, or use backend="numpy"') from exc
     return numba
 
 
@@ -43,9 +44,17 @@ def available() -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1)
 def importable() -> bool:
-    """True where numba is installed (without importing it)."""
-    return importlib.util.find_spec("numba") is not None
+    """True where numba can be imported (tried once per process: an installed numba that does not
+    import, say for a numpy it was not built for, counts as missing)."""
+    if importlib.util.find_spec("numba") is None:
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception:  # noqa: BLE001  (any failure to import means: not usable)
+        return False
+    return True
 
 
 def resolve_backend(requested=None) -> str:
@@ -162,7 +171,7 @@ def flat_kernel(name, groups, exprs, shapes):
 
     def call(*args):
         out = np.zeros(total)
-        kernel(*[float(a) if sc else np.ascontiguousarray(a, dtype=float) for a, sc in zip(args, scalar)], out)
+        kernel(*[float(a) if sc else np.require(a, float, ("C", "W")) for a, sc in zip(args, scalar)], out)
         return [out[sl] if len(sh) == 1 else out[sl].reshape(sh) for sl, sh in pieces]
 
     call.kernel = kernel

@@ -1,10 +1,14 @@
 """Time spent compiling, told apart from time spent computing, and a line on stderr while it lasts.
 
 numba compiles a function at its first call for new argument types unless its machine code is in the
-cache; ``watch_compiling()`` measures the seconds of those compiles (the outermost ones: a
-function's callees compile inside it) so that a run can report its wall time without them, and says
-on stderr what is being compiled where it is one of the generated modules (systems.numeric.cache),
-which take tens of seconds once per machine.
+cache, and a system's kernels (numba cfuncs, systems.numeric.cache.cfunc) when their module is first
+imported. ``compiled_seconds()`` is the time this process has spent on such compiles so far (the
+outermost ones: a function's callees compile inside it), counted from numba's compile events and
+from the kernels' own compiles; ``watch_compiling()`` takes the difference over a block, so that a
+run can report its wall time without it. The count is per process: runs in several threads of one
+process at once share it. While a watch with ``announce`` is on, the start of a compile of a
+generated module's function (systems.numeric.cache) is said on stderr: those take tens of seconds,
+once per machine.
 """
 from __future__ import annotations
 
@@ -15,68 +19,90 @@ import time
 
 # the seconds a first compile of a generated module's entry point took on a quiet 2-core machine
 # (the integration loops with the formulation's evaluation; the recording passes take less)
-TYPICAL_SECONDS = "20-60 s"
+TYPICAL_SECONDS = "30-60 s"
+
+_LOCK = threading.Lock()
+_TOTAL = [0.0]            # seconds compiled in this process, any thread
+_ANNOUNCING = [0]         # watches on that announce
+_LOCAL = threading.local()  # per thread: the depth of nested compile events and when the outermost began
+_INSTALLED = []
+
+
+def compiled_seconds() -> float:
+    """Seconds this process has spent compiling machine code (outermost compiles), so far."""
+    _install()
+    with _LOCK:
+        return _TOTAL[0]
+
+
+def note_compile(seconds: float):
+    """Count a compile that numba reports no event for (a cfunc's)."""
+    with _LOCK:
+        _TOTAL[0] += seconds
 
 
 class CompileWatch:
-    """seconds: the time spent compiling while the watch was on; functions: the names compiled
-    (outermost calls only)."""
+    """seconds: the compile time while the watch was on (in any thread of the process)."""
 
-    def __init__(self, announce: bool):
-        self.seconds, self.functions, self.announce = 0.0, [], announce
-        self._depth, self._started, self._lock = 0, 0.0, threading.Lock()
-
-    def on_start(self, event):
-        with self._lock:
-            self._depth += 1
-            if self._depth > 1:
-                return
-            self._started = time.perf_counter()
-        name = _function_name(event)
-        self.functions.append(name)
-        if self.announce and name is not None:
-            print(f"pfaff: compiling {name} into machine code, once per machine for this kind of system "
-                  f"(typically {TYPICAL_SECONDS}; `pfaff cache warm` does it ahead)...", file=sys.stderr, flush=True)
-
-    def on_end(self, event):
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
-                self.seconds += time.perf_counter() - self._started
-
-
-def _function_name(event):
-    """The name of the function being compiled where it is a generated module's; None otherwise."""
-    dispatcher = (event.data or {}).get("dispatcher")
-    function = getattr(dispatcher, "py_func", None)
-    if function is None or not function.__module__.startswith("pfaff_kernel_"):
-        return None
-    return function.__name__
+    def __init__(self):
+        self.start, self.seconds = compiled_seconds(), 0.0
 
 
 @contextlib.contextmanager
 def watch_compiling(announce: bool = True):
-    """A CompileWatch over the block: the compile time of the functions numba compiles meanwhile (on
-    any thread); ``announce``: a line on stderr as a generated module's function starts compiling."""
-    watch = CompileWatch(announce)
+    """A CompileWatch over the block; ``announce``: a line on stderr as a generated module's function
+    starts compiling."""
+    watch = CompileWatch()
+    if announce:
+        with _LOCK:
+            _ANNOUNCING[0] += 1
+    try:
+        yield watch
+    finally:
+        if announce:
+            with _LOCK:
+                _ANNOUNCING[0] -= 1
+        watch.seconds = compiled_seconds() - watch.start
+
+
+def _install():
+    """numba's compile events counted into the total, once per process (nothing without numba)."""
+    if _INSTALLED:
+        return
+    with _LOCK:
+        if _INSTALLED:
+            return
+        _INSTALLED.append(True)
     try:
         from numba.core import event
-    except ImportError:  # numba not installed: nothing compiles
-        yield watch
+    except ImportError:
         return
-    listener = _Listener(watch, event.Listener)
-    with event.install_listener("numba:compile", listener):
-        yield watch
+
+    class Count(event.Listener):
+        def on_start(self, ev):
+            depth = getattr(_LOCAL, "depth", 0)
+            _LOCAL.depth = depth + 1
+            if depth:
+                return
+            _LOCAL.started = time.perf_counter()
+            name = _function_name(ev)
+            if name is not None and _ANNOUNCING[0]:
+                print(f"pfaff: compiling {name} into machine code, once per machine for this kind of system "
+                      f"(typically {TYPICAL_SECONDS}; `pfaff cache warm --system NAME` does it ahead)...",
+                      file=sys.stderr, flush=True)
+
+        def on_end(self, ev):
+            _LOCAL.depth -= 1
+            if _LOCAL.depth == 0:
+                note_compile(time.perf_counter() - _LOCAL.started)
+
+    event.register("numba:compile", Count())
 
 
-def _Listener(watch, base):
-    """numba's Listener forwarding to ``watch``."""
-
-    class Forward(base):
-        def on_start(self, event):
-            watch.on_start(event)
-
-        def on_end(self, event):
-            watch.on_end(event)
-
-    return Forward()
+def _function_name(ev):
+    """The name of the function being compiled where it is a generated module's; None otherwise."""
+    dispatcher = (ev.data or {}).get("dispatcher")
+    function = getattr(dispatcher, "py_func", None)
+    if function is None or not function.__module__.startswith("pfaff_kernel_"):
+        return None
+    return function.__name__

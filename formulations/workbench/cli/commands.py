@@ -333,6 +333,9 @@ def cmd_export(args):
 def cmd_cache(args):
     from systems.numeric import codegen
 
+    if args.action != "warm" and (args.system or args.method):
+        raise UsageError(f"--system and --method choose what `pfaff cache warm` compiles; `pfaff cache "
+                         f"{args.action}` takes neither")
     if args.action == "clear":
         print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
     elif args.action == "warm":
@@ -341,9 +344,17 @@ def cmd_cache(args):
         names = args.system or WARM_SYSTEMS
         for name in names:
             load_system(name, None)  # unknown names refused before any compiling
-        print(f"compiling into {codegen.cache_dir()} (a minute or more for each formulation the first time)",
-              file=sys.stderr)
-        warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
+        print(f"compiling into {codegen.cache_dir()} (30-60 s for each formulation and kind of system the first "
+              f"time, a few seconds once compiled)", file=sys.stderr)
+        try:
+            rows = warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
+        except RuntimeError as exc:
+            print(f"pfaff: error: {exc}", file=sys.stderr)
+            return FAILED
+        if not rows:
+            print("pfaff: none of the formulations has a compiled loop for these systems: nothing to warm",
+                  file=sys.stderr)
+            return FAILED
     else:
         files, size = codegen.cache_size()
         print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB of at most "

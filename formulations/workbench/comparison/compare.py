@@ -236,10 +236,6 @@ class Comparison:
                          f"{best.wall_time:.3f} s).")
             notes.append(f"Fastest: {cheap.label} ({cheap.wall_time:.3f} s, deviation {cheap.deviation:.1e}).")
             notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
-        compiled = sum(r.compile_time for r in self.rows)
-        if compiled > 0:
-            notes.append(f"Compiling machine code on first use took {compiled:.1f} s, left out of the wall times "
-                         f"(once per machine for each formulation and kind of system).")
             drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
             if drift:
                 worst = max(drift, key=lambda r: max(r.position_error, r.velocity_error))
@@ -250,6 +246,10 @@ class Comparison:
                 notes.append(f"No configuration let the constraints drift beyond ten times rtol = {self.rtol:g}.")
             energy = max(ok, key=lambda r: r.energy_drift)
             notes.append(f"Largest energy drift: {energy.label} ({energy.energy_drift:.1e} J).")
+        compiled = sum(r.compile_time for r in self.rows)
+        if compiled > 0:
+            notes.append(f"Compiling machine code on first use took {compiled:.1f} s, left out of the wall times "
+                         f"(once per machine for each formulation and kind of system).")
         for r in self.rows:
             if r.status < 0:
                 notes.append(f"{r.label} failed: {r.message}")
