@@ -17,9 +17,10 @@ import sys
 import threading
 import time
 
-# the seconds a first compile of a generated module's entry point took on a quiet 2-core machine
-# (the integration loops with the formulation's evaluation; the recording passes take less)
-TYPICAL_SECONDS = "30-60 s"
+# what a first compile of a generated module's entry point took on a 2-core machine: an integration
+# loop with the formulation's evaluation, and a pass over the recorded points
+TYPICAL_SECONDS = {"integrate": "30-60 s", "integrate853": "30-60 s"}
+TYPICAL_PASS = "a few seconds"
 
 _LOCK = threading.Lock()
 _TOTAL = [0.0]            # seconds compiled in this process, any thread
@@ -88,8 +89,8 @@ def _install():
             name = _function_name(ev)
             if name is not None and _ANNOUNCING[0]:
                 print(f"pfaff: compiling {name} into machine code, once per machine for this kind of system "
-                      f"(typically {TYPICAL_SECONDS}; `pfaff cache warm --system NAME` does it ahead)...",
-                      file=sys.stderr, flush=True)
+                      f"(typically {TYPICAL_SECONDS.get(name, TYPICAL_PASS)}; `pfaff cache warm --system NAME` "
+                      f"does it ahead)...", file=sys.stderr, flush=True)
 
         def on_end(self, ev):
             _LOCAL.depth -= 1
