@@ -37,3 +37,30 @@ def borrowed(a):
 def hold(a):
     """Nothing but a use of ``a``: an array that a borrowed view reads stays alive up to this call."""
     return a.size
+
+
+@intrinsic
+def borrowed_items(typingctx, items):
+    """The tuple ``items`` with each C-contiguous array in it seen as borrowed (no reference count,
+    see borrowed): a model (formulations.kernels.generic) passed on from call to call, as from a
+    loop to an evaluation called through its address, then costs no atomic operations. Only while
+    the caller holds the original."""
+    if not isinstance(items, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        from numba.np.arrayobj import populate_array
+
+        values = []
+        for i, kind in enumerate(items.types):
+            value = builder.extract_value(args[0], i)
+            if isinstance(kind, types.Array) and kind.layout == "C":
+                original = context.make_array(kind)(context, builder, value)
+                view = context.make_array(kind)(context, builder)
+                populate_array(view, data=original.data, shape=original.shape, strides=original.strides,
+                               itemsize=original.itemsize, meminfo=None)
+                value = view._getvalue()
+            values.append(value)
+        return context.make_tuple(builder, items, values)
+
+    return items(items), codegen

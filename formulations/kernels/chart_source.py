@@ -130,7 +130,7 @@ def new_chart(t, y, params, extra):
     Phi_p = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))
     if not finite(hc):
         return y_new, p, U, V, B, False
-    _, s, Vt = np.linalg.svd(Phi_p)
+    s, Vt = singular_values(Phi_p)
     if s[M_A - 1] < 1e-10 * max(1.0, s[0]):
         return y_new, p, U, V, B, False
     U[:, :] = Phi_p.T

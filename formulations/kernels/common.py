@@ -48,10 +48,11 @@ import numba
 import numpy as np
 
 from formulations.kernels.borrowed import borrowed, hold
-from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, any_nonzero, det, finite,
-                                         lu_in_place, lu_solve, max_abs, mm, mm_into, mv, mv_into, resolved,
-                                         sigma_ratio, solve, solve1, solve1_min_norm, solve_in_place,
-                                         solve_min_norm_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
+from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, any_nonzero, det, finite, least_squares,
+                                         lu_in_place, lu_solve, max_abs, mm, mm_into, mv, mv_into, pseudo_inverse,
+                                         resolved, sigma_ratio, singular_values, solve, solve1, solve1_min_norm,
+                                         solve_in_place, solve_min_norm_in_place, tmm, tmm_into, tmv, tmv_into,
+                                         unit_blocks)
 from formulations.kernels.sparse_linalg import sparse_factor, sparse_mv, sparse_solve, sparse_solve_columns
 
 {imports}

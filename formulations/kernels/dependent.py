@@ -135,7 +135,7 @@ def _dense_saddle(lay, size) -> str:
         return False
 {_accept("    ")}
     if dropped:  # the minimum-norm multipliers of the same force C^T lambda
-        lam[:] = np.linalg.lstsq(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), rcond=SADDLE_RTOL)[0]
+        lam[:] = least_squares(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), SADDLE_RTOL)
     return True
 '''
 
@@ -167,7 +167,7 @@ def projection_source(lay, m_a) -> str:
 {inner}
                 if not all_finite(Ad) or not all_finite(M):
                     return -1
-                A_pinv = np.linalg.pinv(Ad)
+                A_pinv = pseudo_inverse(Ad)
                 W = mm(mm(A_pinv.T, M), A_pinv) + np.eye(N_P) - mm(Ad, A_pinv)
                 have_metric = True
             J = np.ascontiguousarray(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)))

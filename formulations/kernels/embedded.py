@@ -75,7 +75,7 @@ class _Writer:
         self.at_t = ", t" if num.timed_chart else ""  # the chart kernels take the time where g or C depend on it
         self.k, self.k_q, self.r = geo.k, len(geo.q_names), sysm.r
         self.square = self.lay.n_p == self.lay.n
-        self.left = "solve(A, {0})" if self.square else "(np.linalg.lstsq(A, {0})[0], True)"
+        self.left = "solve(A, {0})" if self.square else "(least_squares(A, {0}, -1.0), True)"
         self.a_program = (symbolic_lu(block_pattern(num.nonzero("kinematics"), 0, self.lay.n_p, self.lay.n))
                           if self.square else None)
         self.lines = []

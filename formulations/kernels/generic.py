@@ -25,11 +25,14 @@ import numpy as np
 @dataclass(frozen=True)
 class GenericSource:
     """text: the system-independent module source; fields: the model's names in order; values: the
-    system's values for them (numbers, integer arrays, kernels as first-class functions)."""
+    system's values for them (numbers, integer arrays, kernels as first-class functions); separate:
+    the functions that the module's others call through their address (ADDRESS_<NAME> in the model,
+    formulations.kernels.by_address)."""
 
     text: str
     fields: tuple
     values: tuple
+    separate: tuple = ()
 
 
 KERNEL_MODULES = "pfaff_kernel_"  # the cache's modules of a system's kernels (systems.numeric.cache)
@@ -59,14 +62,25 @@ def generic_module(source: str) -> GenericSource:
                     fields[name] = namespace[name]
             continue
         body.append(node)
+    from .by_address import SIGNATURES
+
+    separate = sorted(functions & set(SIGNATURES))
+    fields.update({_address_field(name): 0 for name in separate})  # filled in by BoundModule
     order = tuple(sorted(fields))
     index = {name: i for i, name in enumerate(order)}
     for node in body:
         if isinstance(node, ast.FunctionDef):
             _take_model(node, index, functions)
+    body.insert(0, ast.parse("from formulations.kernels.borrowed import borrowed_items"))
+    if separate:
+        body.insert(0, ast.parse(f"from formulations.kernels.by_address import {', '.join('call_' + n for n in separate)}"))
     tree.body = body
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    return GenericSource(text, order, tuple(_value(fields[name]) for name in order))
+    return GenericSource(text, order, tuple(_value(fields[name]) for name in order), tuple(separate))
+
+
+def _address_field(name: str) -> str:
+    return f"ADDRESS_{name.upper()}"
 
 
 def _names(target):
@@ -86,8 +100,13 @@ def _take_model(node: ast.FunctionDef, index: dict, functions: set):
     for call in ast.walk(node):
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in functions:
             call.args.insert(0, ast.Name("model", ast.Load()))
+            if _address_field(call.func.id) in index:  # through its address (formulations.kernels.by_address)
+                where = ast.parse(f"model[{index[_address_field(call.func.id)]}]", mode="eval").body
+                call.args = [where, ast.Tuple(call.args, ast.Load())]
+                call.func = ast.Name(f"call_{call.func.id}", ast.Load())
     node.args.args.insert(0, ast.arg("model"))
-    unpack = [ast.parse(f"{name} = model[{index[name]}]").body[0] for name in used]
+    unpack = [ast.parse("model = borrowed_items(model)").body[0]]  # no reference counts on its arrays
+    unpack += [ast.parse(f"{name} = model[{index[name]}]").body[0] for name in used]
     docstring = node.body[:1] if (node.body and isinstance(node.body[0], ast.Expr)
                                  and isinstance(node.body[0].value, ast.Constant)) else []
     node.body = docstring + unpack + node.body[len(docstring):]
@@ -112,11 +131,12 @@ class BoundModule:
     def __init__(self, module: pytypes.ModuleType, generic: GenericSource):
         self.module, self.model = module, generic.values
         self._fields = dict(zip(generic.fields, generic.values))
+        self._separate = [(name, generic.fields.index(_address_field(name))) for name in generic.separate]
         self._model_type = None
         self._entries = {}  # (function, the arguments' kinds) -> the compiled overload's entry point
 
     def __getattr__(self, name):
-        if name in ("module", "model", "_fields", "_model_type", "_entries"):
+        if name in ("module", "model", "_fields", "_separate", "_model_type", "_entries"):
             raise AttributeError(name)
         if name in self._fields:
             return self._fields[name]
@@ -139,15 +159,30 @@ class BoundModule:
         entry = self._entries.get(key)
         if entry is not None:
             return entry(self.model, *args)
-        result = dispatcher(self.model, *args)
         import numba
 
         if self._model_type is None:
-            self._model_type = numba.typeof(self.model)
+            self._bind_addresses()
+        result = dispatcher(self.model, *args)
         overload = dispatcher.overloads.get((self._model_type, *(numba.typeof(a) for a in args)))
         if overload is not None:
             self._entries[key] = overload.entry_point
         return result
+
+
+    def _bind_addresses(self):
+        """The model's type, and the addresses of the functions called through them (compiled or
+        loaded now) written into the model."""
+        import numba
+
+        from .by_address import address, signature
+
+        self._model_type = numba.typeof(self.model)
+        model = list(self.model)
+        for name, at in self._separate:
+            model[at] = address(getattr(self.module, name), signature(name, self._model_type))
+        self.model = tuple(model)
+        self._fields.update({_address_field(name): model[at] for name, at in self._separate})
 
 
 def _kind(value):

@@ -219,6 +219,27 @@ def solve_min_norm_in_place(K, x, spare):
 
 
 @numba.njit(cache=True)
+def least_squares(A, b, rcond):
+    """The minimum-norm least-squares x of A x = b (LAPACK gelsd; singular values below rcond times
+    the largest cut, rcond < 0: machine precision), as np.linalg.lstsq(A, b, rcond)[0]. Here rather
+    than in the generated modules so that numpy's implementation is compiled once per machine."""
+    return np.linalg.lstsq(A, b, rcond=rcond)[0]
+
+
+@numba.njit(cache=True)
+def pseudo_inverse(A):
+    """np.linalg.pinv(A), compiled once per machine (see least_squares)."""
+    return np.linalg.pinv(A)
+
+
+@numba.njit(cache=True)
+def singular_values(A):
+    """(s, Vt) of A = U diag(s) Vt, singular values descending, compiled once per machine."""
+    _, s, Vt = np.linalg.svd(A)
+    return s, Vt
+
+
+@numba.njit(cache=True)
 def solve1_min_norm(K, b):
     """(x, ok): K x = b as solve1, by least squares (minimum norm) where K is rank-deficient."""
     n = K.shape[0]

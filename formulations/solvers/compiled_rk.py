@@ -28,6 +28,7 @@ from ..forms import StepChange
 from ..results.status import LoopStop
 
 LOOP = '''
+from formulations.solvers.rk_steps import _append, _first_point, _hermite, _rms, _stage
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
 _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -38,50 +39,6 @@ _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0.0],
                [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]])
 _E = np.array([71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40])
-
-
-@numba.njit(cache=True)
-def _rms(x):
-    return math.sqrt(np.mean(x * x)) if x.size else 0.0
-
-
-@numba.njit(cache=True)
-def _hermite(t0, y0, f0, t1, y1, f1, t, out):
-    """The cubic Hermite interpolant of the step (t0, t1) at t, into out."""
-    h = t1 - t0
-    s = (t - t0) / h
-    c0, c1, c2, c3 = 2 * s**3 - 3 * s**2 + 1, (s**3 - 2 * s**2 + s) * h, -2 * s**3 + 3 * s**2, (s**3 - s**2) * h
-    for i in range(y0.size):
-        out[i] = c0 * y0[i] + c1 * f0[i] + c2 * y1[i] + c3 * f1[i]
-
-
-@numba.njit(cache=True)
-def _first_point(t0, y, t_eval):
-    """(ts, ys, count, next_eval): output arrays (t_eval's size, or 256 rows to grow) holding the
-    initial point where it is wanted."""
-    grid = t_eval.size > 0
-    cap = t_eval.size if grid else 256
-    ts = np.empty(cap)
-    ys = np.empty((cap, y.size))
-    if grid and t_eval[0] != t0:
-        return ts, ys, 0, 0
-    ts[0] = t0
-    ys[0] = y
-    return ts, ys, 1, 1 if grid else 0
-
-
-@numba.njit(cache=True)
-def _append(ts, ys, count, t, y):
-    """(ts, ys) with (t, y) stored at row count, doubled in size where full."""
-    if count == ts.size:
-        ts2 = np.empty(2 * ts.size)
-        ys2 = np.empty((2 * ts.size, y.size))
-        ts2[:count] = ts[:count]
-        ys2[:count] = ys[:count]
-        ts, ys = ts2, ys2
-    ts[count] = t
-    ys[count] = y
-    return ts, ys
 
 
 @numba.njit(cache=True)
@@ -98,16 +55,6 @@ def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order, work)
     d2 = _rms((f1 - f) / scale) / h0
     h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / (order + 1))
     return min(100 * h0, h1, abs(t1 - t), max_step), True
-
-
-@numba.njit(cache=True)
-def _stage(y, h, a, K, s, out):
-    """out = y + h sum_(j < s) a[j] K[j], a Runge-Kutta stage's argument (no allocation)."""
-    for i in range(y.size):
-        acc = 0.0
-        for j in range(s):
-            acc += a[j] * K[j, i]
-        out[i] = y[i] + h * acc
 
 
 @numba.njit(cache=True)

@@ -27,7 +27,7 @@ import threading
 import time
 import warnings
 
-VERSION = "3"  # part of every module's hash: a change of the generator or of the file layout makes new files
+VERSION = "4"  # part of every module's hash: a change of the generator or of the file layout makes new files
 
 def cache_dir() -> pathlib.Path:
     """The folder of generated kernels and their compiled code ($PFAFF_CACHE_DIR, else ~/.cache/pfaff)."""
