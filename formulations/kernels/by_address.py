@@ -1,18 +1,30 @@
 """Calls between compiled functions through an address known at run time, so that the caller's
-machine code does not contain the callee's.
+machine code does not contain the callee's, and models stored in memory, so that a caller need not
+know a model's type.
 
 numba links a callee's code into every caller and optimizes and translates it again there, so a
 formulation's evaluation, called from a dozen places of an integration loop, used to be compiled a
 dozen times. ``call_rhs(address, (model, arguments...))`` (and ``call_evaluate``,
-``call_post_step``) calls the function at ``address`` with numba's own calling convention instead: the callee is compiled once, for the argument types
-named in ``SIGNATURES`` (formulations.kernels.generic passes its address in the model), and the
-caller's machine code, which holds no address, is cached like any other.
+``call_post_step``) calls the function at ``address`` with numba's own calling convention instead:
+the callee is compiled once, for the argument types of ``SIGNATURES`` (formulations.kernels.generic
+puts its address in the model), and the caller's machine code, which holds no address, is cached
+like any other.
+
+The integration loops go one step further: they are compiled once per machine for every
+formulation (formulations.solvers.compiled_rk). They hold a model's memory address (``where``, from
+``store_model``) and call a formulation module's ``rhs_at(where, ...)`` and
+``post_step_at(where, ...)``, which read the model back (``load_model``) and call ``rhs`` and
+``post_step``: ``call_rhs_at`` and ``call_post_step_at``.
 """
 from __future__ import annotations
 
+import numba
+import numpy as np
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
+
+from .borrowed import borrowed_items
 
 _ARRAY = types.Array(types.float64, 1, "C")
 
@@ -23,10 +35,19 @@ SIGNATURES = {
     "rhs": (types.boolean, (types.float64, *[_ARRAY] * 5)),
     "post_step": (types.int64, (types.float64, *[_ARRAY] * 4)),
 }
+# the entry points of a generated module for the shared loops: name -> (result, all argument types,
+# the model's address first)
+ENTRY_POINTS = {
+    "rhs_at": (types.boolean, (types.int64, *SIGNATURES["rhs"][1])),
+    "post_step_at": (types.int64, (types.int64, *SIGNATURES["post_step"][1])),
+}
 
 
 def signature(name: str, model_type) -> tuple:
-    """The argument types ``name`` is compiled for, the model's type first."""
+    """The argument types ``name`` is compiled for: the model's type first (SIGNATURES), or the
+    model's address (ENTRY_POINTS)."""
+    if name in ENTRY_POINTS:
+        return ENTRY_POINTS[name][1]
     return (model_type, *SIGNATURES[name][1])
 
 
@@ -38,20 +59,19 @@ def address(dispatcher, argument_types) -> int:
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
-def _caller(name: str):
-    """The intrinsic ``call_<name>(address, (model, arguments...))``: the function at ``address``, which
-    is ``name`` compiled for SIGNATURES[name], called with numba's calling convention; an error status
-    of the callee is passed on as the caller's. Its typing refuses other argument types (the callee
-    would read them wrongly)."""
-    result_type, expected = SIGNATURES[name]
+def _caller(name: str, result_type, expected, skip: int):
+    """The intrinsic ``call_<name>(address, (arguments...))``: the function at ``address``, which is
+    ``name`` compiled for ``expected`` (the arguments after the first ``skip``), called with numba's
+    calling convention; an error status of the callee is passed on as the caller's. Its typing
+    refuses other argument types (the callee would read them wrongly)."""
 
     def typer(typingctx, where, arguments):
         if not isinstance(where, types.Integer) or not isinstance(arguments, types.BaseTuple):
-            raise TypingError(f"call_{name}(address, (model, arguments...))")
+            raise TypingError(f"call_{name}(address, (arguments...))")
         argument_types = list(arguments.types)
-        if tuple(argument_types[1:]) != expected:
-            raise TypingError(f"{name} is called through its address with {argument_types[1:]}; it is compiled "
-                              f"for {list(expected)}")
+        if tuple(argument_types[skip:]) != expected:
+            raise TypingError(f"{name} is called through its address with {argument_types[skip:]}; it is "
+                              f"compiled for {list(expected)}")
 
         def codegen(context, builder, sig, args):
             address, packed = args
@@ -69,6 +89,69 @@ def _caller(name: str):
     return intrinsic(typer)
 
 
-call_evaluate, call_rhs, call_post_step = (_caller(name) for name in ("evaluate", "rhs", "post_step"))
+call_evaluate, call_rhs, call_post_step = (_caller(name, *SIGNATURES[name], skip=1)
+                                           for name in ("evaluate", "rhs", "post_step"))
+call_rhs_at, call_post_step_at = (_caller(name, *ENTRY_POINTS[name], skip=0) for name in ("rhs_at", "post_step_at"))
 
-__all__ = ["SIGNATURES", "address", "call_evaluate", "call_post_step", "call_rhs", "signature"]
+
+@intrinsic
+def load_model(typingctx, where, model_type):
+    """The model of type ``model_type`` (a numba type, given as a value) stored at ``where``."""
+    kind = model_type.instance_type
+
+    def codegen(context, builder, sig, args):
+        pointer = builder.inttoptr(args[0], context.get_value_type(kind).as_pointer())
+        return builder.load(pointer)
+
+    return kind(where, model_type), codegen
+
+
+@intrinsic
+def _store(typingctx, memory, model):
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        builder.store(args[1], builder.bitcast(data, context.get_value_type(model).as_pointer()))
+        return context.get_dummy_value()
+
+    return types.none(memory, model), codegen
+
+
+@numba.njit(cache=True)
+def _store_borrowed(memory, model):
+    _store(memory, borrowed_items(model))
+
+
+def store_model(model, model_type) -> tuple:
+    """(memory, where): ``model`` (of numba type ``model_type``) written into a new array, its arrays
+    without reference counts, and the array's address for load_model. The model's arrays and the
+    memory must outlive every use of ``where``."""
+    from numba.core.registry import cpu_target
+
+    context = cpu_target.target_context
+    size = context.get_abi_sizeof(context.get_value_type(model_type))
+    memory = np.zeros(-(-size // 8) + 1)  # float64: aligned to 8 bytes
+    _store_borrowed(memory, model)
+    return memory, memory.ctypes.data
+
+
+def type_source(kind) -> str:
+    """Python source that makes the numba type ``kind`` (a model's: numbers, arrays, first-class
+    functions, tuples of them), with ``numba_types`` for numba.core.types."""
+    if isinstance(kind, types.BaseTuple):
+        return f"numba_types.Tuple(({''.join(type_source(k) + ', ' for k in kind.types)}))"
+    if isinstance(kind, types.Array):
+        return (f"numba_types.Array({type_source(kind.dtype)}, {kind.ndim}, {kind.layout!r}, "
+                f"readonly={not kind.mutable})")
+    if isinstance(kind, types.FunctionType):
+        signature = kind.signature
+        return (f"numba_types.FunctionType({type_source(signature.return_type)}"
+                f"({', '.join(type_source(a) for a in signature.args)}))")
+    if isinstance(kind, types.Boolean):
+        return "numba_types.boolean"
+    if isinstance(kind, (types.Integer, types.Float)) or kind == types.none:
+        return f"numba_types.{kind.name}"
+    raise TypeError(f"no source for the numba type {kind} of a model")
+
+
+__all__ = ["ENTRY_POINTS", "SIGNATURES", "address", "call_evaluate", "call_post_step", "call_post_step_at",
+           "call_rhs", "call_rhs_at", "load_model", "signature", "store_model", "type_source"]

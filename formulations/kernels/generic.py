@@ -6,8 +6,11 @@ A formulation's module (formulations.kernels.dependent, .embedded) is written wi
 constants as module-level names in upper case (``N``, ``C``, ``DYN_AT``, ``KS_PIVOT``, ...) and its
 system's kernels imported under names that start with an underscore (``_dynamics``, ...).
 ``generic_module`` moves both into a tuple: every function takes it as its first argument ``model``
-and reads the names it uses from it (``N = model[3]``); calls between the module's functions pass it
-on. What stays in the text is what the formulation's kind decides (which pieces a system has:
+and reads the names it uses from it (``N = model[3]``, after ``model = borrowed_items(model)``: no
+reference counts on its arrays); calls between the module's functions pass it on, and calls of
+``evaluate``, ``rhs`` and ``post_step`` go through their addresses (ADDRESS_EVALUATE, ... in the
+model; formulations.kernels.by_address), so that each is compiled once rather than inside every
+caller. What stays in the text is what the formulation's kind decides (which pieces a system has:
 holonomic rows, charts, a moving embedding), so a few variants exist per formulation, each compiled
 once. The kernels travel as numba first-class functions (``numba.cfunc``), whose calls do not make
 the caller compile again for another system (systems.numeric.codegen).
@@ -42,10 +45,12 @@ def _is_field(name: str) -> bool:
     return name.isupper() and not name.startswith("_") and name != "LINALG"
 
 
-def generic_module(source: str) -> GenericSource:
+def generic_module(source: str, by_address: bool = True) -> GenericSource:
     """The generic form of a generated module ``source``: its imports of the system's kernels
     (modules ``pfaff_kernel_*``, systems.numeric.cache) and its upper-case constants become the
-    model."""
+    model. ``by_address``: its ``evaluate``, ``rhs`` and ``post_step`` are called through their
+    addresses, and where it defines ``rhs`` and ``post_step`` it gets the entry points ``rhs_at``
+    and ``post_step_at`` of the shared loops (formulations.kernels.by_address)."""
     tree = ast.parse(source)
     namespace = {"np": np}
     body, fields = [], {}
@@ -64,7 +69,7 @@ def generic_module(source: str) -> GenericSource:
         body.append(node)
     from .by_address import SIGNATURES
 
-    separate = sorted(functions & set(SIGNATURES))
+    separate = sorted(functions & set(SIGNATURES)) if by_address else []
     fields.update({_address_field(name): 0 for name in separate})  # filled in by BoundModule
     order = tuple(sorted(fields))
     index = {name: i for i, name in enumerate(order)}
@@ -76,7 +81,45 @@ def generic_module(source: str) -> GenericSource:
         body.insert(0, ast.parse(f"from formulations.kernels.by_address import {', '.join('call_' + n for n in separate)}"))
     tree.body = body
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    return GenericSource(text, order, tuple(_value(fields[name]) for name in order), tuple(separate))
+    values = tuple(_value(fields[name]) for name in order)
+    if {"rhs", "post_step"} <= set(separate):
+        text += _entry_points(values, index)
+    return GenericSource(text, order, values, tuple(separate))
+
+
+def _entry_points(values, index) -> str:
+    """rhs_at and post_step_at: rhs and post_step of the model stored at ``where``
+    (formulations.kernels.by_address), for the loops that every formulation shares. The model's type
+    is written into the text: it is the same for every system of the module's kind."""
+    import numba
+
+    from .by_address import type_source
+
+    model_type = numba.typeof(values)
+    source = type_source(model_type)
+    if eval(source, {"numba_types": numba.core.types}) != model_type:  # noqa: S307 (our own text)
+        raise TypeError(f"the model's type {model_type} is not made again by {source}")
+    rhs, post = index[_address_field("rhs")], index[_address_field("post_step")]
+    return f'''
+
+from numba.core import types as numba_types
+from formulations.kernels.by_address import load_model
+MODEL_TYPE = {source}
+
+
+@numba.njit(cache=True)
+def rhs_at(where, t, y, params, extra, out, work):
+    """rhs of the model stored at ``where``."""
+    model = load_model(where, MODEL_TYPE)
+    return call_rhs(model[{rhs}], (model, t, y, params, extra, out, work))
+
+
+@numba.njit(cache=True)
+def post_step_at(where, t, y, params, extra, work):
+    """post_step of the model stored at ``where``."""
+    model = load_model(where, MODEL_TYPE)
+    return call_post_step(model[{post}], (model, t, y, params, extra, work))
+'''
 
 
 def _address_field(name: str) -> str:
@@ -134,9 +177,10 @@ class BoundModule:
         self._separate = [(name, generic.fields.index(_address_field(name))) for name in generic.separate]
         self._model_type = None
         self._entries = {}  # (function, the arguments' kinds) -> the compiled overload's entry point
+        self._memory = self._stored = None  # the model stored for the shared loops (stored())
 
     def __getattr__(self, name):
-        if name in ("module", "model", "_fields", "_separate", "_model_type", "_entries"):
+        if name in ("module", "model", "_fields", "_separate", "_model_type", "_entries", "_memory", "_stored"):
             raise AttributeError(name)
         if name in self._fields:
             return self._fields[name]
@@ -183,6 +227,22 @@ class BoundModule:
             model[at] = address(getattr(self.module, name), signature(name, self._model_type))
         self.model = tuple(model)
         self._fields.update({_address_field(name): model[at] for name, at in self._separate})
+
+    def stored(self) -> dict:
+        """What the shared loops need of this module (formulations.solvers.compiled_rk): WHERE, the
+        address of the model stored in memory (kept alive here), RHS_AT and POST_STEP_AT, the
+        addresses of its entry points, WORK and REJECT_FAILED_STAGES."""
+        from .by_address import address, signature, store_model
+
+        if self._model_type is None:
+            self._bind_addresses()
+        if self._stored is None:
+            self._memory, where = store_model(self.model, self._model_type)
+            self._stored = {"WHERE": where, "WORK": int(self._fields["WORK"]),
+                            "REJECT_FAILED_STAGES": bool(self._fields["REJECT_FAILED_STAGES"])}
+            for name in ("rhs_at", "post_step_at"):
+                self._stored[name.upper()] = address(getattr(self.module, name), signature(name, None))
+        return self._stored
 
 
 def _kind(value):

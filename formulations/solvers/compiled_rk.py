@@ -19,6 +19,8 @@ thread, see formulations.solvers.interrupts), -6 a failed projection.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 import weakref
 
@@ -175,23 +177,85 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
 '''
 
 
+# what the loops call: the formulation module's entry points (rhs_at, post_step_at) with the address
+# of its stored model, which BoundModule.stored() gives per formulation instance
+LOOPS_HEADER = '''import math
+
+import numba
+import numpy as np
+
+from formulations.kernels.borrowed import borrowed, hold
+from formulations.kernels.by_address import call_post_step_at, call_rhs_at
+from formulations.kernels.linalg import finite
+
+WHERE = 0
+RHS_AT = 0
+POST_STEP_AT = 0
+WORK = 0
+REJECT_FAILED_STAGES = False
+
+
+@numba.njit(cache=True)
+def workspace():
+    """The work array of rhs (WORK zeros): one per run, reused by every evaluation."""
+    return np.zeros(WORK)
+
+
+@numba.njit(cache=True)
+def rhs(t, y, params, extra, out, work):
+    """The formulation's y' (False: a singular matrix)."""
+    return call_rhs_at(RHS_AT, (WHERE, t, y, params, extra, out, work))
+
+
+@numba.njit(cache=True)
+def post_step(t, y, params, extra, work):
+    """The formulation's action after an accepted step (formulations.kernels.common.passes)."""
+    return call_post_step_at(POST_STEP_AT, (WHERE, t, y, params, extra, work))
+'''
+
 _MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source is written once per instance
+_LOOPS = weakref.WeakKeyDictionary()    # a formulation's module -> the loops bound to it
 
 
 def compiled_module(formulation):
-    """The formulation's generated module with both loops (integrate: Dormand-Prince 5(4);
-    integrate853: DOP853), compiled by numba on first use and cached on disk (and, per
-    formulation instance, in memory: its source is fixed when it is created)."""
+    """The formulation's generated module, compiled by numba on first use and cached on disk (and,
+    per formulation instance, in memory: its source is fixed when it is created)."""
     module = _MODULES.get(formulation)
     if module is None:
         from systems.numeric.codegen import compile_module
 
         from ..kernels.generic import BoundModule, generic_module
-        from .compiled_dop853 import LOOP853
 
-        generic = generic_module(formulation.compiled_rhs_source() + LOOP + LOOP853)
+        generic = generic_module(formulation.compiled_rhs_source())
         module = _MODULES[formulation] = BoundModule(compile_module(generic.text), generic)
     return module
+
+
+@functools.lru_cache(maxsize=1)
+def _loops_module():
+    """Both loops (integrate: Dormand-Prince 5(4); integrate853: DOP853) as one generic module, the
+    same for every formulation and system: compiled once per machine."""
+    from systems.numeric.codegen import compile_module
+
+    from ..kernels.generic import generic_module
+    from .compiled_dop853 import LOOP853
+
+    generic = generic_module(LOOPS_HEADER + LOOP + LOOP853, by_address=False)
+    return compile_module(generic.text), generic
+
+
+def compiled_loops(module):
+    """The loops bound to a formulation's compiled module (compiled_module): ``loops.integrate853(t0,
+    ...)`` runs them on its right-hand side and post-step."""
+    loops = _LOOPS.get(module)
+    if loops is None:
+        from ..kernels.generic import BoundModule
+
+        compiled, generic = _loops_module()
+        stored = module.stored()
+        bound = dataclasses.replace(generic, values=tuple(stored[name] for name in generic.fields))
+        loops = _LOOPS[module] = BoundModule(compiled, bound)
+    return loops
 
 
 def run_compiled(problem, max_steps, loop="integrate"):
@@ -206,11 +270,12 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     formulation = problem.formulation
     module = compiled_module(formulation)
+    loops = compiled_loops(module)
     t0 = problem.t_span[0]
     params = np.asarray(formulation.par, float)
     changes = StateChanges()
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
-        _stretches, module, getattr(module, loop), problem, params, max_steps, changes)
+        _stretches, module, getattr(loops, loop), problem, params, max_steps, changes)
     if formulation.stabilization.projects:  # one per accepted step, as the Python loop's
         changes.projections = int(steps)
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError

@@ -1,0 +1,95 @@
+"""Calls through an address (formulations.kernels.by_address) and models without reference counts
+(formulations.kernels.borrowed.borrowed_items), against the same calls made directly."""
+import numpy as np
+import pytest
+
+from systems.numeric import codegen
+
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
+
+
+def _functions():
+    import numba
+
+    from formulations.kernels.borrowed import borrowed_items
+    from formulations.kernels.by_address import call_rhs
+
+    @numba.njit
+    def rhs(model, t, y, params, extra, out, work):
+        scale, offsets = model[0], model[1]
+        if t < 0.0:
+            raise ValueError("negative time")
+        for i in range(y.size):
+            out[i] = scale * y[i] + offsets[i] + params[0] * t
+        work[0] += 1.0
+        return out[0] > 0.0
+
+    @numba.njit
+    def through_address(model, t, y, params, extra, out, work, calls):
+        model = borrowed_items(model)
+        ok = True
+        for _ in range(calls):
+            ok = call_rhs(model[2], (model, t, y, params, extra, out, work))
+        return ok
+
+    @numba.njit
+    def read_borrowed(model):
+        model = borrowed_items(model)
+        return model[0] * model[1][1]
+
+    return rhs, through_address, read_borrowed
+
+
+def _model_with_address(rhs, offsets):
+    import numba
+
+    from formulations.kernels.by_address import address, signature
+
+    model = (2.0, offsets, 0)
+    where = address(rhs, signature("rhs", numba.typeof(model)))
+    return (2.0, offsets, where)
+
+
+def _arrays():
+    y, params, extra = np.array([1.0, -2.0, 3.0]), np.array([0.5]), np.zeros(0)
+    return y, params, extra, np.zeros(3), np.zeros(1)
+
+
+def test_a_call_through_the_address_gives_what_the_direct_call_gives():
+    rhs, through_address, _ = _functions()
+    model = _model_with_address(rhs, np.array([0.1, 0.2, 0.3]))
+    y, params, extra, out, work = _arrays()
+    ok = through_address(model, 1.5, y, params, extra, out, work, 3)
+    expected, work_direct = np.zeros(3), np.zeros(1)
+    ok_direct = rhs(model, 1.5, y, params, extra, expected, work_direct)
+    assert ok == ok_direct is True
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(out, 2.0 * y + np.array([0.1, 0.2, 0.3]) + 0.75)
+    assert work[0] == 3.0  # called three times, writing into the caller's arrays
+
+
+def test_an_exception_in_the_callee_reaches_the_caller():
+    rhs, through_address, _ = _functions()
+    model = _model_with_address(rhs, np.zeros(3))
+    y, params, extra, out, work = _arrays()
+    with pytest.raises(ValueError, match="negative time"):
+        through_address(model, -1.0, y, params, extra, out, work, 1)
+
+
+def test_other_argument_types_are_refused_when_the_caller_compiles():
+    import numba
+    from numba.core.errors import TypingError
+
+    from formulations.kernels.by_address import call_rhs
+
+    @numba.njit
+    def wrong(model, y2d):
+        return call_rhs(model[2], (model, 0.0, y2d, y2d, y2d, y2d, y2d))
+
+    with pytest.raises(TypingError, match="compiled for"):
+        wrong((1.0, np.zeros(1), 0), np.zeros((2, 2)))
+
+
+def test_a_borrowed_model_reads_the_same_values():
+    _, _, read_borrowed = _functions()
+    assert read_borrowed((3.0, np.array([1.0, 4.0]))) == 12.0
