@@ -1,10 +1,13 @@
 """The Dormand-Prince 5(4) loop in machine code, for formulations that give a compiled right-hand
 side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
 
-The loop's source is appended to the formulation's generated module, which defines
-``workspace()`` and ``rhs(t, y, params, extra, out, work) -> bool`` (False: a singular matrix;
-work from workspace(), one per run) and the passes over recorded points of formulations.kernels,
-and the module is compiled by numba and cached on disk (systems.numeric.codegen.compile_module). Same tableau, controller,
+Both loops (this one and DOP853's, formulations.solvers.compiled_dop853) form one module, the same
+for every formulation and system, compiled by numba once per machine and cached on disk
+(systems.numeric.codegen.compile_module). Its ``rhs(t, y, params, extra, out, work) -> bool``
+(False: a singular matrix; work from workspace(), one per run) and ``post_step`` call the
+formulation module's entry points ``rhs_at`` and ``post_step_at`` through their addresses, with the
+address of the formulation's model in memory (formulations.kernels.by_address; ``compiled_loops``
+binds them). Same tableau, controller,
 initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
 accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
 per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after

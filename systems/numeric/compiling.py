@@ -6,8 +6,8 @@ imported. ``compiled_seconds()`` is the time this process has spent on such comp
 outermost ones: a function's callees compile inside it), counted from numba's compile events and
 from the kernels' own compiles; ``watch_compiling()`` takes the difference over a block, so that a
 run can report its wall time without it. The count is per process: runs in several threads of one
-process at once share it. While a watch with ``announce`` is on, the start of a compile of a
-generated module's function (systems.numeric.cache) is said on stderr: those take tens of seconds,
+process at once share it. While a watch with ``announce`` is on, the start of a compile of one of a
+generated module's larger functions (systems.numeric.cache) is said on stderr: those take seconds,
 once per machine.
 """
 from __future__ import annotations
@@ -17,10 +17,13 @@ import sys
 import threading
 import time
 
-# what a first compile of a generated module's entry point took on a 2-core machine: an integration
-# loop with the formulation's evaluation, and a pass over the recorded points
-TYPICAL_SECONDS = {"integrate": "30-60 s", "integrate853": "30-60 s"}
-TYPICAL_PASS = "a few seconds"
+# what a first compile of a generated module's function took on a 2-core machine, for the functions
+# that are said: the integration loops (once per machine, for every system), and a formulation's
+# evaluation, post-step and passes (once per machine for each kind of system); the others take a
+# second or less and are not said
+TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": "5-15 s", "post_step": "2-8 s",
+                   "check_all": "2-4 s", "evaluate_all": "1-2 s"}
+SHARED = ("integrate", "integrate853")
 
 _LOCK = threading.Lock()
 _TOTAL = [0.0]            # seconds compiled in this process, any thread
@@ -87,10 +90,11 @@ def _install():
                 return
             _LOCAL.started = time.perf_counter()
             name = _function_name(ev)
-            if name is not None and _ANNOUNCING[0]:
-                print(f"pfaff: compiling {name} into machine code, once per machine for this kind of system "
-                      f"(typically {TYPICAL_SECONDS.get(name, TYPICAL_PASS)}; `pfaff cache warm --system NAME` "
-                      f"does it ahead)...", file=sys.stderr, flush=True)
+            if name in TYPICAL_SECONDS and _ANNOUNCING[0]:
+                scope = "for every system" if name in SHARED else "for this kind of system"
+                print(f"pfaff: compiling {name} into machine code, once per machine {scope} (typically "
+                      f"{TYPICAL_SECONDS[name]}; `pfaff cache warm --system NAME` does it ahead)...",
+                      file=sys.stderr, flush=True)
 
         def on_end(self, ev):
             _LOCAL.depth -= 1
