@@ -7,17 +7,18 @@ with its own output folder; repetitions are interleaved (A B C ... A B C ...).
 
 Cases (the backend through $PFAFF_BACKEND; `pfaff compare` takes the default of the formulations):
   numpy           PFAFF_BACKEND=numpy: lambdified primitives, scipy's loops; no numba imported
-  auto cold       the default backend ("auto") with a fresh, empty PFAFF_CACHE_DIR and NUMBA_CACHE_DIR:
-                  nothing has run compiled, so auto picks numpy and nothing compiles
+  auto cold       the default backend ("auto": compiled where numba can be imported) with a fresh,
+                  empty PFAFF_CACHE_DIR and NUMBA_CACHE_DIR in every repetition: a first run on a new
+                  machine, where numba compiles the loops, the linear algebra, every formulation
+                  module and kernel of the comparison (1.5-2 minutes on a 2-core machine)
   auto warm       the default backend on cache folders that a compiled run of the same command filled
-                  (one untimed `PFAFF_BACKEND=compiled` process before the repetitions): auto picks
-                  the compiled backend and loads the machine code
-  compiled cold   PFAFF_BACKEND=compiled with fresh, empty cache folders in every repetition: numba
-                  compiles every kernel and formulation module of the comparison (1.5-4 minutes each
-                  on a busy 2-core machine)
+                  (one untimed `PFAFF_BACKEND=compiled` process before the repetitions): the machine
+                  code is loaded
+  compiled cold   PFAFF_BACKEND=compiled with fresh, empty cache folders: as auto cold wherever numba
+                  is installed
 
-Expected runtime: about 10 minutes with the defaults (3 repetitions of every case; compiled cold
-takes most of it); without "compiled cold" about 1.5 minutes.
+Expected runtime: about 15 minutes with the defaults (3 repetitions of every case; the cold cases
+take most of it); with numpy and auto warm only, about 1.5 minutes.
 
 Run: python benchmarks/peak_memory.py [--repeat 3] [--cases numpy,auto-cold,auto-warm,compiled-cold]
      [--out benchmarks/output]

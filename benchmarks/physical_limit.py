@@ -8,9 +8,10 @@ spin phi, the same coordinates and speeds as the state of pfaff's ``minimal`` fo
 ``rolling_disc``: y = (x, y, psi, theta, phi, psi', theta', phi')) are written out below as plain
 numba code and compiled into the machine-code loops of formulations/solvers (Dormand-Prince 5(4),
 ``LOOP``, and DOP853, ``LOOP853``). Against it, in the same process and interleaved (H D M H D M
-...): pfaff's dependent and minimal formulations with backend "compiled" and the same method
-(fused right-hand side in the same loop, plus pfaff's recording passes after the run); ratios are
-taken against the hand-written right-hand side in the same loop.
+...): pfaff's dependent and minimal formulations with backend "compiled" and the same method (the
+same loops, which call pfaff's right-hand side through its address rather than with its code linked
+in as the hand-written one is, plus pfaff's recording passes after the run); ratios are taken
+against the hand-written right-hand side in the same loop.
 
 First the hand-written right-hand side is checked against ``form.evaluate(t, y).ydot`` of pfaff's
 minimal formulation at random states (max relative difference, required <= 1e-10). Then every

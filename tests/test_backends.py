@@ -56,7 +56,7 @@ def test_compiled_pass_measures_the_conditioning_of_A():
     assert any("kinematic matrix A is singular at t = 0" in note for note in stopped.warnings)
 
 
-@pytest.mark.slow  # a module of its own: about 40 s of compiling
+@pytest.mark.slow  # a module of its own: about 20 s of compiling
 def test_compiled_loop_stops_at_a_singular_configuration():
     """The crank of the triple slider-crank turns through q2 = pi/2, where Phi_p loses rank: the
     compiled run ends before the crossing and names the singular configuration."""

@@ -43,11 +43,10 @@ def _functions():
 def _model_with_address(rhs, offsets):
     import numba
 
-    from formulations.kernels.by_address import address, signature
+    from formulations.kernels.by_address import address
 
     model = (2.0, offsets, 0)
-    where = address(rhs, signature("rhs", numba.typeof(model)))
-    return (2.0, offsets, where)
+    return (2.0, offsets, address(rhs, numba.typeof(model)))
 
 
 def _arrays():
@@ -90,6 +89,52 @@ def test_other_argument_types_are_refused_when_the_caller_compiles():
         wrong((1.0, np.zeros(1), 0), np.zeros((2, 2)))
 
 
-def test_a_borrowed_model_reads_the_same_values():
-    _, _, read_borrowed = _functions()
-    assert read_borrowed((3.0, np.array([1.0, 4.0]))) == 12.0
+def test_a_callee_that_returns_another_type_is_refused():
+    import numba
+
+    from formulations.kernels.by_address import address
+
+    @numba.njit
+    def rhs(model, t, y, params, extra, out, work):
+        return 1
+
+    with pytest.raises(TypeError, match="rhs returns int64; its callers through the address read bool"):
+        address(rhs, numba.typeof((1.0,)))
+
+
+def test_a_stored_model_reads_back_with_its_arrays_and_functions_and_no_reference_counts():
+    """store_model keeps no reference to the model's arrays (borrowed_items): reading it back a
+    thousand times leaves their counts alone, where counted references would be dropped at every
+    read; a first-class function in it is called as stored. Its type is made again from the source
+    that type_source writes."""
+    import sys
+
+    import numba
+    from numba.core import types as numba_types
+
+    from formulations.kernels.by_address import load_model, store_model, type_source
+
+    @numba.cfunc("float64(float64)")
+    def twice(x):
+        return 2.0 * x
+
+    offsets = np.array([1.0, 4.0])
+    model = (3.0, offsets, twice, 7, True)
+    model_type = numba.typeof(model)
+    kind = eval(type_source(model_type), {"numba_types": numba_types})  # noqa: S307
+    assert kind == model_type
+
+    @numba.njit
+    def read(where, count):
+        total = 0.0
+        for _ in range(count):
+            stored = load_model(where, kind)
+            total += stored[0] * stored[1][1] + stored[2](1.0) + stored[3] + stored[4]
+        return total
+
+    memory, where = store_model(model, model_type)
+    before = sys.getrefcount(offsets)
+    assert read(where, 1000) == 1000 * (3.0 * 4.0 + 2.0 + 7 + 1)
+    assert sys.getrefcount(offsets) == before
+    with pytest.raises(TypeError, match="C-contiguous"):
+        store_model((np.zeros((3, 3))[:, 1],), numba.typeof((np.zeros((3, 3))[:, 1],)))

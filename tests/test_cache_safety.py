@@ -170,7 +170,7 @@ print(repr(run.p[-1].tolist()))
 
 
 # RK45: scipy's loop on the compiled kernels of the system (a few s); dopri5: also the generated
-# module of the formulation with its compiled loop (about 40 s of compiling on one core)
+# module of the formulation and the compiled loops (about 30 s of compiling on one core)
 @pytest.mark.parametrize("method", ["RK45", pytest.param("dopri5", marks=pytest.mark.slow)])
 def test_two_processes_compile_the_same_system_into_one_empty_cache(tmp_path, method):
     """Both write the same modules and numba's files at once; both finish with the same state."""

@@ -1,7 +1,8 @@
 """Generated numba source of whole formulation evaluations, for the COMPILED_ODE form (backend
 "compiled"): the formulation's primitives (systems.numeric.codegen kernels), its matrices and solves in
-one function, and compiled passes over recorded points. The solver appends its loop
-(formulations.solvers.compiled_rk) and compiles the module.
+one function, and compiled passes over recorded points. The integration loops are a module of their
+own, shared by every formulation (formulations.solvers.compiled_rk), which calls a formulation
+module's ``rhs_at`` and ``post_step_at``.
 
 Every module defines, for y the formulation's own state and ``extra`` its run-time constants
 (formulation.compiled_arguments(): gains, the choice of independent velocities), as written; the
@@ -14,8 +15,17 @@ system's constants and kernels then become the first argument ``model`` of every
     workspace() -> (WORK,) zeros                                   one per run
     rhs(t, y, params, extra, out, work) -> bool                    y' only, no allocation in the
                   dependent formulation
+    post_step(t, y, params, extra, work) -> int                    after an accepted step: 0
+                  nothing, 2 y projected in place, 1 a new chart wanted, -1 failed
+    rhs_at(where, t, y, ...), post_step_at(where, t, y, ...)       rhs and post_step of the model
+                  stored at the address ``where`` (formulations.kernels.by_address), for the loops
+    project_all(ts, ys, params, extra)                             post_step's projection of
+                  recorded rows, in place
     evaluate_all(ts, ys, params, extra) -> (y', lambda, ok, p, v, v')   at recorded points
     check_all(ts, ps, vs, vdots, ok, params) -> (N, 7)             errors, energy, rank measures
+
+evaluate, rhs and post_step are compiled once each and called through their addresses
+(formulations.kernels.by_address), not linked into every caller.
 """
 from .dependent import dependent_source
 from .embedded import minimal_source, reduced_source

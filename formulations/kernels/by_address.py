@@ -43,19 +43,19 @@ ENTRY_POINTS = {
 }
 
 
-def signature(name: str, model_type) -> tuple:
-    """The argument types ``name`` is compiled for: the model's type first (SIGNATURES), or the
-    model's address (ENTRY_POINTS)."""
-    if name in ENTRY_POINTS:
-        return ENTRY_POINTS[name][1]
-    return (model_type, *SIGNATURES[name][1])
-
-
-def address(dispatcher, argument_types) -> int:
-    """The address of ``dispatcher``'s machine code for ``argument_types`` (compiled, or loaded from
-    numba's cache, on first use), in numba's calling convention."""
-    dispatcher.compile(argument_types)
-    compiled = dispatcher.overloads[tuple(argument_types)]
+def address(dispatcher, model_type=None) -> int:
+    """The address of the machine code of ``dispatcher`` (a generated module's function named in
+    SIGNATURES, compiled for a model of ``model_type``, or in ENTRY_POINTS), compiled or loaded from
+    numba's cache on first use, in numba's calling convention. Raises TypeError where the compiled
+    function returns another type than its callers read."""
+    name = dispatcher.py_func.__name__
+    result, arguments = ENTRY_POINTS[name] if name in ENTRY_POINTS else SIGNATURES[name]
+    arguments = arguments if name in ENTRY_POINTS else (model_type, *arguments)
+    dispatcher.compile(arguments)
+    compiled = dispatcher.overloads[tuple(arguments)]
+    returned = types.unliteral(compiled.signature.return_type)  # a literal 0 is an int64 0 in memory
+    if returned != result:
+        raise TypeError(f"{name} returns {returned}; its callers through the address read {result}")
     return compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
 
 
@@ -74,10 +74,10 @@ def _caller(name: str, result_type, expected, skip: int):
                               f"compiled for {list(expected)}")
 
         def codegen(context, builder, sig, args):
-            address, packed = args
+            target, packed = args
             values = [builder.extract_value(packed, i) for i in range(len(argument_types))]
             function_type = context.call_conv.get_function_type(result_type, argument_types)
-            pointer = builder.inttoptr(address, function_type.as_pointer())
+            pointer = builder.inttoptr(target, function_type.as_pointer())
             status, value = context.call_conv.call_function(builder, pointer, result_type, argument_types, values)
             with cgutils.if_unlikely(builder, status.is_error):
                 context.call_conv.return_status_propagate(builder, status)
@@ -127,9 +127,12 @@ def store_model(model, model_type) -> tuple:
     memory must outlive every use of ``where``."""
     from numba.core.registry import cpu_target
 
+    for kind in model_type.types:  # borrowed_items takes the counts off C-contiguous arrays only
+        if isinstance(kind, types.Array) and kind.layout != "C" or isinstance(kind, types.BaseTuple):
+            raise TypeError(f"a stored model holds numbers, C-contiguous arrays and functions; it has {kind}")
     context = cpu_target.target_context
     size = context.get_abi_sizeof(context.get_value_type(model_type))
-    memory = np.zeros(-(-size // 8) + 1)  # float64: aligned to 8 bytes
+    memory = np.zeros(max(1, -(-size // 8)))  # float64 items: the model's fields aligned to 8 bytes
     _store_borrowed(memory, model)
     return memory, memory.ctypes.data
 
@@ -143,9 +146,9 @@ def type_source(kind) -> str:
         return (f"numba_types.Array({type_source(kind.dtype)}, {kind.ndim}, {kind.layout!r}, "
                 f"readonly={not kind.mutable})")
     if isinstance(kind, types.FunctionType):
-        signature = kind.signature
-        return (f"numba_types.FunctionType({type_source(signature.return_type)}"
-                f"({', '.join(type_source(a) for a in signature.args)}))")
+        function = kind.signature
+        return (f"numba_types.FunctionType({type_source(function.return_type)}"
+                f"({', '.join(type_source(a) for a in function.args)}))")
     if isinstance(kind, types.Boolean):
         return "numba_types.boolean"
     if isinstance(kind, (types.Integer, types.Float)) or kind == types.none:
@@ -154,4 +157,4 @@ def type_source(kind) -> str:
 
 
 __all__ = ["ENTRY_POINTS", "SIGNATURES", "address", "call_evaluate", "call_post_step", "call_post_step_at",
-           "call_rhs", "call_rhs_at", "load_model", "signature", "store_model", "type_source"]
+           "call_rhs", "call_rhs_at", "load_model", "store_model", "type_source"]

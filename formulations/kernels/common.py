@@ -8,8 +8,13 @@ import pathlib
 import numpy as np
 import sympy as sp
 
-# every generated module carries the hash of the linear algebra it imports, so a change there makes new modules
-LINALG = hashlib.sha256((pathlib.Path(__file__).parent / "linalg.py").read_bytes()).hexdigest()[:12]
+# every generated module carries the hash of the compiled code it imports (numba links that code into
+# the module's machine code, and its cache checks only the module's own file), so a change there makes
+# new modules
+_IMPORTED = ("kernels/linalg.py", "kernels/sparse_linalg.py", "kernels/borrowed.py", "kernels/by_address.py",
+             "solvers/rk_steps.py")
+LINALG = hashlib.sha256(b"".join((pathlib.Path(__file__).parent.parent / name).read_bytes()
+                                 for name in _IMPORTED)).hexdigest()[:12]
 
 
 class Layout:
@@ -122,8 +127,8 @@ def rhs(t, y, params, extra, out, work):
     p = w[C:C + N_P]
     v = w[C + N_P:C + N_P + N]
     vdot = w[C + N_P + N:SCRATCH]
-    # bool(): a run-time flag, so that numba compiles evaluate once for both callers (a literal
-    # False or True would make it compile and keep a copy of evaluate per value)
+    # bool(): a run-time flag, the type evaluate is compiled for (by_address.SIGNATURES), where a
+    # literal False would be refused
     return evaluate(t, borrowed(y), borrowed(params), borrowed(extra), borrowed(out), lam, p, v, vdot, bool(False),
                     w[SCRATCH:])
 '''

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import threading
 import types as pytypes
 from dataclasses import dataclass
 
@@ -28,14 +29,14 @@ import numpy as np
 @dataclass(frozen=True)
 class GenericSource:
     """text: the system-independent module source; fields: the model's names in order; values: the
-    system's values for them (numbers, integer arrays, kernels as first-class functions); separate:
+    system's values for them (numbers, integer arrays, kernels as first-class functions); by_address:
     the functions that the module's others call through their address (ADDRESS_<NAME> in the model,
     formulations.kernels.by_address)."""
 
     text: str
     fields: tuple
     values: tuple
-    separate: tuple = ()
+    by_address: tuple = ()
 
 
 KERNEL_MODULES = "pfaff_kernel_"  # the cache's modules of a system's kernels (systems.numeric.cache)
@@ -69,22 +70,23 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
         body.append(node)
     from .by_address import SIGNATURES
 
-    separate = sorted(functions & set(SIGNATURES)) if by_address else []
-    fields.update({_address_field(name): 0 for name in separate})  # filled in by BoundModule
+    called_by_address = sorted(functions & set(SIGNATURES)) if by_address else []
+    fields.update({_address_field(name): 0 for name in called_by_address})  # filled in by BoundModule
     order = tuple(sorted(fields))
     index = {name: i for i, name in enumerate(order)}
+    values = tuple(_value(fields[name]) for name in order)
+    borrow = any(isinstance(value, np.ndarray) for value in values)
     for node in body:
         if isinstance(node, ast.FunctionDef):
-            _take_model(node, index, functions)
-    body.insert(0, ast.parse("from formulations.kernels.borrowed import borrowed_items"))
-    if separate:
-        body.insert(0, ast.parse(f"from formulations.kernels.by_address import {', '.join('call_' + n for n in separate)}"))
-    tree.body = body
+            _take_model(node, index, functions, borrow)
+    imports = ["from formulations.kernels.borrowed import borrowed_items"] if borrow else []
+    if called_by_address:
+        imports.append(f"from formulations.kernels.by_address import {', '.join('call_' + n for n in called_by_address)}")
+    tree.body = [statement for line in imports for statement in ast.parse(line).body] + body
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-    values = tuple(_value(fields[name]) for name in order)
-    if {"rhs", "post_step"} <= set(separate):
+    if {"rhs", "post_step"} <= set(called_by_address):
         text += _entry_points(values, index)
-    return GenericSource(text, order, values, tuple(separate))
+    return GenericSource(text, order, values, tuple(called_by_address))
 
 
 def _entry_points(values, index) -> str:
@@ -134,9 +136,10 @@ def _names(target):
     return ["_"]  # not a plain name: never a field
 
 
-def _take_model(node: ast.FunctionDef, index: dict, functions: set):
-    """``model`` as the first argument of ``node``, the fields it reads unpacked from it, and
-    ``model`` passed on in its calls of the module's functions."""
+def _take_model(node: ast.FunctionDef, index: dict, functions: set, borrow: bool):
+    """``model`` as the first argument of ``node`` (``borrow``: its arrays seen without reference
+    counts), the fields it reads unpacked from it, and ``model`` passed on in its calls of the
+    module's functions."""
     own = {a.arg for a in node.args.args} | {n.id for n in ast.walk(node)
                                              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     used = sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in index} - own)
@@ -148,7 +151,7 @@ def _take_model(node: ast.FunctionDef, index: dict, functions: set):
                 call.args = [where, ast.Tuple(call.args, ast.Load())]
                 call.func = ast.Name(f"call_{call.func.id}", ast.Load())
     node.args.args.insert(0, ast.arg("model"))
-    unpack = [ast.parse("model = borrowed_items(model)").body[0]]  # no reference counts on its arrays
+    unpack = [ast.parse("model = borrowed_items(model)").body[0]] if borrow else []
     unpack += [ast.parse(f"{name} = model[{index[name]}]").body[0] for name in used]
     docstring = node.body[:1] if (node.body and isinstance(node.body[0], ast.Expr)
                                  and isinstance(node.body[0].value, ast.Constant)) else []
@@ -169,18 +172,25 @@ def _value(value):
 
 class BoundModule:
     """A compiled generic module with its system's model bound: ``bound.rhs(t, y, ...)`` calls
-    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``)."""
+    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``).
+    ``owner``: what the model's addresses point into (the formulation's module, for the loops bound
+    to it), kept alive with it; ``loops``: the loops bound to this module, where they are
+    (formulations.solvers.compiled_rk.compiled_loops)."""
 
-    def __init__(self, module: pytypes.ModuleType, generic: GenericSource):
-        self.module, self.model = module, generic.values
+    _OWN = ("module", "model", "owner", "loops", "_fields", "_by_address", "_model_type", "_entries", "_lock",
+            "_memory", "_loop_constants")
+
+    def __init__(self, module: pytypes.ModuleType, generic: GenericSource, owner=None):
+        self.module, self.model, self.owner, self.loops = module, generic.values, owner, None
         self._fields = dict(zip(generic.fields, generic.values))
-        self._separate = [(name, generic.fields.index(_address_field(name))) for name in generic.separate]
-        self._model_type = None
+        self._by_address = [(name, generic.fields.index(_address_field(name))) for name in generic.by_address]
+        self._model_type = None  # set once the addresses are in the model
         self._entries = {}  # (function, the arguments' kinds) -> the compiled overload's entry point
-        self._memory = self._stored = None  # the model stored for the shared loops (stored())
+        self._lock = threading.Lock()  # binding compiles: one thread does it
+        self._memory = self._loop_constants = None  # the model stored for the shared loops
 
     def __getattr__(self, name):
-        if name in ("module", "model", "_fields", "_separate", "_model_type", "_entries", "_memory", "_stored"):
+        if name in BoundModule._OWN:
             raise AttributeError(name)
         if name in self._fields:
             return self._fields[name]
@@ -205,44 +215,49 @@ class BoundModule:
             return entry(self.model, *args)
         import numba
 
-        if self._model_type is None:
-            self._bind_addresses()
+        model_type = self._bound()
         result = dispatcher(self.model, *args)
-        overload = dispatcher.overloads.get((self._model_type, *(numba.typeof(a) for a in args)))
+        overload = dispatcher.overloads.get((model_type, *(numba.typeof(a) for a in args)))
         if overload is not None:
             self._entries[key] = overload.entry_point
         return result
 
-
-    def _bind_addresses(self):
-        """The model's type, and the addresses of the functions called through them (compiled or
-        loaded now) written into the model."""
+    def _bound(self):
+        """The model's type, once the addresses of the functions called through them (compiled or
+        loaded now) are in the model."""
+        if self._model_type is not None:
+            return self._model_type
         import numba
 
-        from .by_address import address, signature
+        from .by_address import address
 
-        self._model_type = numba.typeof(self.model)
-        model = list(self.model)
-        for name, at in self._separate:
-            model[at] = address(getattr(self.module, name), signature(name, self._model_type))
-        self.model = tuple(model)
-        self._fields.update({_address_field(name): model[at] for name, at in self._separate})
+        with self._lock:
+            if self._model_type is None:
+                model_type = numba.typeof(self.model)
+                model = list(self.model)
+                for name, at in self._by_address:
+                    model[at] = address(getattr(self.module, name), model_type)
+                self._fields.update({_address_field(name): model[at] for name, at in self._by_address})
+                self.model = tuple(model)
+                self._model_type = model_type
+        return self._model_type
 
-    def stored(self) -> dict:
-        """What the shared loops need of this module (formulations.solvers.compiled_rk): WHERE, the
-        address of the model stored in memory (kept alive here), RHS_AT and POST_STEP_AT, the
-        addresses of its entry points, WORK and REJECT_FAILED_STAGES."""
-        from .by_address import address, signature, store_model
+    def loop_constants(self) -> dict:
+        """What the shared loops (formulations.solvers.compiled_rk) take of this module: MODEL_ADDRESS,
+        where its model is stored (the memory kept alive here), ADDRESS_RHS_AT and
+        ADDRESS_POST_STEP_AT, its entry points, WORK and REJECT_FAILED_STAGES."""
+        from .by_address import address, store_model
 
-        if self._model_type is None:
-            self._bind_addresses()
-        if self._stored is None:
-            self._memory, where = store_model(self.model, self._model_type)
-            self._stored = {"WHERE": where, "WORK": int(self._fields["WORK"]),
-                            "REJECT_FAILED_STAGES": bool(self._fields["REJECT_FAILED_STAGES"])}
-            for name in ("rhs_at", "post_step_at"):
-                self._stored[name.upper()] = address(getattr(self.module, name), signature(name, None))
-        return self._stored
+        model_type = self._bound()
+        with self._lock:
+            if self._loop_constants is None:
+                memory, where = store_model(self.model, model_type)
+                constants = {"MODEL_ADDRESS": where, "WORK": int(self._fields["WORK"]),
+                             "REJECT_FAILED_STAGES": bool(self._fields["REJECT_FAILED_STAGES"])}
+                for name in ("rhs_at", "post_step_at"):
+                    constants[_address_field(name)] = address(getattr(self.module, name))
+                self._memory, self._loop_constants = memory, constants
+        return self._loop_constants
 
 
 def _kind(value):

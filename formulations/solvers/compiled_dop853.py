@@ -32,7 +32,7 @@ def _dense853(t0, h, y0, y1, f0, f1, K, params, extra, t, work, out):
     n = y0.size
     if np.isnan(K[13, 0]):
         for s in range(13, 16):
-            _stage(y0, h, _A8[s], K, s, out)
+            stage(y0, h, _A8[s], K, s, out)
             if not rhs(t0 + _C8[s] * h, out, params, extra, K[s], work):
                 return False
     x = (t - t0) / h
@@ -98,13 +98,13 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
             K[0] = f
             ok = True
             for s in range(1, _S):
-                _stage(y, h, _A8[s], K, s, arg)
+                stage(y, h, _A8[s], K, s, arg)
                 evaluations += 1
                 if not rhs(t + _C8[s] * h, arg, params, extra, K[s], work):
                     ok = False
                     break
             if ok:
-                _stage(y, h, _B8, K, _S, y_new)
+                stage(y, h, _B8, K, _S, y_new)
                 evaluations += 1
                 ok = rhs(t + h, y_new, params, extra, K[_S], work)
             if not ok:
@@ -158,7 +158,7 @@ def integrate853(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_
                 count += 1
                 next_eval += 1
         else:
-            ts, ys = _append(ts, ys, count, t_new, y_new)
+            ts, ys = append(ts, ys, count, t_new, y_new)
             count += 1
         t = t_new
         y[:] = y_new

@@ -33,7 +33,7 @@ from ..forms import StepChange
 from ..results.status import LoopStop
 
 LOOP = '''
-from formulations.solvers.rk_steps import _append, _first_point, _hermite, _rms, _stage
+from formulations.solvers.rk_steps import append, first_point, hermite, rms, stage
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
 _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -51,13 +51,13 @@ def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order, work)
     """(h, ok): the initial step of Hairer, Norsett & Wanner II.4 for an error estimate of ``order``
     (as scipy's select_initial_step); one evaluation, ok False where it fails."""
     scale = atol + rtol * np.abs(y)
-    d0, d1 = _rms(y / scale), _rms(f / scale)
+    d0, d1 = rms(y / scale), rms(f / scale)
     h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
     h0 = min(h0, abs(t1 - t))
     f1 = np.empty(y.size)
     if not rhs(t + h0, y + h0 * f, params, extra, f1, work):
         return h0, False
-    d2 = _rms((f1 - f) / scale) / h0
+    d2 = rms((f1 - f) / scale) / h0
     h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / (order + 1))
     return min(100 * h0, h1, abs(t1 - t), max_step), True
 
@@ -67,7 +67,7 @@ def _prologue(t0, t1, y, t_eval, params, extra, rtol, atol, max_step, first_step
     """(ts, ys, count, next_eval, h, evaluations, ok) of both loops: the output arrays holding the
     initial point where wanted, f = y'(t0) and the first step (first_step, else chosen for an error
     estimate of ``order``); ok False where an evaluation failed (count 0 where the first did)."""
-    ts, ys, count, next_eval = _first_point(t0, y, t_eval)
+    ts, ys, count, next_eval = first_point(t0, y, t_eval)
     if not rhs(t0, y, params, extra, f, work):
         return ts, ys, 0, next_eval, 0.0, 1, False
     if first_step > 0:
@@ -126,7 +126,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
                 return ts[:count], ys[:count], -2, t, evaluations, steps, rejected, y, h
             ok = True
             for i in range(1, 7):  # the last stage's argument is the new state (FSAL)
-                _stage(y, h, _A[i], K, i, y_new)
+                stage(y, h, _A[i], K, i, y_new)
                 evaluations += 1
                 ok = rhs(t + _C[i] * h, y_new, params, extra, K[i], work)
                 if not ok:
@@ -161,11 +161,11 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
         if grid:
             while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
                 ts[count] = t_eval[next_eval]
-                _hermite(t, y, K[0], t_new, y_new, K[6], t_eval[next_eval], ys[count])
+                hermite(t, y, K[0], t_new, y_new, K[6], t_eval[next_eval], ys[count])
                 count += 1
                 next_eval += 1
         else:
-            ts, ys = _append(ts, ys, count, t_new, y_new)
+            ts, ys = append(ts, ys, count, t_new, y_new)
             count += 1
         t = t_new
         y[:] = y_new
@@ -181,7 +181,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
 
 
 # what the loops call: the formulation module's entry points (rhs_at, post_step_at) with the address
-# of its stored model, which BoundModule.stored() gives per formulation instance
+# of its stored model, which BoundModule.loop_constants() gives per formulation instance
 LOOPS_HEADER = '''import math
 
 import numba
@@ -191,9 +191,10 @@ from formulations.kernels.borrowed import borrowed, hold
 from formulations.kernels.by_address import call_post_step_at, call_rhs_at
 from formulations.kernels.linalg import finite
 
-WHERE = 0
-RHS_AT = 0
-POST_STEP_AT = 0
+LINALG = "{LINALG}"
+MODEL_ADDRESS = 0
+ADDRESS_RHS_AT = 0
+ADDRESS_POST_STEP_AT = 0
 WORK = 0
 REJECT_FAILED_STAGES = False
 
@@ -207,17 +208,16 @@ def workspace():
 @numba.njit(cache=True)
 def rhs(t, y, params, extra, out, work):
     """The formulation's y' (False: a singular matrix)."""
-    return call_rhs_at(RHS_AT, (WHERE, t, y, params, extra, out, work))
+    return call_rhs_at(ADDRESS_RHS_AT, (MODEL_ADDRESS, t, y, params, extra, out, work))
 
 
 @numba.njit(cache=True)
 def post_step(t, y, params, extra, work):
     """The formulation's action after an accepted step (formulations.kernels.common.passes)."""
-    return call_post_step_at(POST_STEP_AT, (WHERE, t, y, params, extra, work))
+    return call_post_step_at(ADDRESS_POST_STEP_AT, (MODEL_ADDRESS, t, y, params, extra, work))
 '''
 
 _MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source is written once per instance
-_LOOPS = weakref.WeakKeyDictionary()    # a formulation's module -> the loops bound to it
 
 
 def compiled_module(formulation):
@@ -243,22 +243,24 @@ def _loops_module():
     from ..kernels.generic import generic_module
     from .compiled_dop853 import LOOP853
 
-    generic = generic_module(LOOPS_HEADER + LOOP + LOOP853, by_address=False)
+    from ..kernels.common import LINALG
+
+    generic = generic_module(LOOPS_HEADER.replace("{LINALG}", LINALG) + LOOP + LOOP853, by_address=False)
     return compile_module(generic.text), generic
 
 
 def compiled_loops(module):
     """The loops bound to a formulation's compiled module (compiled_module): ``loops.integrate853(t0,
-    ...)`` runs them on its right-hand side and post-step."""
-    loops = _LOOPS.get(module)
-    if loops is None:
+    ...)`` runs them on its right-hand side and post-step. They hold the module (their model holds
+    addresses into it)."""
+    if module.loops is None:
         from ..kernels.generic import BoundModule
 
         compiled, generic = _loops_module()
-        stored = module.stored()
-        bound = dataclasses.replace(generic, values=tuple(stored[name] for name in generic.fields))
-        loops = _LOOPS[module] = BoundModule(compiled, bound)
-    return loops
+        constants = module.loop_constants()
+        bound = dataclasses.replace(generic, values=tuple(constants[name] for name in generic.fields))
+        module.loops = BoundModule(compiled, bound, owner=module)
+    return module.loops
 
 
 def run_compiled(problem, max_steps, loop="integrate"):

@@ -9,12 +9,12 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def _rms(x):
+def rms(x):
     return math.sqrt(np.mean(x * x)) if x.size else 0.0
 
 
 @numba.njit(cache=True)
-def _hermite(t0, y0, f0, t1, y1, f1, t, out):
+def hermite(t0, y0, f0, t1, y1, f1, t, out):
     """The cubic Hermite interpolant of the step (t0, t1) at t, into out."""
     h = t1 - t0
     s = (t - t0) / h
@@ -24,7 +24,7 @@ def _hermite(t0, y0, f0, t1, y1, f1, t, out):
 
 
 @numba.njit(cache=True)
-def _first_point(t0, y, t_eval):
+def first_point(t0, y, t_eval):
     """(ts, ys, count, next_eval): output arrays (t_eval's size, or 256 rows to grow) holding the
     initial point where it is wanted."""
     grid = t_eval.size > 0
@@ -39,7 +39,7 @@ def _first_point(t0, y, t_eval):
 
 
 @numba.njit(cache=True)
-def _append(ts, ys, count, t, y):
+def append(ts, ys, count, t, y):
     """(ts, ys) with (t, y) stored at row count, doubled in size where full."""
     if count == ts.size:
         ts2 = np.empty(2 * ts.size)
@@ -53,7 +53,7 @@ def _append(ts, ys, count, t, y):
 
 
 @numba.njit(cache=True)
-def _stage(y, h, a, K, s, out):
+def stage(y, h, a, K, s, out):
     """out = y + h sum_(j < s) a[j] K[j], a Runge-Kutta stage's argument (no allocation)."""
     for i in range(y.size):
         acc = 0.0
