@@ -33,7 +33,6 @@ from ..forms import StepChange
 from ..results.status import LoopStop
 
 LOOP = '''
-from formulations.solvers.rk_steps import append, first_point, hermite, rms, stage
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
 _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -44,6 +43,60 @@ _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
                [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0.0],
                [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]])
 _E = np.array([71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40])
+
+
+@numba.njit(cache=True)
+def rms(x):
+    return math.sqrt(np.mean(x * x)) if x.size else 0.0
+
+
+@numba.njit(cache=True)
+def hermite(t0, y0, f0, t1, y1, f1, t, out):
+    """The cubic Hermite interpolant of the step (t0, t1) at t, into out."""
+    h = t1 - t0
+    s = (t - t0) / h
+    c0, c1, c2, c3 = 2 * s**3 - 3 * s**2 + 1, (s**3 - 2 * s**2 + s) * h, -2 * s**3 + 3 * s**2, (s**3 - s**2) * h
+    for i in range(y0.size):
+        out[i] = c0 * y0[i] + c1 * f0[i] + c2 * y1[i] + c3 * f1[i]
+
+
+@numba.njit(cache=True)
+def first_point(t0, y, t_eval):
+    """(ts, ys, count, next_eval): output arrays (t_eval's size, or 256 rows to grow) holding the
+    initial point where it is wanted."""
+    grid = t_eval.size > 0
+    cap = t_eval.size if grid else 256
+    ts = np.empty(cap)
+    ys = np.empty((cap, y.size))
+    if grid and t_eval[0] != t0:
+        return ts, ys, 0, 0
+    ts[0] = t0
+    ys[0] = y
+    return ts, ys, 1, 1 if grid else 0
+
+
+@numba.njit(cache=True)
+def append(ts, ys, count, t, y):
+    """(ts, ys) with (t, y) stored at row count, doubled in size where full."""
+    if count == ts.size:
+        ts2 = np.empty(2 * ts.size)
+        ys2 = np.empty((2 * ts.size, y.size))
+        ts2[:count] = ts[:count]
+        ys2[:count] = ys[:count]
+        ts, ys = ts2, ys2
+    ts[count] = t
+    ys[count] = y
+    return ts, ys
+
+
+@numba.njit(cache=True)
+def stage(y, h, a, K, s, out):
+    """out = y + h sum_(j < s) a[j] K[j], a Runge-Kutta stage's argument (no allocation)."""
+    for i in range(y.size):
+        acc = 0.0
+        for j in range(s):
+            acc += a[j] * K[j, i]
+        out[i] = y[i] + h * acc
 
 
 @numba.njit(cache=True)
@@ -240,10 +293,9 @@ def _loops_module():
     same for every formulation and system: compiled once per machine."""
     from systems.numeric.codegen import compile_module
 
+    from ..kernels.common import LINALG
     from ..kernels.generic import generic_module
     from .compiled_dop853 import LOOP853
-
-    from ..kernels.common import LINALG
 
     generic = generic_module(LOOPS_HEADER.replace("{LINALG}", LINALG) + LOOP + LOOP853, by_address=False)
     return compile_module(generic.text), generic

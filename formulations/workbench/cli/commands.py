@@ -345,7 +345,7 @@ def cmd_cache(args):
         for name in names:
             load_system(name, None)  # unknown names refused before any compiling
         print(f"compiling into {codegen.cache_dir()} (15-20 s for each formulation and kind of system the first "
-              f"time, and about 20 s once for the loops and linear algebra; a few seconds once compiled)", file=sys.stderr)
+              f"time, and about 15 s once for the loops and linear algebra; a few seconds once compiled)", file=sys.stderr)
         try:
             rows = warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
         except RuntimeError as exc:
