@@ -130,19 +130,35 @@ def compile_kernel(name: str, groups, entries):
 
 class Kernel:
     """A compiled kernel: ``kernel(*args, out)`` from Python (through the trampolines of
-    systems.numeric.calls); ``kernel.compiled`` the first-class function (numba cfunc) that the
-    generated modules call."""
+    systems.numeric.calls, by the kernel's address); ``kernel.compiled`` the first-class function
+    (numba cfunc) that the generated modules call. Arguments are converted to the kernel's types
+    (floats, C-contiguous float64 arrays); ``out`` must be a writable C-contiguous float64 array."""
 
     def __init__(self, compiled):
+        from numba import types
+
         from .calls import CALLS
 
         self.compiled = compiled
         self.__name__ = compiled._pyfunc.__name__
         self.__module__ = compiled._pyfunc.__module__
-        self._through = CALLS
+        self._scalar = [kind == types.float64 for kind in compiled._sig.args]
+        self._call = CALLS[len(self._scalar) - 1]
+        self._address = None  # compiled (or loaded) at the first call
 
     def __call__(self, *args):
-        self._through[len(args) - 1](self.compiled, *args)
+        if len(args) != len(self._scalar):
+            raise TypeError(f"kernel {self.__name__!r} got {len(args)} arguments but expected {len(self._scalar)}")
+        out = args[-1]
+        if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.ndim == 1
+                and out.flags.c_contiguous and out.flags.writeable):
+            raise TypeError(f"kernel {self.__name__!r} got an output {type(out).__name__} but expected a writable "
+                            f"C-contiguous one-dimensional float64 array")
+        if self._address is None:
+            self._address = self.compiled.address
+        values = [float(a) if scalar else np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+                  for a, scalar in zip(args[:-1], self._scalar)]
+        self._call(self._address, *values, out)
 
 
 def compile_module(source: str):
@@ -167,11 +183,10 @@ def flat_kernel(name, groups, exprs, shapes):
     sizes = [int(np.prod(s)) for s in shapes]
     bounds = np.cumsum([0] + sizes).tolist()
     pieces = [(slice(lo, hi), tuple(s)) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes)]
-    scalar = [isinstance(s, sp.Basic) for _, s in groups]
 
     def call(*args):
         out = np.zeros(total)
-        kernel(*[float(a) if sc else np.require(a, float, ("C", "W")) for a, sc in zip(args, scalar)], out)
+        kernel(*args, out)
         return [out[sl] if len(sh) == 1 else out[sl].reshape(sh) for sl, sh in pieces]
 
     call.kernel = kernel
