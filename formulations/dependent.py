@@ -34,6 +34,7 @@ class Dependent(Formulation):
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
+    compiled_dae = True
     compiled_rheonomic = True
     redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linalg.solve_saddle)
     options = ("singular",)

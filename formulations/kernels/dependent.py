@@ -21,7 +21,7 @@ def dependent_source(formulation) -> str:
     program, gather = saddle_program(nonzero, lay)
     return (header(sysm, kernels) + _work_layout(program, gather, nonzero, lay, size)
             + _sparse_saddle_source(program, size) + _evaluate_source(sysm, lay, size)
-            + passes(sysm, projection_source(lay, m_a)))
+            + passes(sysm, projection_source(lay, m_a)) + dae_source(lay, m_a))
 
 
 def _work_layout(program, gather, nonzero, lay, size) -> str:
@@ -37,6 +37,7 @@ M_A = {lay.m + len(lay.blocks)}  # rows of Phi_a: Phi and the unit norms of the 
 SPARE = DYN + SIZE * SIZE + SIZE + CON
 SPARSE = SPARE + SIZE * SIZE + SIZE
 EVAL_WORK = SPARSE + KS_NNZ + SIZE
+DAE_WORK = EVAL_WORK + 3 * N_P + N + M_A * (N_P + 2)  # dae_residual: p, Y's positions, zeros, v, Psi and Psi_y
 '''
 
 
@@ -243,3 +244,105 @@ def saddle_program(nonzero, lay):
             plus.append(-1)
             minus.append(-1)
     return program, (plus, minus)
+
+
+def dae_source(lay, m_a) -> str:
+    """dae_residual and dae_jacobian: the residual F(t, Y, Y') of formulations.solvers.ida (index 1
+    and GGL) and its Jacobian dF/dY + cj dF/dY' by difference quotients, in machine code."""
+    views = lay.dynamics_views()
+    ggl = f'''
+    if ggl:  # GGL: C v + c = 0 and Psi(p, t) = 0 in place of the acceleration rows, Psi_y^T mu
+        cbuf = work[DYN + SIZE * SIZE + SIZE:DYN + SIZE * SIZE + SIZE + CON]
+        cbuf[:] = 0.0
+        _constraints(p, params, t, cbuf)
+        for i in range(C):
+            value = cbuf[CON - C + i]
+            if extra[7 + i] == 0.0:
+                for j in range(N):
+                    value += Cm[i, j] * v[j]
+            res[N_P + N + i] = value{_ggl_positions(m_a)}
+        return'''
+    return f'''
+
+@numba.njit(cache=True)
+def dae_residual(t, Y, YP, params, extra, ggl, res, work):
+    """F(t, Y, Y') of formulations.solvers.ida into res, Y = (p, v, lambda[, mu]): the kinematics
+    p' - A v (+ Psi_y^T mu in GGL), then [[M, C^T - F], [C, 0]] [v'; lambda] - [f0 - d; b] with b as
+    evaluate's (stabilization gains in extra; rows set aside as dependent: lambda_i = 0), or in GGL
+    (ggl True) the dynamics rows, C v + c and Psi. Y and Y' may be read-only. work: DAE_WORK zeros."""
+    alpha, beta = extra[0], extra[1]
+    p = work[EVAL_WORK:EVAL_WORK + N_P]
+    p[:] = Y[:N_P]
+    unit_blocks(p, BLOCKS)
+    v = work[EVAL_WORK + 3 * N_P:EVAL_WORK + 3 * N_P + N]
+    v[:] = Y[N_P:N_P + N]
+    vdot = YP[N_P:N_P + N]
+    lam = Y[N_P + N:N_P + N + C]
+    buf = work[:DYN]
+    buf[:] = 0.0
+    _dynamics(t, p, v, params, buf)
+{_saddle_rhs()}
+{views}
+    for i in range(N_P):
+        value = YP[i]
+        for j in range(N):
+            value -= Ad[i, j] * v[j]
+        res[i] = value
+    for i in range(N):
+        value = -b[i]
+        for j in range(N):
+            value += M[i, j] * vdot[j]
+        for k in range(C):
+            if extra[7 + k] == 0.0:
+                value += (Cm[k, i] - F[i, k]) * lam[k]
+        res[N_P + i] = value{ggl}
+    for i in range(C):
+        value = -b[N + i]
+        if extra[7 + i] == 0.0:
+            for j in range(N):
+                value += Cm[i, j] * vdot[j]
+        else:
+            value += lam[i]
+        res[N_P + N + i] = value
+
+
+@numba.njit(cache=True)
+def dae_jacobian(t, Y, YP, cj, params, extra, ggl, rtol, atol, res, JJ, work):
+    """JJ = dF/dY + cj dF/dY' of dae_residual by difference quotients, column j from Y_j + h and
+    Y'_j + cj h, h as IDA's own: max(sqrt(eps) max(|Y_j|, |Y'_j| / cj), rtol |Y_j| + atol_j), signed as
+    Y'_j. res: F(t, Y, Y')."""
+    size = Y.size
+    Yh = Y.copy()
+    YPh = YP.copy()
+    column = np.empty(size)
+    root = math.sqrt(np.finfo(np.float64).eps)
+    for j in range(size):
+        h = max(root * max(abs(Y[j]), abs(YP[j]) / cj), rtol * abs(Y[j]) + atol[j])
+        if YP[j] < 0.0:
+            h = -h
+        h = (Y[j] + h) - Y[j]
+        Yh[j] = Y[j] + h
+        YPh[j] = YP[j] + cj * h
+        dae_residual(t, Yh, YPh, params, extra, ggl, column, work)
+        for i in range(size):
+            JJ[i, j] = (column[i] - res[i]) / h
+        Yh[j] = Y[j]
+        YPh[j] = YP[j]
+'''
+
+
+def _ggl_positions(m_a) -> str:
+    """Lines of dae_residual for Psi (Phi and the unit norms of Euler parameters) and Psi_y^T mu."""
+    if not m_a:
+        return ""
+    return '''
+        q = work[EVAL_WORK + N_P:EVAL_WORK + 2 * N_P]
+        q[:] = Y[:N_P]  # Psi of the positions as they are, not normalized (Dependent.position_constraints)
+        hc = work[EVAL_WORK + 3 * N_P + N:DAE_WORK]
+        hc[:] = 0.0
+        _holonomic_chart(q, work[EVAL_WORK + 2 * N_P:EVAL_WORK + 3 * N_P], params, t, hc)
+        mu = Y[N_P + N + C:]
+        for i in range(M_A):
+            res[N_P + N + C + i] = hc[i]
+            for j in range(N_P):
+                res[j] += hc[M_A + i * N_P + j] * mu[i]'''

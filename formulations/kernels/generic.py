@@ -85,13 +85,22 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
     tree.body = [statement for line in imports for statement in ast.parse(line).body] + body
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     if {"rhs", "post_step"} <= set(called_by_address):
-        text += _entry_points(values, index)
+        arguments = {node.name: [a.arg for a in node.args.args[1:]] for node in body
+                     if isinstance(node, ast.FunctionDef) and node.name in STORED_ENTRIES}
+        text += _entry_points(values, index, arguments)
     return GenericSource(text, order, values, tuple(called_by_address))
 
 
-def _entry_points(values, index) -> str:
+# functions of a module that get an entry point ``<name>_at(where, ...)`` on the stored model, for
+# callers from Python that pass no model (its unboxing, arrays and first-class functions, would cost
+# some 50 microseconds a call)
+STORED_ENTRIES = ("dae_residual", "dae_jacobian")
+
+
+def _entry_points(values, index, arguments) -> str:
     """rhs_at and post_step_at: rhs and post_step of the model stored at ``where``
-    (formulations.kernels.by_address), for the loops that every formulation shares. The model's type
+    (formulations.kernels.by_address), for the loops that every formulation shares; and ``<name>_at``
+    for the functions ``arguments`` names (with their arguments after the model). The model's type
     is written into the text: it is the same for every system of the module's kind."""
     import numba
 
@@ -102,6 +111,14 @@ def _entry_points(values, index) -> str:
     if eval(source, {"numba_types": numba.core.types}) != model_type:  # noqa: S307 (our own text)
         raise TypeError(f"the model's type {model_type} is not made again by {source}")
     rhs, post = index[_address_field("rhs")], index[_address_field("post_step")]
+    stored = "".join(f'''
+
+@numba.njit(cache=True)
+def {name}_at(where, {", ".join(names)}):
+    """{name} of the model stored at ``where``."""
+    model = load_model(where, MODEL_TYPE)
+    return {name}(model, {", ".join(names)})
+''' for name, names in arguments.items())
     return f'''
 
 from numba.core import types as numba_types
@@ -121,7 +138,7 @@ def post_step_at(where, t, y, params, extra, work):
     """post_step of the model stored at ``where``."""
     model = load_model(where, MODEL_TYPE)
     return call_post_step(model[{post}], (model, t, y, params, extra, work))
-'''
+''' + stored
 
 
 def _address_field(name: str) -> str:
@@ -178,7 +195,7 @@ class BoundModule:
     (formulations.solvers.compiled_rk.compiled_loops)."""
 
     _OWN = ("module", "model", "owner", "loops", "_fields", "_by_address", "_model_type", "_entries", "_lock",
-            "_memory", "_loop_constants")
+            "_memory", "_where", "_loop_constants")
 
     def __init__(self, module: pytypes.ModuleType, generic: GenericSource, owner=None):
         self.module, self.model, self.owner, self.loops = module, generic.values, owner, None
@@ -187,7 +204,7 @@ class BoundModule:
         self._model_type = None  # set once the addresses are in the model
         self._entries = {}  # (function, the arguments' kinds) -> the compiled overload's entry point
         self._lock = threading.Lock()  # binding compiles: one thread does it
-        self._memory = self._loop_constants = None  # the model stored for the shared loops
+        self._memory = self._where = self._loop_constants = None  # the model stored (stored_model)
 
     def __getattr__(self, name):
         if name in BoundModule._OWN:
@@ -242,21 +259,31 @@ class BoundModule:
                 self._model_type = model_type
         return self._model_type
 
+    def stored_model(self) -> int:
+        """Where the model is stored (by_address.store_model; the memory kept alive here): the first
+        argument of the module's ``<name>_at`` entry points (STORED_ENTRIES)."""
+        from .by_address import store_model
+
+        model_type = self._bound()
+        with self._lock:
+            if self._memory is None:
+                self._memory, self._where = store_model(self.model, model_type)
+        return self._where
+
     def loop_constants(self) -> dict:
         """What the shared loops (formulations.solvers.compiled_rk) take of this module: MODEL_ADDRESS,
         where its model is stored (the memory kept alive here), ADDRESS_RHS_AT and
         ADDRESS_POST_STEP_AT, its entry points, WORK and REJECT_FAILED_STAGES."""
-        from .by_address import address, store_model
+        from .by_address import address
 
-        model_type = self._bound()
+        where = self.stored_model()
         with self._lock:
             if self._loop_constants is None:
-                memory, where = store_model(self.model, model_type)
                 constants = {"MODEL_ADDRESS": where, "WORK": int(self._fields["WORK"]),
                              "REJECT_FAILED_STAGES": bool(self._fields["REJECT_FAILED_STAGES"])}
                 for name in ("rhs_at", "post_step_at"):
                     constants[_address_field(name)] = address(getattr(self.module, name))
-                self._memory, self._loop_constants = memory, constants
+                self._loop_constants = constants
         return self._loop_constants
 
 

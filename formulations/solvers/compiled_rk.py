@@ -321,14 +321,12 @@ def run_compiled(problem, max_steps, loop="integrate"):
     applied to the output points in order (a run that it stops ends at the last point before)."""
     import numpy as np
 
-    from .base import RunRecord, StateChanges, interruption_message
+    from .base import StateChanges
     from .interrupts import held_back, run_interruptible
-    from .monitor import singular_message
 
     formulation = problem.formulation
     module = compiled_module(formulation)
     loops = compiled_loops(module)
-    t0 = problem.t_span[0]
     params = np.asarray(formulation.par, float)
     changes = StateChanges()
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
@@ -339,6 +337,25 @@ def run_compiled(problem, max_steps, loop="integrate"):
         if problem.t_eval is not None and formulation.stabilization.projects:
             for ts_, ys_, extra_ in stretches:  # dense output interpolates unprojected states
                 module.project_all(ts_, ys_, params, extra_)
+    return recorded_run(formulation, module, problem.t_span[0], stretches, status, message, int(steps),
+                        int(rejected), int(evaluations), changes, interrupted or bool(caught))
+
+
+def recorded_run(formulation, module, t0, stretches, status, message, steps, rejected, evaluations, changes=None,
+                 interrupted=False):
+    """The RunRecord of states recorded by a loop in machine code (or by IDA on a compiled residual)
+    from t0: ``stretches`` [(ts, ys, extra)], evaluated by one compiled pass (y', v', lambda; constraint
+    errors, energy and rank measures), cut at the first point where Phi_p loses rank (the rank
+    monitor of formulations.solvers.monitor, on the rows; not where rows are dependent from the
+    start) or where the formulation's own watch stops it; status and message as the loop ended."""
+    import numpy as np
+
+    from .base import RunRecord, StateChanges, interruption_message
+    from .interrupts import held_back
+    from .monitor import singular_message
+
+    params = np.asarray(formulation.par, float)
+    with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError
         parts = [module.evaluate_all(ts_, ys_, params, extra_) for ts_, ys_, extra_ in stretches]
         ts, ys = (np.concatenate([part[i] for part in stretches]) for i in (0, 1))
         ydot, lam, ok, ps, vs, vdots = (np.concatenate([part[i] for part in parts]) for i in range(6))
@@ -370,9 +387,10 @@ def run_compiled(problem, max_steps, loop="integrate"):
     missing = ~ok[:end]
     vdots, lam = vdots[:end], lam[:end]
     vdots[missing], lam[missing] = np.nan, np.nan
-    return RunRecord(ts[:end].tolist(), None, status, message, int(steps), [], rejected=int(rejected),
-                     evaluations=int(evaluations), checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
-                     interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam), changes=changes)
+    return RunRecord(ts[:end].tolist(), None, status, message, steps, [], rejected=rejected,
+                     evaluations=evaluations, checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
+                     interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam),
+                     changes=changes if changes is not None else StateChanges())
 
 
 def _stretches(module, loop, problem, params, max_steps, changes, stop):

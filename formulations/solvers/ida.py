@@ -29,6 +29,11 @@ level forced steps of 1e-5 s on the knife edge at alpha = 60 1/s (20797 steps ov
 
 Initial values of y', lambda (and mu = 0) are computed from the consistent initial state by the
 formulation's own linear solve, so IDA starts without an initial-condition correction.
+
+On the compiled backend, where the formulation's module has them (the dependent formulation), the
+residual and IDA's Jacobian dF/dY + cj dF/dY' are evaluated in machine code (dae_residual and
+dae_jacobian of formulations.kernels.dependent; the Jacobian by IDA's own difference quotients), one
+call each from IDA; elsewhere the residual is evaluated in Python and IDA forms the Jacobian.
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ import numpy as np
 from ..errors import CapabilityError, StopRun
 from ..forms import ADAPTIVE, DENSE_OUTPUT, GGL_DAE, INDEX1_DAE
 from ..linalg import solve_square
+from ..results.status import LoopStop
 from .base import Problem, RunRecord, Solver, interruption_message, register
 
 EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test
@@ -97,6 +103,38 @@ class Residual:
         res[n_pos + dyn + s.rows:] = Psi
 
 
+class CompiledResidual(Residual):
+    """The residual and its Jacobian in machine code: the formulation module's dae_residual and
+    dae_jacobian (formulations.kernels.dependent) on its stored model, one call from IDA each."""
+
+    def __init__(self, formulation, t0, y0, form, atol, rtol):
+        from .compiled_rk import compiled_module
+
+        super().__init__(formulation, t0, y0, form, atol)
+        module = self.module = compiled_module(formulation)
+        self.where = module.stored_model()
+        self.residual_at, self.jacobian_at = module.module.dae_residual_at, module.module.dae_jacobian_at
+        self.params = np.asarray(formulation.par, float)
+        self.extra = np.asarray(formulation.compiled_arguments(), float)
+        self.ggl = form == GGL_DAE
+        self.rtol = float(rtol)
+        self.work = np.zeros(int(module.DAE_WORK))
+
+    @staticmethod
+    def available(formulation) -> bool:
+        """True where the formulation runs on the compiled backend and its module has dae_residual."""
+        return formulation.backend == "compiled" and formulation.compiled_dae
+
+    def residual(self, t, Y, YP, res):
+        self.evaluations += 1
+        self.residual_at(self.where, float(t), Y, YP, self.params, self.extra, self.ggl, res, self.work)
+
+    def jacobian(self, t, Y, YP, res, cj, JJ):
+        self.evaluations += Y.size
+        self.jacobian_at(self.where, float(t), Y, YP, float(cj), self.params, self.extra, self.ggl, self.rtol,
+                         self.atol, res, JJ, self.work)
+
+
 @register("IDA")
 class IDASolver(Solver):
     """SUNDIALS IDA through scikit-sundae: variable-order BDF on the index-1 or GGL residual.
@@ -104,29 +142,43 @@ class IDASolver(Solver):
     Every internal step is an output point unless t_eval is given (then IDA's interpolant gives
     the grid). A failed step ends the run with status -1 and IDA's message; the points so far are
     kept. Events and post-step hooks are not offered (IDA keeps a history that a projection would
-    break).
+    break). On a compiled residual the points are evaluated after the run by one compiled pass, and
+    the rank watch applies to them as it does to the compiled loops' (compiled_rk.recorded_run).
     """
 
     forms = (INDEX1_DAE, GGL_DAE)
     offers = frozenset({ADAPTIVE, DENSE_OUTPUT})
     order = 5
+    max_steps = 10**7
 
     def __init__(self, method="IDA", step=None):
         super().__init__(method, step)
         self.IDA = require_ida()
 
     def integrate(self, problem: Problem) -> RunRecord:
-        return _run(self.IDA, problem)
+        return _run(self.IDA, problem, self.max_steps)
 
 
-def _run(IDA, run: Problem) -> RunRecord:
-    """Integrate ``run`` with IDA; own states y are recorded through run.record."""
-    record, monitor, t_eval = run.record, run.monitor, run.t_eval
+def _run(IDA, run: Problem, max_steps) -> RunRecord:
+    """Integrate ``run`` with IDA; own states y are recorded through run.record, or on a compiled
+    residual as they are, for the compiled pass after the run."""
+    t_eval = run.t_eval
     t0, t1 = float(run.t_span[0]), float(run.t_span[1])
     if t1 <= t0:
         raise CapabilityError(f"method 'IDA' got t_span={run.t_span!r} but expected t1 > t0")
-    problem = Residual(run.formulation, t0, np.asarray(run.y0, float), run.form, run.atol)
-    options = dict(algebraic_idx=problem.algebraic, rtol=run.rtol, atol=problem.atol, max_num_steps=100000,
+    y0 = np.asarray(run.y0, float)
+    compiled = CompiledResidual.available(run.formulation)
+    if compiled:
+        problem = CompiledResidual(run.formulation, t0, y0, run.form, run.atol, run.rtol)
+        jacobian = {"jacfn": problem.jacobian}
+        monitor = None
+
+        def record(t, y, interpolated):
+            return y
+    else:
+        problem, jacobian = Residual(run.formulation, t0, y0, run.form, run.atol), {}
+        record, monitor = run.record, run.monitor
+    options = dict(**jacobian, algebraic_idx=problem.algebraic, rtol=run.rtol, atol=problem.atol, max_num_steps=100000,
                    max_step=0.0 if not np.isfinite(run.max_step) else float(run.max_step))
     if run.first_step:
         options["first_step"] = float(run.first_step)
@@ -163,9 +215,17 @@ def _run(IDA, run: Problem) -> RunRecord:
                     next_eval += 1
             if monitor is not None:
                 monitor(t_now, np.array(out.y[:n_y]))
+            if steps >= max_steps and t_now < t1:
+                raise StopRun(LoopStop.MAX_STEPS.message(max_steps=max_steps), quantity="max_steps")
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t_now:.6g}: {exc}"
     except KeyboardInterrupt:
         del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
         status, message, interrupted = -1, interruption_message(ts, t0), True
+    if compiled:
+        from .compiled_rk import recorded_run
+
+        states = np.array(ys, float).reshape(len(ys), n_y)
+        return recorded_run(run.formulation, problem.module, t0, [(np.array(ts, float), states, problem.extra)],
+                            status, message, steps, 0, problem.evaluations, interrupted=interrupted)
     return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations, interrupted=interrupted)
