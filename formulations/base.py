@@ -134,7 +134,7 @@ class Formulation(ABC):
     options: ClassVar[tuple] = ()        # extra keyword options of the subclass
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
-    compiled_dae = False                 # whether the compiled module has the residual and Jacobian of the DAE forms
+    compiled_dae = False                 # whether the compiled module serves IDA and the augmented Lagrangian
     compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     redundant_rows = False               # whether it runs systems whose constraint rows are dependent
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)

@@ -121,3 +121,37 @@ def test_compiled_ida_stops_at_max_steps_and_keeps_its_points():
     run = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="IDA", max_steps=5)
     assert run.status == -1 and "max_steps = 5" in run.message
     assert len(run.t) == 6 and run.t[-1] < 1.0  # the start and five steps
+
+
+@pytest.mark.parametrize("name", ["slider_crank", pytest.param("heavy_top", marks=pytest.mark.slow),
+                                  pytest.param("knife_edge", marks=pytest.mark.slow)])
+def test_compiled_augmented_lagrangian_takes_the_python_steps(name):
+    """Same iteration, same steps: the machine-code run and the Python run agree to round-off, on an
+    output grid coarser than the step."""
+    system = systems.load(name)
+    t_eval = np.linspace(0.0, 0.5, 6)
+    runs = {b: F.create("dependent", system, backend=b).simulate((0.0, 0.5), method="augmented_lagrangian",
+                                                                 step=2e-3, t_eval=t_eval) for b in ("numpy", "compiled")}
+    a, b = runs["numpy"], runs["compiled"]
+    assert a.status == b.status == 0, (a.message, b.message)
+    assert b.stats.backend == "compiled" and a.stats.steps == b.stats.steps == 250
+    assert np.array_equal(a.t, b.t) and np.allclose(b.t, t_eval)
+    assert np.max(np.abs(a.p - b.p)) < 1e-11 and np.max(np.abs(a.v - b.v)) < 1e-9
+    assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-8 * (1 + np.max(np.abs(a.multipliers)))
+
+
+def test_compiled_augmented_lagrangian_stops_where_the_iteration_does_not_converge():
+    """One iteration allowed at a tolerance it cannot reach: both backends stop after the start with
+    the same message, the start kept."""
+    from formulations.solvers.augmented_lagrangian import AugmentedLagrangian
+
+    system = systems.load("slider_crank")
+    settings = AugmentedLagrangian(max_iter=1, tol=1e-14)
+    runs = {}
+    for backend in ("numpy", "compiled"):
+        formulation = F.create("dependent", system, backend=backend)
+        runs[backend] = formulation.simulate((0.0, 0.1), method=settings, step=1e-2)
+    for run in runs.values():
+        assert run.status == -1 and "did not converge in 1 iterations" in run.message, run.message
+        assert len(run.t) == 1 and run.t[0] == 0.0
+    assert runs["numpy"].message.split("(last")[0] == runs["compiled"].message.split("(last")[0]

@@ -9,11 +9,13 @@ from .sparse_pattern import block_pattern, sparse_product, symbolic_lu
 
 
 def dependent_source(formulation) -> str:
-    """The dependent formulation's module: evaluate by the saddle solve, the passes and the projection."""
+    """The dependent formulation's module: evaluate by the saddle solve, the passes and the projection,
+    IDA's residual and Jacobian and the augmented Lagrangian's steps."""
     sysm, num = formulation.system, formulation.num
     lay = Layout(sysm)
     kernels = primitive_kernels(num)
     m_a = lay.m + len(sysm.unit_norm_blocks)
+    kernels["_kinematics"] = num.kernel("kinematics")
     if m_a:
         kernels["_holonomic_chart"] = num.kernel("holonomic_chart")
     size = lay.n + lay.c
@@ -21,7 +23,7 @@ def dependent_source(formulation) -> str:
     program, gather = saddle_program(nonzero, lay)
     return (header(sysm, kernels) + _work_layout(program, gather, nonzero, lay, size)
             + _sparse_saddle_source(program, size) + _evaluate_source(sysm, lay, size)
-            + passes(sysm, projection_source(lay, m_a)) + dae_source(lay, m_a))
+            + passes(sysm, projection_source(lay, m_a)) + dae_source(lay, m_a) + augmented_lagrangian_source(lay))
 
 
 def _work_layout(program, gather, nonzero, lay, size) -> str:
@@ -149,7 +151,7 @@ def _accept(indent) -> str:
 def projection_source(lay, m_a) -> str:
     """post_step of the dependent formulation: stabilization 'projection' as Dependent.project does
     it (systems.state.project_positions and project_velocities), in place on y."""
-    views, inner = lay.dynamics_views(indent=" " * 8), lay.dynamics_views(indent=" " * 16)
+    views, inner = lay.dynamics_views(), lay.dynamics_views(indent=" " * 16)
     positions = f'''
     if extra[5] != 0.0 and M_H > 0:
         have_metric = False
@@ -198,21 +200,30 @@ def post_step(t, y, params, extra, work):
     unit_blocks(p, BLOCKS)
     buf = np.zeros(DYN){positions}
     if extra[6] != 0.0 and C > 0:
-        buf[:] = 0.0
-        _dynamics(t, p, v, params, buf)
-{views}
-        cb = np.zeros(CON)
-        _constraints(p, params, t, cb)
-        if not (all_finite(M) and all_finite(Cm) and finite(cb)):
+        if not _project_velocities(t, p, v, params, buf):
             return -1
-        MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
-        if not ok:
-            return -1
-        mult, ok = solve1_min_norm(mm(Cm, MCt), mv(Cm, v) + cb[CON - C:])
-        if not ok:
-            return -1
-        v -= mv(MCt, mult)
     return 2
+
+
+@numba.njit(cache=True)
+def _project_velocities(t, p, v, params, buf):
+    \"\"\"v onto C v + c = 0 at (t, p) in the metric M (Blajer), in place, as
+    systems.state.project_velocities; False where a matrix is singular or not finite. buf: DYN.\"\"\"
+    buf[:] = 0.0
+    _dynamics(t, p, v, params, buf)
+{views}
+    cb = np.zeros(CON)
+    _constraints(p, params, t, cb)
+    if not (all_finite(M) and all_finite(Cm) and finite(cb)):
+        return False
+    MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
+    if not ok:
+        return False
+    mult, ok = solve1_min_norm(mm(Cm, MCt), mv(Cm, v) + cb[CON - C:])
+    if not ok:
+        return False
+    v -= mv(MCt, mult)
+    return True
 '''
 
 
@@ -304,7 +315,10 @@ def dae_residual(t, Y, YP, params, extra, ggl, res, work):
         else:
             value += lam[i]
         res[N_P + N + i] = value
+''' + _DAE_JACOBIAN
 
+
+_DAE_JACOBIAN = '''
 
 @numba.njit(cache=True)
 def dae_jacobian(t, Y, YP, cj, params, extra, ggl, rtol, atol, res, JJ, work):
@@ -346,3 +360,138 @@ def _ggl_positions(m_a) -> str:
             res[N_P + N + C + i] = hc[i]
             for j in range(N_P):
                 res[j] += hc[M_A + i * N_P + j] * mu[i]'''
+
+
+def augmented_lagrangian_source(lay) -> str:
+    """al_run: the steps of formulations.solvers.augmented_lagrangian in machine code."""
+    return _AL_HELPERS + _AL_RUN.replace("{views}", lay.dynamics_views(indent=" " * 12))
+
+
+_AL_HELPERS = '''
+@numba.njit(cache=True)
+def _al_positions(p0, pdot0, v1, h, params, p1, abuf):
+    """p1 of p1 = p0 + h/2 (pdot0 + A(p1) v1) by fixed-point iteration, unit blocks normalized
+    (augmented_lagrangian._positions)."""
+    for i in range(N_P):
+        p1[i] = p0[i] + h * pdot0[i]
+    unit_blocks(p1, BLOCKS)
+    new = np.empty(N_P)
+    for _ in range(50):
+        abuf[:] = 0.0
+        _kinematics(p1, params, abuf)
+        Av = mv(abuf.reshape((N_P, N)), v1)
+        for i in range(N_P):
+            new[i] = p0[i] + h / 2 * (pdot0[i] + Av[i])
+        unit_blocks(new, BLOCKS)
+        change = np.max(np.abs(new - p1))
+        p1[:] = new
+        if change <= 1e-15 * (1 + np.max(np.abs(new))):
+            return
+
+
+@numba.njit(cache=True)
+def _al_residual(t, p, v, params, cbuf, residual):
+    """(Phi(p, t), C_nh v + c_nh) into residual (C,)."""
+    cbuf[:] = 0.0
+    _constraints(p, params, t, cbuf)
+    Cv = mv(cbuf[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N)), v)
+    for i in range(C):
+        residual[i] = cbuf[i] if i < M_H else Cv[i] + cbuf[CON - C + i]
+
+'''
+
+_AL_RUN = '''
+
+@numba.njit(cache=True)
+def al_run(t0, times, y0, params, extra, penalty, max_iter, tol, ys, stop):
+    """The index-3 augmented Lagrangian method of formulations.solvers.augmented_lagrangian (Bayo &
+    Ledesma 1996) from (t0, y0) through the step ends ``times`` (k,), the state after each step into
+    ys[i]; the accelerations and multipliers after each step from evaluate (the M-orthogonal
+    projection). Returns (steps done, status: 0 done, 1 the iteration did not converge, 2 a singular
+    or non-finite matrix, 3 stopped by the flag stop[0], the last max |delta a|, evaluations of the
+    dynamics in the iterations)."""
+    work = np.zeros(EVAL_WORK)
+    out, lam, p, v, vdot = np.empty(N_P + N), np.empty(C), np.empty(N_P), np.empty(N), np.empty(N)
+    buf, cbuf, abuf = np.zeros(DYN), np.zeros(CON), np.zeros(N_P * N)
+    y = y0.copy()
+    evaluations = 0
+    if not evaluate(t0, y, params, extra, out, lam, p, v, vdot, bool(True), work):
+        return 0, 2, 0.0, evaluations
+    p0, v0, a0 = y0[:N_P].copy(), y0[N_P:].copy(), vdot.copy()
+    p1, pn, v1, residual = np.empty(N_P), np.empty(N_P), np.empty(N), np.empty(C)
+    alpha, scale = np.empty(C), np.empty(C)
+    T = np.empty((N, N))
+    R = np.empty(N)
+    t = t0
+    for k in range(times.size):
+        t1 = times[k]
+        h = t1 - t
+        abuf[:] = 0.0
+        _kinematics(p0, params, abuf)
+        pdot0 = mv(abuf.reshape((N_P, N)), v0)
+        a = a0.copy()
+        v1[:] = v0 + h / 2 * (a0 + a)
+        _al_positions(p0, pdot0, v1, h, params, p1, abuf)
+        size = np.inf
+        converged = False
+        for it in range(max_iter):
+            pn[:] = p1
+            unit_blocks(pn, BLOCKS)
+            buf[:] = 0.0
+            _dynamics(t1, pn, v1, params, buf)
+            evaluations += 1
+{views}
+            if not (all_finite(M) and all_finite(Cm) and all_finite(F)):
+                return k, 2, size, evaluations
+            if it == 0:  # penalties from the equivalent masses at the first iterate
+                MCt, ok = solve(M, np.ascontiguousarray(Cm.T))
+                if not ok:
+                    return k, 2, size, evaluations
+                for i in range(C):
+                    m_bar = 0.0
+                    for j in range(N):
+                        m_bar += Cm[i, j] * MCt[j, i]
+                    m_bar = 1.0 / m_bar
+                    alpha[i] = penalty * 4 * m_bar / h**2 if i < M_H else penalty * 2 * m_bar / h
+                    scale[i] = h**2 / 4 if i < M_H else h / 2
+                _al_residual(t1, p1, v1, params, cbuf, residual)
+            force = lam + alpha * residual
+            Ma = mv(M, a)
+            for i in range(N):
+                R[i] = Ma[i] + d[i] - f0[i]
+                for j in range(C):
+                    R[i] += (Cm[j, i] - F[i, j]) * force[j]
+                for j in range(N):
+                    value = M[i, j]
+                    for r in range(C):
+                        value += (Cm[r, i] - F[i, r]) * alpha[r] * scale[r] * Cm[r, j]
+                    T[i, j] = value
+            delta, ok = solve1(T, R)
+            if not ok:
+                return k, 2, size, evaluations
+            a -= delta
+            v1[:] = v0 + h / 2 * (a0 + a)
+            _al_positions(p0, pdot0, v1, h, params, p1, abuf)
+            _al_residual(t1, p1, v1, params, cbuf, residual)
+            lam += alpha * residual
+            size = np.max(np.abs(delta))
+            if size <= tol * (1 + np.max(np.abs(a))) or h**2 / 4 * size <= 1e-15 * (1 + np.max(np.abs(p1))):
+                converged = True
+                break
+        if not converged:
+            return k, 1, size, evaluations
+        if C > 0 and not _project_velocities(t1, p1, v1, params, buf):
+            return k, 2, size, evaluations
+        y[:N_P] = p1
+        y[N_P:] = v1
+        if not evaluate(t1, y, params, extra, out, lam, p, v, vdot, bool(True), work):
+            return k, 2, size, evaluations
+        ys[k] = y
+        p0[:] = p1
+        v0[:] = v1
+        a0[:] = vdot
+        t = t1
+        if stop[0] != 0:
+            return k + 1, 3, size, evaluations
+    return times.size, 0, 0.0, evaluations
+'''

@@ -93,8 +93,9 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
 
 # functions of a module that get an entry point ``<name>_at(where, ...)`` on the stored model, for
 # callers from Python that pass no model (its unboxing, arrays and first-class functions, would cost
-# some 50 microseconds a call)
-STORED_ENTRIES = ("dae_residual", "dae_jacobian")
+# some 50 microseconds a call); they release the GIL (a run on the worker thread of
+# formulations.solvers.interrupts leaves the main thread free to take Ctrl-C)
+STORED_ENTRIES = ("dae_residual", "dae_jacobian", "al_run")
 
 
 def _entry_points(values, index, arguments) -> str:
@@ -113,7 +114,7 @@ def _entry_points(values, index, arguments) -> str:
     rhs, post = index[_address_field("rhs")], index[_address_field("post_step")]
     stored = "".join(f'''
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def {name}_at(where, {", ".join(names)}):
     """{name} of the model stored at ``where``."""
     model = load_model(where, MODEL_TYPE)

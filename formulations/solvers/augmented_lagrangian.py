@@ -21,6 +21,11 @@ M-orthogonally onto C v = 0 and the accelerations onto C v' + xi = 0 (for ideal 
 projected accelerations are the saddle-point solution at (p1, v1), which is how they are computed).
 With Euler parameters p1 is renormalized after every iterate. The method is of second order.
 Non-ideal constraints (f affine in lambda) take f = f0 + F lambda with the current estimate.
+
+On the compiled backend (the dependent formulation's module: al_run of
+formulations.kernels.dependent) the steps run in machine code, and the recorded points are
+evaluated after the run by one compiled pass, with the rank watch of the compiled loops
+(formulations.solvers.compiled_rk.recorded_run).
 """
 from __future__ import annotations
 
@@ -108,6 +113,8 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     _, a, lam = formulation.accelerations(t0, np.concatenate([p, v]))
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
+    if formulation.backend == "compiled" and formulation.compiled_dae:
+        return _run_compiled(formulation, t0, np.concatenate([p, v]), _step_ends(t0, targets, step), grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
@@ -134,6 +141,50 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
     return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0], interrupted=interrupted)
+
+
+def _step_ends(t0, targets, step):
+    """(times (k,), recorded (k,) bool): the ends of the equal steps of at most ``step`` from t0
+    through each target in turn (as the Python loop takes them), and which of them are targets."""
+    times, recorded, t = [], [], t0
+    for target in targets:
+        n = max(1, int(np.ceil((target - t) / step - 1e-9)))
+        ends = np.linspace(t, target, n + 1)[1:]
+        times.extend(ends)
+        recorded.extend(ends == target)
+        t = float(ends[-1])
+    return np.array(times, float), np.array(recorded, bool)
+
+
+def _run_compiled(formulation, t0, y0, step_ends, grid, settings) -> RunRecord:
+    """The steps in machine code (al_run), the output points as the Python loop keeps them."""
+    from .compiled_rk import compiled_module, recorded_run
+    from .interrupts import run_interruptible
+
+    times, recorded = step_ends
+    module = compiled_module(formulation)
+    params = np.asarray(formulation.par, float)
+    extra = np.asarray(formulation.compiled_arguments(), float)
+    states = np.full((times.size, y0.size), np.nan)
+    (done, status, size, evaluations), interrupted = run_interruptible(
+        module.module.al_run_at, module.stored_model(), float(t0), times, y0, params, extra,
+        float(settings.penalty), int(settings.max_iter), float(settings.tol), states)
+    keep = np.flatnonzero(recorded[:done]) if grid is not None else np.arange(done)
+    ts, ys = np.concatenate([[t0], times[keep]]), np.vstack([y0, states[keep]])
+    if grid is not None and (times[-1] not in grid or t0 not in grid):  # only the requested points
+        wanted = np.isin(ts, grid)
+        ts, ys = ts[wanted], ys[wanted]
+    reached = float(times[done - 1]) if done else float(t0)
+    message = {0: "the integration reached the end of the interval",
+               1: f"stopped at t = {reached:.6g}: the augmented Lagrangian iteration did not converge in "
+                  f"{settings.max_iter} iterations (last |delta a| = {size:.2e}); take a smaller step or a larger "
+                  f"penalty",
+               2: f"stopped at t = {reached:.6g}: a singular or non-finite matrix in the step to t = "
+                  f"{float(times[min(done, times.size - 1)]):.6g} (the mass matrix, the iteration's tangent or the "
+                  f"velocity projection)",
+               3: "interrupted"}[int(status)]
+    return recorded_run(formulation, module, t0, [(ts, ys, extra)], -1 if status in (1, 2) else 0, message,
+                        int(done), 0, int(evaluations), interrupted=interrupted or status == 3)
 
 
 def _step(system, dynamics, A_of, num, par, m, t1, h, p0, v0, a0, lam, settings):
