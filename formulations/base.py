@@ -135,6 +135,7 @@ class Formulation(ABC):
     geometry = None                      # reduced coordinates: an embedding Geometry or an Atlas of charts
     compiled_projection = False          # whether the compiled module projects (stabilization 'projection')
     compiled_dae = False                 # whether the compiled module serves IDA and the augmented Lagrangian
+    compiled_python_rhs = False          # whether Python loops may call the compiled rhs (constants fixed for a run)
     compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     redundant_rows = False               # whether it runs systems whose constraint rows are dependent
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)

@@ -35,6 +35,7 @@ class Dependent(Formulation):
     system_matrix = "the augmented matrix [[M, C^T], [C, 0]]"
     compiled_projection = True
     compiled_dae = True
+    compiled_python_rhs = True
     compiled_rheonomic = True
     redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linalg.solve_saddle)
     options = ("singular",)

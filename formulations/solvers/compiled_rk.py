@@ -315,6 +315,35 @@ def compiled_loops(module):
     return module.loops
 
 
+def machine_code_rhs(formulation):
+    """y' = F(t, y) as one call into the formulation's compiled module (rhs through the stored model,
+    some microseconds), for the Python and scipy loops on the compiled backend (events, Lie groups,
+    implicit methods); None where the formulation does not allow it: another backend, a configuration
+    its module does not serve, or run-time constants that change during a run (charts, a re-chosen
+    set of independent velocities). A singular matrix or a non-finite piece raises
+    SingularMatrixError, as the Python evaluation does."""
+    import numpy as np
+
+    from ..forms import COMPILED_ODE
+    from ..linalg import SingularMatrixError
+
+    if formulation.backend != "compiled" or not formulation.compiled_python_rhs or formulation.gives(COMPILED_ODE):
+        return None
+    module = compiled_module(formulation)
+    rhs_at, where = module.module.rhs_at, module.stored_model()
+    params = np.asarray(formulation.par, float)
+    extra = np.asarray(formulation.compiled_arguments(), float)
+    work = np.zeros(int(module.WORK))  # one per run: a formulation may run in several threads at once
+
+    def rhs(t, y):
+        out = np.empty(len(y))
+        if not rhs_at(where, float(t), np.array(y, float), params, extra, out, work):
+            raise SingularMatrixError(formulation.system_matrix, "a zero pivot or non-finite entries")
+        return out
+
+    return rhs
+
+
 def run_compiled(problem, max_steps, loop="integrate"):
     """Integrate problem (form COMPILED_ODE) with the compiled loop; the accelerations and
     multipliers of the output points come from one compiled pass after the run, and the monitor is

@@ -52,8 +52,11 @@ def not_finite(formulation, t, y):
 def guarded_rhs(formulation, counter, reject_singular):
     """y' = F(t, y), counted. A piece of the model that is not finite at a finite state ends the run
     with a StopRun naming it; where ``reject_singular``, a singular trial stage gives NaN so that the
-    solver shrinks the step instead of ending the run."""
-    rhs = formulation.rhs
+    solver shrinks the step instead of ending the run. On the compiled backend F is one call into
+    machine code where the formulation allows it (compiled_rk.machine_code_rhs)."""
+    from .compiled_rk import machine_code_rhs
+
+    rhs = machine_code_rhs(formulation) or formulation.rhs
 
     def fun(t, y):
         counter[0] += 1
