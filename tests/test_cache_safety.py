@@ -162,21 +162,23 @@ def test_pruning_leaves_a_file_numba_is_writing(cache):
 _COMPILE_AND_RUN = """
 import sys
 import formulations, systems
-run = formulations.create("dependent", systems.load("knife_edge"), backend="compiled").simulate(
-    (0.0, 0.1), method=sys.argv[1])
+run = formulations.create(sys.argv[1], systems.load("knife_edge"), backend="compiled").simulate(
+    (0.0, 0.1), method=sys.argv[2])
 assert run.status == 0 and run.stats.backend == "compiled", (run.status, run.stats.backend)
 print(repr(run.p[-1].tolist()))
 """
 
 
-# RK45: scipy's loop on the compiled kernels of the system (a few s); dopri5: also the generated
+# minimal with RK45: scipy's loop on the compiled kernels of the system (a few s; the dependent
+# formulation's Python loops call its generated module); dependent with dopri5: also the generated
 # module of the formulation and the compiled loops (about 30 s of compiling on one core)
-@pytest.mark.parametrize("method", ["RK45", pytest.param("dopri5", marks=pytest.mark.slow)])
-def test_two_processes_compile_the_same_system_into_one_empty_cache(tmp_path, method):
+@pytest.mark.parametrize("formulation, method", [("minimal", "RK45"),
+                                                 pytest.param("dependent", "dopri5", marks=pytest.mark.slow)])
+def test_two_processes_compile_the_same_system_into_one_empty_cache(tmp_path, formulation, method):
     """Both write the same modules and numba's files at once; both finish with the same state."""
     env = dict(os.environ, PFAFF_CACHE_DIR=str(tmp_path / "pfaff"), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
                PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
-    runs = [subprocess.Popen([sys.executable, "-c", _COMPILE_AND_RUN, method], env=env,
+    runs = [subprocess.Popen([sys.executable, "-c", _COMPILE_AND_RUN, formulation, method], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [run.communicate(timeout=500) for run in runs]
     for run, (out, err) in zip(runs, outputs):
