@@ -38,7 +38,7 @@ from systems.state import project_velocities, renormalize
 from ..errors import StopRun
 from ..forms import INDEX3
 from ..stabilization import ConstraintDynamics
-from .base import Problem, RunRecord, Solver, interruption_message, register
+from .base import Problem, RunRecord, Solver, equal_steps, interruption_message, register
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
     if formulation.backend == "compiled" and formulation.compiled_dae:
-        return _run_compiled(formulation, t0, np.concatenate([p, v]), _step_ends(t0, targets, step), grid, settings)
+        return _run_compiled(formulation, t0, np.concatenate([p, v]), equal_steps(t0, targets, step), grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
@@ -141,19 +141,6 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
     return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0], interrupted=interrupted)
-
-
-def _step_ends(t0, targets, step):
-    """(times (k,), recorded (k,) bool): the ends of the equal steps of at most ``step`` from t0
-    through each target in turn (as the Python loop takes them), and which of them are targets."""
-    times, recorded, t = [], [], t0
-    for target in targets:
-        n = max(1, int(np.ceil((target - t) / step - 1e-9)))
-        ends = np.linspace(t, target, n + 1)[1:]
-        times.extend(ends)
-        recorded.extend(ends == target)
-        t = float(ends[-1])
-    return np.array(times, float), np.array(recorded, bool)
 
 
 def _run_compiled(formulation, t0, y0, step_ends, grid, settings) -> RunRecord:

@@ -119,6 +119,19 @@ class Problem:
     explain: Callable | None = None  # explain(t, y) -> text for a step size below the spacing of t
 
 
+def equal_steps(t0, targets, step):
+    """(times (k,), recorded (k,) bool): the ends of the equal steps of at most ``step`` from t0
+    through each target in turn (the fixed-step methods' plan), and which of them are targets."""
+    times, recorded, t = [], [], t0
+    for target in targets:
+        n = max(1, int(np.ceil((target - t) / step - 1e-9)))
+        ends = np.linspace(t, target, n + 1)[1:]
+        times.extend(ends)
+        recorded.extend(ends == target)
+        t = float(ends[-1])
+    return np.array(times, float), np.array(recorded, bool)
+
+
 def interruption_message(ts, t0) -> str:
     """The message of a run ended by Ctrl-C whose output reached ``ts[-1]`` (``t0`` if none)."""
     reached = ts[-1] if len(ts) else t0

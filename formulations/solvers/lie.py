@@ -285,12 +285,26 @@ class LieStepper:
 
 
 class _Lie(SteppingSolver):
+    """On the compiled backend, without events or a post-step hook, the steps run in machine code
+    (formulations.solvers.compiled_lie), the same steps as LieStepper's."""
+
     forms = (LIE_GROUP,)
+    max_steps = 10**7
 
     def stepper(self, problem):
         stepper = LieStepper(problem.formulation.system, self.method, self.step)
         stepper.stops = problem.t_eval
         return stepper
+
+    def integrate(self, problem):
+        from . import compiled_lie
+
+        if not compiled_lie.applies(problem):
+            return super().integrate(problem)
+        stepper = self.stepper(problem)  # checks the method and its step
+        if problem.t_span[1] < problem.t_span[0]:
+            raise CapabilityError("Lie integration runs forward in time: expected t_span[1] > t_span[0]")
+        return compiled_lie.run(problem, stepper.states, stepper.adaptive, stepper.step_max, self.max_steps)
 
 
 @register("RKMK4-SE3", "RKMK4-SO3xR3")
