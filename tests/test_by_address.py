@@ -138,3 +138,26 @@ def test_a_stored_model_reads_back_with_its_arrays_and_functions_and_no_referenc
     assert sys.getrefcount(offsets) == before
     with pytest.raises(TypeError, match="C-contiguous"):
         store_model((np.zeros((3, 3))[:, 1],), numba.typeof((np.zeros((3, 3))[:, 1],)))
+
+
+def test_kernels_called_by_address_refuse_arguments_they_would_read_past():
+    """A system kernel is called from Python through its address (systems.numeric.calls), which carries
+    no signature: Kernel checks the arguments' count, shapes and the output before the call."""
+    import sympy as sp
+
+    x, y, s = sp.symbols("x y s")
+    kernel = codegen.compile_kernel("address_checks", [("p", [x, y]), ("s", s)], [x * s, y + s, x * y])
+    out = np.zeros(3)
+    kernel(np.array([2.0, 3.0]), 0.5, out)
+    assert np.array_equal(out, [1.0, 3.5, 6.0])
+    kernel([2, 3], 1, out)  # numbers converted to the kernel's types
+    assert np.array_equal(out, [2.0, 4.0, 6.0])
+    for args, what in [((np.array([2.0]), 0.5, out), "argument 0"), ((np.ones((2, 2)), 0.5, out), "argument 0"),
+                       ((np.ones(2), 0.5, np.zeros(2)), "output"), ((np.ones(2), 0.5, np.zeros(3, np.float32)), "output"),
+                       ((np.ones(2), 0.5, np.zeros(3)[::-1]), "output"), ((np.ones(2), out), "arguments")]:
+        with pytest.raises(TypeError, match=what):
+            kernel(*args)
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    with pytest.raises(TypeError, match="writable"):
+        kernel(np.ones(2), 0.5, frozen)

@@ -322,9 +322,9 @@ _DAE_JACOBIAN = '''
 
 @numba.njit(cache=True)
 def dae_jacobian(t, Y, YP, cj, params, extra, ggl, rtol, atol, res, JJ, work):
-    """JJ = dF/dY + cj dF/dY' of dae_residual by difference quotients, column j from Y_j + h and
-    Y'_j + cj h, h as IDA's own: max(sqrt(eps) max(|Y_j|, |Y'_j| / cj), rtol |Y_j| + atol_j), signed as
-    Y'_j. res: F(t, Y, Y')."""
+    """JJ = dF/dY + cj dF/dY' of dae_residual by difference quotients as IDA forms its own, column j
+    from Y_j + h and Y'_j + cj h, h = max(sqrt(eps) max(|Y_j|, |Y'_j| / cj), rtol |Y_j| + atol_j)
+    signed as Y'_j (IDA's increment uses its last step and error weights). res: F(t, Y, Y')."""
     size = Y.size
     Yh = Y.copy()
     YPh = YP.copy()
@@ -403,10 +403,10 @@ def _al_residual(t, p, v, params, cbuf, residual):
 _AL_RUN = '''
 
 @numba.njit(cache=True)
-def al_run(t0, times, y0, params, extra, penalty, max_iter, tol, ys, stop):
+def al_run(t0, times, keep, y0, params, extra, penalty, max_iter, tol, ys, stop):
     """The index-3 augmented Lagrangian method of formulations.solvers.augmented_lagrangian (Bayo &
-    Ledesma 1996) from (t0, y0) through the step ends ``times`` (k,), the state after each step into
-    ys[i]; the accelerations and multipliers after each step from evaluate (the M-orthogonal
+    Ledesma 1996) from (t0, y0) through the step ends ``times`` (k,), the state after each step where
+    ``keep`` (k,) into the next row of ys; the accelerations and multipliers after each step from evaluate (the M-orthogonal
     projection). Returns (steps done, status: 0 done, 1 the iteration did not converge, 2 a singular
     or non-finite matrix, 3 stopped by the flag stop[0], the last max |delta a|, evaluations of the
     dynamics in the iterations)."""
@@ -423,6 +423,7 @@ def al_run(t0, times, y0, params, extra, penalty, max_iter, tol, ys, stop):
     T = np.empty((N, N))
     R = np.empty(N)
     t = t0
+    kept = 0
     for k in range(times.size):
         t1 = times[k]
         h = t1 - t
@@ -451,6 +452,8 @@ def al_run(t0, times, y0, params, extra, penalty, max_iter, tol, ys, stop):
                     m_bar = 0.0
                     for j in range(N):
                         m_bar += Cm[i, j] * MCt[j, i]
+                    if not m_bar > 0.0:  # a vanishing row: no equivalent mass
+                        return k, 2, size, evaluations
                     m_bar = 1.0 / m_bar
                     alpha[i] = penalty * 4 * m_bar / h**2 if i < M_H else penalty * 2 * m_bar / h
                     scale[i] = h**2 / 4 if i < M_H else h / 2
@@ -486,7 +489,9 @@ def al_run(t0, times, y0, params, extra, penalty, max_iter, tol, ys, stop):
         y[N_P:] = v1
         if not evaluate(t1, y, params, extra, out, lam, p, v, vdot, bool(True), work):
             return k, 2, size, evaluations
-        ys[k] = y
+        if keep[k]:
+            ys[kept] = y
+            kept += 1
         p0[:] = p1
         v0[:] = v1
         a0[:] = vdot

@@ -149,15 +149,16 @@ def _run_compiled(formulation, t0, y0, step_ends, grid, settings) -> RunRecord:
     from .interrupts import run_interruptible
 
     times, recorded = step_ends
+    keep = recorded if grid is not None else np.ones(times.size, bool)
     module = compiled_module(formulation)
     params = np.asarray(formulation.par, float)
     extra = np.asarray(formulation.compiled_arguments(), float)
-    states = np.full((times.size, y0.size), np.nan)
+    states = np.full((int(keep.sum()), y0.size), np.nan)  # the output points only
     (done, status, size, evaluations), interrupted = run_interruptible(
-        module.module.al_run_at, module.stored_model(), float(t0), times, y0, params, extra,
+        module.module.al_run_at, module.stored_model(), float(t0), times, keep, y0, params, extra,
         float(settings.penalty), int(settings.max_iter), float(settings.tol), states)
-    keep = np.flatnonzero(recorded[:done]) if grid is not None else np.arange(done)
-    ts, ys = np.concatenate([[t0], times[keep]]), np.vstack([y0, states[keep]])
+    kept = np.flatnonzero(keep[:done])
+    ts, ys = np.concatenate([[t0], times[kept]]), np.vstack([y0, states[:kept.size]])
     if grid is not None and (times[-1] not in grid or t0 not in grid):  # only the requested points
         wanted = np.isin(ts, grid)
         ts, ys = ts[wanted], ys[wanted]

@@ -335,7 +335,7 @@ def machine_code_rhs(formulation):
     extra = np.asarray(formulation.compiled_arguments(), float)
     work = np.zeros(int(module.WORK))  # one per run: a formulation may run in several threads at once
 
-    def rhs(t, y):
+    def rhs(t, y, module=module):  # the module holds the memory at ``where``
         out = np.empty(len(y))
         if not rhs_at(where, float(t), np.array(y, float), params, extra, out, work):
             raise SingularMatrixError(formulation.system_matrix, "a zero pivot or non-finite entries")

@@ -32,8 +32,10 @@ formulation's own linear solve, so IDA starts without an initial-condition corre
 
 On the compiled backend, where the formulation's module has them (the dependent formulation), the
 residual and IDA's Jacobian dF/dY + cj dF/dY' are evaluated in machine code (dae_residual and
-dae_jacobian of formulations.kernels.dependent; the Jacobian by IDA's own difference quotients), one
-call each from IDA; elsewhere the residual is evaluated in Python and IDA forms the Jacobian.
+dae_jacobian of formulations.kernels.dependent; the Jacobian by difference quotients with an
+increment like IDA's), one call each from IDA; elsewhere the residual is evaluated in Python and IDA
+forms the Jacobian. The compiled run's points are evaluated after the run and the rank watch applies
+to them (compiled_rk.recorded_run), where the Python run tests every step.
 """
 from __future__ import annotations
 

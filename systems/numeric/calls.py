@@ -2,7 +2,8 @@
 taking the kernel's address (an int) and calling it with the C calling convention of numba's
 ``cfunc``. numba compiles a trampoline once per signature of the kernels it calls, and caches it:
 not once per system. Typing an int costs numba's dispatch nothing, where typing the kernel as a
-first-class function object costs some 10 microseconds at every call."""
+first-class function object costs some 10 microseconds at every call. Only codegen.Kernel calls the
+trampolines: it checks the arguments' types and sizes, which the address cannot carry."""
 from __future__ import annotations
 
 import warnings

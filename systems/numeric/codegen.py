@@ -125,16 +125,19 @@ def compile_kernel(name: str, groups, entries):
     key_text = VERSION + name + repr([(a, sp.srepr(s) if isinstance(s, sp.Basic) else [sp.srepr(x) for x in s])
                                       for a, s in groups]) + repr([sp.srepr(sp.sympify(e)) for e in entries])
     prelude = "import math\n\nfrom numba import types\n\nfrom systems.numeric.cache import cfunc\n\n\n"
-    return Kernel(getattr(_module(key_text, lambda: prelude + kernel_source(name, groups, entries)), name))
+    sizes = [None if isinstance(s, sp.Basic) else len(s) for _, s in groups] + [len(entries)]
+    return Kernel(getattr(_module(key_text, lambda: prelude + kernel_source(name, groups, entries)), name), sizes)
 
 
 class Kernel:
     """A compiled kernel: ``kernel(*args, out)`` from Python (through the trampolines of
     systems.numeric.calls, by the kernel's address); ``kernel.compiled`` the first-class function
     (numba cfunc) that the generated modules call. Arguments are converted to the kernel's types
-    (floats, C-contiguous float64 arrays); ``out`` must be a writable C-contiguous float64 array."""
+    (floats, C-contiguous float64 arrays); ``out`` must be a writable C-contiguous float64 array.
+    sizes: the length of each array argument and of ``out`` (None for a scalar); the kernel reads and
+    writes without bounds checks, so shorter arrays are refused."""
 
-    def __init__(self, compiled):
+    def __init__(self, compiled, sizes):
         from numba import types
 
         from .calls import CALLS
@@ -143,6 +146,7 @@ class Kernel:
         self.__name__ = compiled._pyfunc.__name__
         self.__module__ = compiled._pyfunc.__module__
         self._scalar = [kind == types.float64 for kind in compiled._sig.args]
+        self._sizes = sizes
         self._call = CALLS[len(self._scalar) - 1]
         self._address = None  # compiled (or loaded) at the first call
 
@@ -151,13 +155,18 @@ class Kernel:
             raise TypeError(f"kernel {self.__name__!r} got {len(args)} arguments but expected {len(self._scalar)}")
         out = args[-1]
         if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.ndim == 1
-                and out.flags.c_contiguous and out.flags.writeable):
-            raise TypeError(f"kernel {self.__name__!r} got an output {type(out).__name__} but expected a writable "
-                            f"C-contiguous one-dimensional float64 array")
+                and out.flags.c_contiguous and out.flags.writeable and out.size >= self._sizes[-1]):
+            raise TypeError(f"kernel {self.__name__!r} got an output {type(out).__name__} "
+                            f"{getattr(out, 'shape', '')} but expected a writable C-contiguous float64 array of "
+                            f"shape ({self._sizes[-1]},)")
         if self._address is None:
             self._address = self.compiled.address
-        values = [float(a) if scalar else np.ascontiguousarray(a, dtype=np.float64).reshape(-1)
+        values = [float(a) if scalar else np.ascontiguousarray(a, dtype=np.float64)
                   for a, scalar in zip(args[:-1], self._scalar)]
+        for position, (value, size) in enumerate(zip(values, self._sizes)):
+            if size is not None and (value.ndim != 1 or value.size < size):
+                raise TypeError(f"kernel {self.__name__!r} got argument {position} of shape {value.shape} but "
+                                f"expected shape ({size},)")
         self._call(self._address, *values, out)
 
 
