@@ -22,8 +22,10 @@ import time
 # evaluation, post-step and passes (once per machine for each kind of system); the others take a
 # second or less and are not said
 TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": "5-15 s", "post_step": "2-8 s",
-                   "check_all": "2-4 s", "evaluate_all": "1-2 s"}
-SHARED = ("integrate", "integrate853")
+                   "check_all": "2-4 s", "evaluate_all": "1-2 s", "dae_residual_at": "2-6 s",
+                   "dae_jacobian_at": "2-6 s", "al_run_at": "10-15 s", "lie_run": "20-30 s"}
+SHARED = ("integrate", "integrate853", "lie_run")
+ON_FIRST_USE = ("dae_residual_at", "dae_jacobian_at", "al_run_at", "lie_run")  # not compiled by `pfaff cache warm`
 
 _LOCK = threading.Lock()
 _TOTAL = [0.0]            # seconds compiled in this process, any thread
@@ -92,9 +94,9 @@ def _install():
             name = _function_name(ev)
             if name in TYPICAL_SECONDS and _ANNOUNCING[0]:
                 scope = "for every system" if name in SHARED else "for this kind of system"
+                ahead = "" if name in ON_FIRST_USE else "; `pfaff cache warm --system NAME` does it ahead"
                 print(f"pfaff: compiling {name} into machine code, once per machine {scope} (typically "
-                      f"{TYPICAL_SECONDS[name]}; `pfaff cache warm --system NAME` does it ahead)...",
-                      file=sys.stderr, flush=True)
+                      f"{TYPICAL_SECONDS[name]}{ahead})...", file=sys.stderr, flush=True)
 
         def on_end(self, ev):
             _LOCAL.depth -= 1
