@@ -155,3 +155,13 @@ def test_compiled_augmented_lagrangian_stops_where_the_iteration_does_not_conver
         assert run.status == -1 and "did not converge in 1 iterations" in run.message, run.message
         assert len(run.t) == 1 and run.t[0] == 0.0
     assert runs["numpy"].message.split("(last")[0] == runs["compiled"].message.split("(last")[0]
+
+
+def test_cache_warm_compiles_ida_and_the_augmented_lagrangian_and_skips_what_does_not_apply():
+    from formulations.solvers.warm import warm
+
+    rows = warm(["slider_crank"], ("dependent", "reduced"), methods=("IDA", "augmented_lagrangian"))
+    assert [(row[1], row[2]) for row in rows] == [("dependent", "IDA"), ("dependent", "augmented_lagrangian")]
+    assert warm(["rolling_disc"], ("dependent",), methods=("RKMK45-SE3",)) == []  # Lie groups: bodies only
+    with pytest.raises(ValueError, match="expected one of"):
+        warm(["slider_crank"], ("dependent",), methods=("RK45",))

@@ -14,15 +14,20 @@ from ..forms import COMPILED_ODE
 
 WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
+# the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
+# Jacobian, the augmented Lagrangian's run (per kind of system), the Lie-group loop (once per machine,
+# for systems made of bodies); their short runs' options
+WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3")
+_OPTIONS = {"augmented_lagrangian": dict(step=5e-4)}
 
 
 def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
     """Compile (or load) the compiled modules of ``formulations`` for each system (catalogue names or
-    System objects) with each method ("DOP853", "dopri5"), by a short run on the compiled backend;
+    System objects) with each method (WARM_METHODS), by a short run on the compiled backend;
     every system of the same kind then reuses the machine code (formulations.kernels.generic).
     report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
-    a formulation that does not apply to a system, or has no compiled loop for it, is left out; a
-    short run that fails raises RuntimeError naming it."""
+    a formulation or method that does not apply to a system, or has no compiled loop for it, is left
+    out; a short run that fails raises RuntimeError naming it."""
     rows = []
     for name in systems:
         system = as_system(name)
@@ -40,6 +45,10 @@ def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853"
 
 def _warm_one(system, formulation, method):
     started = time.perf_counter()
+    if method not in WARM_METHODS:
+        raise ValueError(f"warm got method={method!r} but expected one of: {', '.join(WARM_METHODS)}")
+    if method not in ("DOP853", "dopri5") and formulation != "dependent":
+        return None
     try:
         form = create(formulation, system, backend="compiled")
     except CapabilityError:
@@ -48,7 +57,10 @@ def _warm_one(system, formulation, method):
         return None
     p, v = system.default_state()
     t_eval = np.linspace(0.0, 1e-3, 3)  # the passes over recorded points compile too
-    traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval)
+    try:
+        traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval, **_OPTIONS.get(method, {}))
+    except CapabilityError:  # a method the system does not allow (Lie groups: bodies only)
+        return None
     if traj.status < 0 or traj.stats.backend != "compiled":
         raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: the short run failed "
                            f"({traj.message})")

@@ -25,7 +25,9 @@ TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": 
                    "check_all": "2-4 s", "evaluate_all": "1-2 s", "dae_residual_at": "2-6 s",
                    "dae_jacobian_at": "2-6 s", "al_run_at": "10-15 s", "lie_run": "20-30 s"}
 SHARED = ("integrate", "integrate853", "lie_run")
-ON_FIRST_USE = ("dae_residual_at", "dae_jacobian_at", "al_run_at", "lie_run")  # not compiled by `pfaff cache warm`
+# compiled by `pfaff cache warm` only with the method that uses them
+WARMED_WITH = {"dae_residual_at": "IDA", "dae_jacobian_at": "IDA", "al_run_at": "augmented_lagrangian",
+               "lie_run": "RKMK45-SE3"}
 
 _LOCK = threading.Lock()
 _TOTAL = [0.0]            # seconds compiled in this process, any thread
@@ -94,7 +96,8 @@ def _install():
             name = _function_name(ev)
             if name in TYPICAL_SECONDS and _ANNOUNCING[0]:
                 scope = "for every system" if name in SHARED else "for this kind of system"
-                ahead = "" if name in ON_FIRST_USE else "; `pfaff cache warm --system NAME` does it ahead"
+                method = f" --method {WARMED_WITH[name]}" if name in WARMED_WITH else ""
+                ahead = f"; `pfaff cache warm --system NAME{method}` does it ahead"
                 print(f"pfaff: compiling {name} into machine code, once per machine {scope} (typically "
                       f"{TYPICAL_SECONDS[name]}{ahead})...", file=sys.stderr, flush=True)
 

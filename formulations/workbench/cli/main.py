@@ -29,6 +29,7 @@ import sys
 import traceback
 import warnings
 
+from formulations.solvers.warm import WARM_METHODS
 from formulations.stabilization import STRATEGIES
 
 from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cache, cmd_compare, cmd_derive,
@@ -124,7 +125,7 @@ def build_parser():
     cache.add_argument("--system", action="append", metavar="NAME", default=None,
                        help="with warm: a catalogue system whose kind to compile for; repeatable (default: "
                             "rolling_disc, slider_crank, knife_edge, heavy_top)")
-    cache.add_argument("--method", action="append", choices=["DOP853", "dopri5"], default=None,
+    cache.add_argument("--method", action="append", choices=list(WARM_METHODS), default=None,
                        help="with warm: the compiled integrator(s) to compile (default: DOP853)")
     cache.set_defaults(run=cmd_cache)
     sweep.add_parser(sub, _command)
