@@ -60,7 +60,7 @@ def whole(argument: str, value, *, minimum=None, fix="") -> int:
 def vector(argument: str, value, length: int | None = None, names=(), *, finite=True) -> np.ndarray:
     """``value`` (an array or a list of numbers) as a 1-D float array of ``length`` entries (named
     ``names`` in the message), finite unless finite=False."""
-    if isinstance(value, (str, bytes)) or value is None:
+    if isinstance(value, (str, bytes)) or value is None or _holds_text(value):
         raise ArgumentTypeError(f"{argument} got {_show(value)} but expected an array of {length or 'some'} numbers"
                                 f"{_named(names)}", argument)
     try:
@@ -77,6 +77,15 @@ def vector(argument: str, value, length: int | None = None, names=(), *, finite=
         raise ArgumentError(f"{argument} has non-finite entries ({', '.join(bad[:6])}) but expected finite numbers",
                             argument)
     return x
+
+
+def _holds_text(value) -> bool:
+    """Whether ``value`` holds strings, which numpy would read as numbers where they spell one ("0")."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    return raw.dtype.kind in "SU" or (raw.dtype.kind == "O" and any(isinstance(e, (str, bytes)) for e in raw.ravel()))
 
 
 def _named(names) -> str:

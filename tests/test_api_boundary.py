@@ -50,6 +50,7 @@ BAD_SIMULATE_ARGUMENTS = [
     (dict(max_step=-1.0), ArgumentError, ["max_step", "-1"]),
     (dict(first_step=10.0), ArgumentError, ["first_step", "10"]),
     (dict(max_steps=2.5), ArgumentError, ["max_steps", "2.5"]),
+    (dict(t_eval=["0", "0.1"]), ArgumentTypeError, ["t_eval", "numbers"]),  # text that spells numbers is not one
 ]
 
 
