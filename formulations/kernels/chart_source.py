@@ -4,13 +4,14 @@ there, the test for a new chart after a step and the new chart itself (formulati
 
 # the chart of formulations.coordinates.charts in the module: _chart(extra) its arrays, _chart_solve the position
 # p(w) by Newton's method, _geometry the pieces of the reduced formulation there, post_step the test
-# for a new chart; work holds the constraints' buffer (W_H), the last h (W_Y, the next start), B (W_B)
-# and D_p (W_D)
+# for a new chart; work holds the constraints' buffer (W_H), the last h (W_Y, the next start), the LU
+# factors of S = Phi_a_p U (W_B) with their row swaps (W_S) in place of B = S^-1, and D_p (W_D)
 CHART_SOURCE = """M_A, HC = {m_a}, {hc}
 XC = 2  # extra: (alpha, beta), then (utol, w_limit, cond_limit, p0, U, V) (Atlas.compiled_chart)
 W_H = DYN
 W_Y = W_H + HC
-W_B = W_Y + M_A
+W_S = W_Y + M_A
+W_B = W_S + M_A
 W_D = W_B + M_A * M_A
 CHART_ITERATIONS = 25
 REJECT_FAILED_STAGES = True
@@ -79,17 +80,19 @@ def _chart_solve(q, params, extra, work, p, S, perm):
 @numba.njit(cache=True)
 def _geometry(q, params, p, extra, work):
     \"\"\"p on the chart at q into p; (D (n, k), A_q = I, A (n_p, n), C (c, n), LU factors of a square A
-    and their row swaps, ok); B = (Phi_a_p U)^-1 and D_p = (I - U B Phi_a_p) V into work.\"\"\"
-    S = np.empty((M_A, M_A))
+    and their row swaps, ok); the LU factors of S = Phi_a_p U (and their row swaps, as numbers) and
+    D_p = (I - U S^-1 Phi_a_p) V into work, S^-1 applied by the factors (no inverse formed).\"\"\"
+    S = work[W_B:W_D].reshape((M_A, M_A))
     perm_s = np.empty(M_A, np.int64)
     ok = _chart_solve(q, params, extra, work, p, S, perm_s) >= 0
     if ok:
         p0, U, V = _chart(extra)
-        B = work[W_B:W_D].reshape((M_A, M_A))
-        B[:, :] = np.eye(M_A)
-        ok = lu_solve(S, perm_s, B)
+        for i in range(M_A):
+            work[W_S + i] = perm_s[i]
         Phi_p = work[W_H + M_A:W_H + M_A + M_A * N_P].reshape((M_A, N_P))
-        work[W_D:W_D + N_P * K] = (V - mm(U, mm(B, mm(Phi_p, V)))).ravel()"""
+        X = mm(Phi_p, V)
+        ok = lu_solve(S, perm_s, X)
+        work[W_D:W_D + N_P * K] = (V - mm(U, X)).ravel()"""
 
 CHART_POST_STEP = '''
 

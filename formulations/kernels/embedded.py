@@ -338,12 +338,14 @@ def _gamma(w):
     if w.trivial:
         add("    gamma = np.zeros(N)")
         return
-    if w.charts:  # gamma_p = -U B (d/dp (Phi_a_p p')) p' with p' = D_p w
+    if w.charts:  # gamma_p = -U S^-1 (d/dp (Phi_a_p p')) p' with p' = D_p w
         add("    p0, U, V = _chart(extra)")
         add("    hc = work[W_H:W_H + HC]")
         add("    hc[:] = 0.0")
         add("    _holonomic_chart(p, mv(work[W_D:W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)")
-        add("    gamma = -mv(U, mv(work[W_B:W_D].reshape((M_A, M_A)), hc[M_A + M_A * N_P:])) - pdd2")
+        add("    g_a = hc[M_A + M_A * N_P:].copy()")
+        add("    lu_solve(work[W_B:W_D].reshape((M_A, M_A)), work[W_S:W_B].astype(np.int64), g_a)  # S^-1 g_a")
+        add("    gamma = -mv(U, g_a) - pdd2")
         add(w.solve_A("gamma"))
     else:
         add(f"    acc = {take('N_P')}")
