@@ -136,7 +136,7 @@ def test_compiled_augmented_lagrangian_takes_the_python_steps(name):
     assert a.status == b.status == 0, (a.message, b.message)
     assert b.stats.backend == "compiled" and a.stats.steps == b.stats.steps == 250
     assert np.array_equal(a.t, b.t) and np.allclose(b.t, t_eval)
-    assert np.max(np.abs(a.p - b.p)) < 1e-11 and np.max(np.abs(a.v - b.v)) < 1e-9
+    assert np.max(np.abs(a.p - b.p)) < 1e-10 and np.max(np.abs(a.v - b.v)) < 1e-8  # iterations stop at 1e-10
     assert np.max(np.abs(a.multipliers - b.multipliers)) < 1e-8 * (1 + np.max(np.abs(a.multipliers)))
 
 

@@ -113,25 +113,24 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     _, a, lam = formulation.accelerations(t0, np.concatenate([p, v]))
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
+    ends = equal_steps(t0, targets, step)  # equal steps of at most ``step`` landing on every target
     if formulation.backend == "compiled" and formulation.compiled_dae:
-        return _run_compiled(formulation, t0, np.concatenate([p, v]), equal_steps(t0, targets, step), grid, settings)
+        return _run_compiled(formulation, t0, np.concatenate([p, v]), ends, grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
     try:
-        for target in targets:
-            n = max(1, int(np.ceil((target - t) / step - 1e-9)))  # equal steps of at most ``step`` landing on it
-            for t_next in np.linspace(t, target, n + 1)[1:]:
-                p, v, a, lam = _step(system, dynamics, A_of, num, par, m, t_next, t_next - t, p, v, a, lam, settings)
-                steps += 1
-                t = float(t_next)
-                y = np.concatenate([p, v])
-                _, a, lam = formulation.accelerations(t, y)  # the M-orthogonal projection of the accelerations
-                if grid is None or t == target:
-                    ts.append(t)
-                    ys.append(record(t, y, False))
-                if monitor is not None:
-                    monitor(t, y)
+        for t_next, on_target in zip(*ends):
+            p, v, a, lam = _step(system, dynamics, A_of, num, par, m, t_next, t_next - t, p, v, a, lam, settings)
+            steps += 1
+            t = float(t_next)
+            y = np.concatenate([p, v])
+            _, a, lam = formulation.accelerations(t, y)  # the M-orthogonal projection of the accelerations
+            if grid is None or on_target:
+                ts.append(t)
+                ys.append(record(t, y, False))
+            if monitor is not None:
+                monitor(t, y)
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
         status, message = -1, f"stopped at t = {t:.6g}: {exc}"
     except KeyboardInterrupt:
@@ -145,14 +144,13 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
 
 def _run_compiled(formulation, t0, y0, step_ends, grid, settings) -> RunRecord:
     """The steps in machine code (al_run), the output points as the Python loop keeps them."""
-    from .compiled_rk import compiled_module, recorded_run
+    from .compiled_rk import compiled_module, recorded_run, run_constants
     from .interrupts import run_interruptible
 
     times, recorded = step_ends
     keep = recorded if grid is not None else np.ones(times.size, bool)
     module = compiled_module(formulation)
-    params = np.asarray(formulation.par, float)
-    extra = np.asarray(formulation.compiled_arguments(), float)
+    params, extra = run_constants(formulation)
     states = np.full((int(keep.sum()), y0.size), np.nan)  # the output points only
     (done, status, size, evaluations), interrupted = run_interruptible(
         module.module.al_run_at, module.stored_model(), float(t0), times, keep, y0, params, extra,

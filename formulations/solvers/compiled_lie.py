@@ -402,7 +402,7 @@ def run(problem, states, adaptive, step, max_steps):
     """The RunRecord of an RKMK run in machine code; ``states`` the BodyStates of the method's group."""
     from ..results.status import LoopStop
     from .base import equal_steps
-    from .compiled_rk import compiled_module, recorded_run
+    from .compiled_rk import compiled_module, recorded_run, run_constants
     from .interrupts import run_interruptible
 
     formulation = problem.formulation
@@ -416,8 +416,7 @@ def run(problem, states, adaptive, step, max_steps):
         targets, recorded = equal_steps(t0, stops, step)
     module = compiled_module(formulation)
     address = module.loop_constants()["ADDRESS_RHS_AT"]
-    params = np.asarray(formulation.par, float)
-    extra = np.asarray(formulation.compiled_arguments(), float)
+    params, extra = run_constants(formulation)
     first = float(problem.first_step) if problem.first_step else 0.0
     y0 = np.asarray(problem.y0, float)
     (ts, ys, status, t_reached, steps, rejected, evaluations), interrupted = run_interruptible(

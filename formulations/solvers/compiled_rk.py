@@ -315,6 +315,14 @@ def compiled_loops(module):
     return module.loops
 
 
+def run_constants(formulation):
+    """(params, extra): the run-time constants of the formulation's compiled module for a run, as
+    float arrays (the system's parameters, and Formulation.compiled_arguments)."""
+    import numpy as np
+
+    return np.asarray(formulation.par, float), np.asarray(formulation.compiled_arguments(), float)
+
+
 def machine_code_rhs(formulation):
     """y' = F(t, y) as one call into the formulation's compiled module (rhs through the stored model,
     some microseconds), for the Python and scipy loops on the compiled backend (events, Lie groups,
@@ -331,8 +339,7 @@ def machine_code_rhs(formulation):
         return None
     module = compiled_module(formulation)
     rhs_at, where = module.module.rhs_at, module.stored_model()
-    params = np.asarray(formulation.par, float)
-    extra = np.asarray(formulation.compiled_arguments(), float)
+    params, extra = run_constants(formulation)
     work = np.zeros(int(module.WORK))  # one per run: a formulation may run in several threads at once
 
     def rhs(t, y, module=module):  # the module holds the memory at ``where``

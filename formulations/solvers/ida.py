@@ -110,14 +110,13 @@ class CompiledResidual(Residual):
     dae_jacobian (formulations.kernels.dependent) on its stored model, one call from IDA each."""
 
     def __init__(self, formulation, t0, y0, form, atol, rtol):
-        from .compiled_rk import compiled_module
+        from .compiled_rk import compiled_module, run_constants
 
         super().__init__(formulation, t0, y0, form, atol)
         module = self.module = compiled_module(formulation)
         self.where = module.stored_model()
         self.residual_at, self.jacobian_at = module.module.dae_residual_at, module.module.dae_jacobian_at
-        self.params = np.asarray(formulation.par, float)
-        self.extra = np.asarray(formulation.compiled_arguments(), float)
+        self.params, self.extra = run_constants(formulation)
         self.ggl = form == GGL_DAE
         self.rtol = float(rtol)
         self.work = np.zeros(int(module.DAE_WORK))

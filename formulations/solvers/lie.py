@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import CapabilityError
 from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, LIE_GROUP, POST_STEP, STATE_UPDATE, not_made_of_bodies
-from .base import StepFailure, register
+from .base import StepFailure, equal_steps, register
 from .driver import SteppingSolver
 from .explicit_rk import A as _A, B as _B, C as _C, E as _E, hermite, rms
 from .groups import quaternion_from_rotation, rotation_from_quaternion, se3_dexpinv, se3_exp, so3_dexpinv, so3_exp
@@ -221,9 +221,7 @@ class LieStepper:
         """The end of the next fixed step: equal steps of at most ``step`` up to the next stop."""
         if not self._plan:
             target = next(x for x in self.targets if x > self.t)
-            n = max(1, int(np.ceil((target - self.t) / self.step_max - 1e-9)))
-            self._plan = list(np.linspace(self.t, target, n + 1)[1:])
-            self._plan[-1] = target
+            self._plan = list(equal_steps(self.t, [target], self.step_max)[0])
         return float(self._plan.pop(0))
 
     def step(self):
