@@ -15,7 +15,10 @@ Cache states of pfaff's compiled code (Kane has none):
   warm          a second process on the cache the first one filled
 Each process is timed from outside (its wall time, interpreter start-up and exit included); the
 pipelines are interleaved (A B C ... A B C ...), --repeat times, medians with min-max and the ratio
-to the Kane script's median. Each run also reports the backend it ran on and its compile time.
+to the Kane script's median. Each run also reports the backend it ran on, the process's whole compile
+time, and the time of each phase of the script (imports, load, create, simulate), for the profile
+table. Python's bytecode of the checkout is cached in a scratch folder ($PYTHONDONTWRITEBYTECODE is
+dropped for the child processes), as an installed package has it.
 
 Expected runtime (--repeat 5): about 30 minutes on 2 cores, most of it the new-machine compiles.
 Run: python benchmarks/cold_start.py [--repeat 5] [--t-end 10] [--cases disc,pendulum]
@@ -35,61 +38,87 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # this checkout's pfaff, installed or not
 TOL = 1e-8
+# the bytecode of this checkout's modules, written by the first runs (the caches that are filled before
+# the timed runs), as pip writes it when it installs a package
+PYCACHE = pathlib.Path(tempfile.gettempdir()) / "pfaff-cold-start-pycache"
 # case: (system, structural options), and another system of its kind (the same compiled modules)
 CASES = {"disc": (("rolling_disc", {}), ("slider_crank", {})),
          "pendulum": (("n_pendulum", {"n": 20}), ("n_pendulum", {"n": 10}))}
 FORMULATIONS = ("dependent", "minimal")
 STATES = ("new machine", "new system", "warm")
+PHASES = ("import", "load", "create", "simulate")  # the script's steps, timed inside the process
 
 
 def pfaff_script(name, options, formulation, t_end):
-    """What a user writes: load, create with default options, simulate."""
+    """What a user writes: load, create with default options, simulate; with the time of each phase
+    and the process's whole compile time."""
+    started = time.perf_counter()
     import formulations
     import systems
+    from systems.numeric.compiling import compiled_seconds
 
+    marks = [time.perf_counter()]
     system = systems.load(name, **options)
-    traj = formulations.create(formulation, system).simulate((0.0, t_end), rtol=TOL, atol=TOL, method="DOP853")
-    return {"status": int(traj.status), "backend": traj.stats.backend, "compile": traj.stats.compile_time}
+    marks.append(time.perf_counter())
+    f = formulations.create(formulation, system)
+    marks.append(time.perf_counter())
+    traj = f.simulate((0.0, t_end), rtol=TOL, atol=TOL, method="DOP853")
+    marks.append(time.perf_counter())
+    phases = dict(zip(PHASES, [marks[0] - started] + [b - a for a, b in zip(marks, marks[1:])]))
+    return {"status": int(traj.status), "backend": traj.stats.backend, "compile": compiled_seconds(),
+            "phases": phases, "script": marks[-1] - started}
 
 
 def kane_script(case, state, t_end):
-    """The same with sympy.physics.mechanics: KanesMethod, lambdify(cse), solve_ivp DOP853."""
+    """The same with sympy.physics.mechanics: KanesMethod, lambdify(cse), solve_ivp DOP853; its
+    phases are the imports, KanesMethod (load), lambdify (create) and the integration."""
+    started = time.perf_counter()
     import numpy as np
     import scipy.integrate as si
+    import sympy as sp
 
     if case == "disc":
         sys.path.insert(0, str(ROOT.parent / "tests"))
         from kane_models import rolling_disc
 
+        marks = [time.perf_counter()]
         model = rolling_disc()
+        marks.append(time.perf_counter())
         model.compile()
+        marks.append(time.perf_counter())
         params = [1.0, 0.5, 9.81, 0.0]
         values = dict(zip(model.q, state[0])) | dict(zip(model.u, state[1]))
         x0 = np.array([values[s] for s in model.order])
         sol = si.solve_ivp(lambda t, x: model.rhs(x, params), (0.0, t_end), x0, method="DOP853", rtol=TOL, atol=TOL)
-        return {"status": int(sol.status), "backend": "-"}
-    sys.path.insert(0, str(ROOT))
-    import sympy as sp
-    from n_link_pendulum import PARAMS, kane_n_pendulum
+    else:
+        sys.path.insert(0, str(ROOT))
+        from n_link_pendulum import PARAMS, kane_n_pendulum
 
-    n = len(state[0])
-    kane, q, u, params, _ = kane_n_pendulum(n)
-    fn = sp.lambdify([q + u, params], [kane.mass_matrix, kane.forcing], modules="numpy", cse=True)
-    par = np.array(PARAMS)
+        marks = [time.perf_counter()]
+        n = len(state[0])
+        kane, q, u, params, _ = kane_n_pendulum(n)
+        marks.append(time.perf_counter())
+        fn = sp.lambdify([q + u, params], [kane.mass_matrix, kane.forcing], modules="numpy", cse=True)
+        marks.append(time.perf_counter())
+        par = np.array(PARAMS)
 
-    def rhs(t, x):
-        M, F = fn(x, par)
-        return np.concatenate([x[n:], np.linalg.solve(np.asarray(M, float), np.asarray(F, float).ravel())])
+        def rhs(t, x):
+            M, F = fn(x, par)
+            return np.concatenate([x[n:], np.linalg.solve(np.asarray(M, float), np.asarray(F, float).ravel())])
 
-    sol = si.solve_ivp(rhs, (0.0, t_end), np.concatenate(state), method="DOP853", rtol=TOL, atol=TOL)
-    return {"status": int(sol.status), "backend": "-"}
+        sol = si.solve_ivp(rhs, (0.0, t_end), np.concatenate(state), method="DOP853", rtol=TOL, atol=TOL)
+    marks.append(time.perf_counter())
+    phases = dict(zip(PHASES, [marks[0] - started] + [b - a for a, b in zip(marks, marks[1:])]))
+    return {"status": int(sol.status), "backend": "-", "phases": phases, "script": marks[-1] - started}
 
 
 def run(job, t_end, cache, timeout=3600.0):
     """``job`` (a JSON-able list: ["pfaff", name, options, formulation] or ["kane", case, state]) in a
     fresh process with ``cache`` as its cache folder; its result and whole wall time."""
-    env = dict(os.environ, PFAFF_CACHE_DIR=str(cache), NUMBA_CACHE_DIR=str(pathlib.Path(cache) / "numba"))
+    env = dict(os.environ, PFAFF_CACHE_DIR=str(cache), NUMBA_CACHE_DIR=str(pathlib.Path(cache) / "numba"),
+               PYTHONPYCACHEPREFIX=str(PYCACHE))
     env.pop("PFAFF_BACKEND", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # Python's own bytecode is cached, as for an installed package
     with tempfile.TemporaryDirectory(prefix="pfaff-cold-") as cwd:
         started = time.perf_counter()
         proc = subprocess.run([sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", json.dumps(job),
@@ -176,6 +205,10 @@ def report(results, cases, repeat, t_end) -> str:
     lines = [f"Cold start, whole processes: median (min-max) of {repeat}, {t_end:g} s at rtol = atol = {TOL:g}, DOP853",
              "", "| case | script | pfaff cache | process s | / Kane | backend | compile s |",
              "|---|---|---|---|---|---|---|"]
+    phases = ["", "Where the time goes: medians of the phases timed inside each process (for the Kane script: "
+              "load = KanesMethod, create = lambdify); outside = the rest of the process (interpreter "
+              "start-up and exit)", "", "| case | script | pfaff cache | " + " | ".join(PHASES) + " | outside |",
+              "|---|---|---|" + "---|" * (len(PHASES) + 1)]
     for case in cases:
         kane = [r["process"] for r in results[(case, "kane", "-")] if "error" not in r]
         kane_median = float(np.median(kane)) if kane else float("nan")
@@ -189,7 +222,10 @@ def report(results, cases, repeat, t_end) -> str:
             backends = ",".join(sorted({r["backend"] for r in ok}))
             lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {np.median(t):.2f} ({t.min():.2f}-{t.max():.2f}) | "
                          f"{np.median(t) / kane_median:.2f} | {backends} | {compile_s:.1f} |")
-    return "\n".join(lines) + "\n"
+            parts = [float(np.median([r["phases"][name] for r in ok])) for name in PHASES]
+            outside = float(np.median([r["process"] - r["script"] for r in ok]))
+            phases.append(f"| {key[0]} | {key[1]} | {key[2]} | " + " | ".join(f"{x:.2f}" for x in parts + [outside]) + " |")
+    return "\n".join(lines + phases) + "\n"
 
 
 if __name__ == "__main__":

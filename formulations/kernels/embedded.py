@@ -112,7 +112,7 @@ def _source(formulation, minimal):
         _choice_source(w)
     _evaluate_source(w)
     _work_layout(w)
-    return (header(w.sysm, kernels) + programs + "\n" + "\n".join(w.lines) + "\n"
+    return (header(w.sysm, kernels) + programs + f"NONIDEAL = {bool(w.nonideal)}\n\n" + "\n".join(w.lines) + "\n"
             + passes(w.sysm, CHART_POST_STEP if charts else None))
 
 
@@ -236,8 +236,7 @@ def _choice_source(w):
                 '    """Kc = [C_bar_nh; E] with E = S_w + S_v D (l + r, k), in place."""',
                 "    S_w = extra[:R * K].reshape((R, K))",
                 "    S_v = extra[R * K:R * K + R * N].reshape((R, N))"]
-    if w.lay.l:
-        w.add("    mm_into(Cg[M_H:], D, Kc[:L])")
+    w.add("    mm_into(Cg[M_H:], D, Kc[:L])")
     w.lines += ["    mm_into(S_v, D, Kc[L:])",
                 "    for i in range(R):",
                 "        for j in range(K):",
@@ -282,7 +281,7 @@ def _evaluate_source(w):
     w.add(f"    h = {take('N')}")
     w.add("    for i in range(N):")
     w.add("        h[i] = f0[i] - d[i]")
-    w.add("    nonideal = " + ("any_nonzero(F)" if w.nonideal else "False"))
+    w.add("    nonideal = NONIDEAL and any_nonzero(F)")
     if w.minimal:
         _minimal_system(w)
     else:
@@ -364,10 +363,9 @@ def _minimal_system(w):
     add, take = w.add, w.take
     # w' = D_bar u' + gamma_bar, [C_bar_nh; E] gamma_bar = [-xi_bar; -S_v gamma]
     add(f"    gamma_bar = {take('L + R')}")
-    if w.lay.l:
-        add("    mv_into(Cm[M_H:], gamma, gamma_bar[:L])")
-        add("    for i in range(L):")
-        add("        gamma_bar[i] = -(xi[M_H + i] + gamma_bar[i])")
+    add("    mv_into(Cm[M_H:], gamma, gamma_bar[:L])")
+    add("    for i in range(L):")
+    add("        gamma_bar[i] = -(xi[M_H + i] + gamma_bar[i])")
     add("    mv_into(S_v, gamma, gamma_bar[L:])")
     add("    for i in range(R):")
     add("        gamma_bar[L + i] = -gamma_bar[L + i]")
@@ -402,15 +400,14 @@ def _minimal_system(w):
 
 def _reduced_system(w):
     """Lines of evaluate for the reduced saddle system [[M_bar, C_bar_nh^T], [C_bar_nh, 0]] in [w'; lambda_nh]."""
-    add, l = w.add, w.lay.l
+    add = w.add
     # [[M_bar, C_bar_nh^T], [C_bar_nh, 0]] [w'; lambda_nh] = [f_bar - d_bar; -xi_bar]
     add("    T = D")
     add("    tau = gamma")
-    if l:
-        add("    C_nh = Cm[M_H:]")
-        add("    Gk = mm(C_nh, D)")
-        add("    kept = -xi[M_H:] - mv(C_nh, gamma) - 2 * extra[0] * " + (
-            "(mv(C_nh, v) + c_nh)" if w.timed else "mv(C_nh, v)"))
+    add("    C_nh = Cm[M_H:]")
+    add("    Gk = mm(C_nh, D)")
+    add("    kept = -xi[M_H:] - mv(C_nh, gamma) - 2 * extra[0] * " + (
+        "(mv(C_nh, v) + c_nh)" if w.timed else "mv(C_nh, v)"))
     add("    if nonideal:")
     add("        Km = np.zeros((N + L, K + C))")
     add("        Km[:N, :K] = mm(M, D)")
@@ -422,12 +419,10 @@ def _reduced_system(w):
     add("        Km[:K, :K] = tmm(D, mm(M, D))")
     add("        b = np.empty(K + L)")
     add("        b[:K] = tmv(D, h - mv(M, gamma))")
-    if l:
-        add("        Km[:K, K:] = Gk.T")
+    add("        Km[:K, K:] = Gk.T")
     add("    rows = Km.shape[0] - L")
-    if l:
-        add("    Km[rows:, :K] = Gk")
-        add("    b[rows:] = kept")
+    add("    Km[rows:, :K] = Gk")
+    add("    b[rows:] = kept")
     add("    na = K")
 
 
