@@ -63,7 +63,8 @@ def test_trajectory_display(disc):
     assert len(repr(traj)) < SHORT and len(html) < SHORT
     assert "t = 0 .. 1 s" in html and "status" in html and f"{traj.energy_drift:.1e} J" in html
     ax = traj.plot()
-    assert [line.get_label() for line in ax.get_lines()] == ["|Φ|", "|C v|", "|E - E(0)| in J"]
+    curves = [line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert curves == ["|Φ| in m or rad", "|C v| in m/s or rad/s", "|E - E(0)| in J"]
     ax = traj.plot(["theta", "phi"])
     assert len(ax.get_lines()) == 2
     with pytest.raises(KeyError, match="expected names from"):

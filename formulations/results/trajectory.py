@@ -168,11 +168,14 @@ class Trajectory:
     def plot(self, names=None, ax=None):
         """A small plot over time: the named columns of the formulation's own state (``names`` from
         ``state_names``), or by default the constraint errors |Φ|, |C v| and the energy drift on a
-        log scale (exact zeros drawn at 1e-17). Returns the matplotlib Axes."""
+        log scale (exact zeros on the lower edge, formulations.results.plotting.log_series). Returns the
+        matplotlib Axes."""
         import matplotlib.pyplot as plt
 
+        from .plotting import legend, log_series
+
         if ax is None:
-            ax = plt.subplots(figsize=(5, 2.6), layout="constrained")[1]
+            ax = plt.subplots(figsize=(6.4, 2.6), layout="constrained")[1]
         if names is not None:
             unknown = [n for n in names if n not in self.state_names]
             if unknown:
@@ -180,15 +183,16 @@ class Trajectory:
                                f"expected names from {self.state_names}")
             for name in names:
                 ax.plot(self.t, self.state[:, self.state_names.index(name)], label=name)
+            ax.set_ylabel("value [m or rad; per s for rates]")
         else:
-            tiny = 1e-17  # zeros drawn just below the rounding error of double precision
-            ax.semilogy(self.t, np.maximum(self.constraint_errors.position, tiny), label="|Φ|")
-            ax.semilogy(self.t, np.maximum(self.constraint_errors.velocity, tiny), label="|C v|")
+            log_series(ax, self.t, self.constraint_errors.position, label="|Φ| in m or rad")
+            log_series(ax, self.t, self.constraint_errors.velocity, label="|C v| in m/s or rad/s")
             if self.energy.size:
-                ax.semilogy(self.t, np.maximum(np.abs(self.energy - self.energy[0]), tiny), label="|E - E(0)| in J")
+                log_series(ax, self.t, np.abs(self.energy - self.energy[0]), label="|E - E(0)| in J")
+            ax.set_ylabel("error (units in the legend)")
         ax.set_xlabel("t in s")
         ax.set_title(f"{self.system_name}, {self.formulation}", fontsize=9)
-        ax.legend(fontsize=7)
+        legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # beside the data
         return ax
 
     @property

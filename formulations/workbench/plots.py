@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..results.plotting import FAILED_LABEL, ZERO_LABEL, legend, log_series  # noqa: F401 (part of this module's names)
+
 
 def _axes(ax, size=(7, 4)):
     if ax is None:
@@ -35,18 +37,19 @@ def _log_ticks(ax):
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def _floor(values):
-    return np.maximum(values, 1e-17)  # zeros on a log scale
+REACTION_UNITS = "N, or N m for a moment"
 
 
 def constraint_errors(result, ax=None, level="position"):
-    """max |Phi| (level "position"), |C v| ("velocity") or |C v' + xi| ("acceleration") against time."""
+    """max |Phi| (level "position"), |C v| ("velocity") or |C v' + xi| ("acceleration") against time;
+    in the units of the rows (m or rad; per second; per second squared)."""
     ax = _axes(ax)
     for label, tr in _runs(result):
-        ax.semilogy(tr.t, _floor(getattr(tr.constraint_errors, level)), label=label)
-    names = {"position": r"max $|\Phi|$", "velocity": r"max $|C v|$", "acceleration": r"max $|C\dot v + \xi|$"}
+        log_series(ax, tr.t, getattr(tr.constraint_errors, level), label=label)
+    names = {"position": r"max $|\Phi|$ [m or rad]", "velocity": r"max $|C v|$ [m/s or rad/s]",
+             "acceleration": r"max $|C\dot v + \xi|$ [m/s² or rad/s²]"}
     ax.set(xlabel="t [s]", ylabel=names[level], title=f"{level} constraint error")
-    ax.legend(fontsize="small")
+    legend(ax)
     ax.grid(True, which="major", alpha=0.3)
     return ax
 
@@ -55,9 +58,9 @@ def energy_error(result, ax=None):
     """|E(t) - E(0)| against time (J)."""
     ax = _axes(ax)
     for label, tr in _runs(result):
-        ax.semilogy(tr.t, _floor(np.abs(tr.energy - tr.energy[0])), label=label)
+        log_series(ax, tr.t, np.abs(tr.energy - tr.energy[0]), label=label)
     ax.set(xlabel="t [s]", ylabel=r"$|E(t) - E(0)|$ [J]", title="energy error")
-    ax.legend(fontsize="small")
+    legend(ax)
     ax.grid(True, alpha=0.3)
     return ax
 
@@ -67,33 +70,47 @@ def reactions(traj, ax=None, names=None):
     ax = _axes(ax)
     for name in names or traj.constraint_names:
         ax.plot(traj.t, traj.reactions[name], label=name)
-    ax.set(xlabel="t [s]", ylabel="reaction", title=f"constraint reactions ({traj.formulation})")
-    ax.legend(fontsize="small")
+    ax.set(xlabel="t [s]", ylabel=f"reaction [{REACTION_UNITS}]", title=f"constraint reactions ({traj.formulation})")
+    legend(ax)
     ax.grid(True, alpha=0.3)
     return ax
 
 
-WORK_PRECISION = {"deviation": ("max deviation from reference", lambda p: p.deviation),
-                  "constraints": ("max constraint error (abs(Phi), abs(C v))",
+WORK_PRECISION = {"deviation": ("max deviation from reference [m, rad, m/s, rad/s]", lambda p: p.deviation),
+                  "constraints": ("max constraint error (|Φ|, |C v|) [m, rad, m/s, rad/s]",
                                   lambda p: max(p.position_error, p.velocity_error)),
                   "energy": ("energy drift [J]", lambda p: p.energy_drift)}
 
 
+def failed_runs(comparison) -> list:
+    """The sweep's runs that failed: stopped (status < 0) or finished but failed a check (status 2)."""
+    return [p for p in comparison.sweep if p.status < 0 or p.status == 2]
+
+
 def work_precision(comparison, ax=None, quantity="deviation"):
-    """An error against wall time, one line per configuration (needs a sweep); failed runs left out.
+    """An error against wall time, one line per configuration (needs a sweep). Failed runs
+    (failed_runs) are not part of the lines: each is a red cross at its error where it has one,
+    else on the upper edge; exact zeros sit on the lower edge.
 
     quantity: "deviation" (from the reference), "constraints" (position or velocity level) or "energy"."""
     if quantity not in WORK_PRECISION:
         raise ValueError(f"work_precision got quantity={quantity!r} but expected one of: {', '.join(WORK_PRECISION)}")
     ylabel, value = WORK_PRECISION[quantity]
     ax = _axes(ax)
+    failed = failed_runs(comparison)
     labels = list(dict.fromkeys(p.label for p in comparison.sweep))
     for label in labels:
-        pts = sorted((p for p in comparison.sweep if p.label == label and p.status >= 0), key=lambda p: p.tol)
-        ax.loglog([p.wall_time for p in pts], _floor(np.array([value(p) for p in pts])), "o-", label=label)
+        pts = sorted((p for p in comparison.sweep if p.label == label and p not in failed), key=lambda p: p.tol)
+        line = log_series(ax, [p.wall_time for p in pts], [value(p) for p in pts], label=label, style="o-")
+        for p in (p for p in failed if p.label == label):
+            y = value(p)
+            shown = np.isfinite(y) and y > 0
+            ax.plot([p.wall_time], [y if shown else 1.0], "X", ms=9, mec="C3", color=line.get_color(),
+                    transform=ax.transData if shown else ax.get_xaxis_transform(), clip_on=False, gid="failed")
+    ax.set_xscale("log")
     ax.set(xlabel="wall time [s]", ylabel=ylabel, title=f"work-precision: {quantity}")
     _log_ticks(ax)
-    ax.legend(fontsize="small")
+    legend(ax)
     ax.grid(True, which="both", alpha=0.3)
     return ax
 

@@ -5,7 +5,7 @@ import json
 import pathlib
 
 from ..output import write_atomic
-from ..plots import constraint_errors, energy_error, reactions, work_precision
+from ..plots import constraint_errors, energy_error, failed_runs, reactions, work_precision
 from .views import VIEWS
 
 
@@ -15,14 +15,28 @@ def _save(fig, path):
 
 
 def _shared_legend(fig, axes):
-    """One legend for the figure, below the axes (constrained layout keeps it clear of the labels)."""
-    handles, labels = axes[0].get_legend_handles_labels()
+    """One legend for the figure, below the axes (constrained layout keeps it clear of the labels),
+    with every entry of any of the axes once."""
+    entries = {}
     for ax in axes:
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-    if labels:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 4), fontsize="small",
-                   frameon=False)
+        legend = ax.get_legend()
+        if legend is not None:
+            entries.update((text.get_text(), handle) for handle, text in zip(legend.legend_handles, legend.get_texts())
+                           if text.get_text() not in entries)
+            legend.remove()
+    if entries:
+        fig.legend(list(entries.values()), list(entries), loc="outside lower center", ncols=min(len(entries), 4),
+                   fontsize="small", frameon=False)
+
+
+def failed_note(comparison) -> str:
+    """A sentence listing the sweep's failed runs (marked with red crosses in the work-precision figure)."""
+    failed = failed_runs(comparison)
+    if not failed:
+        return ""
+    runs = "; ".join(f"{p.label} at tolerance {p.tol:g} ({'stopped' if p.status < 0 else 'failed a check'}, "
+                     f"status {p.status})" for p in failed)
+    return f"Failed runs, marked with red crosses and left out of the lines: {runs}."
 
 
 def comparison_figures(comparison, system) -> list:
@@ -93,7 +107,10 @@ def write_report(comparison, system, folder, analysis=None, note=None) -> pathli
               "## Results", "", comparison.to_markdown(), "## Reading", ""]
     lines += [f"- {item}" for item in comparison.reading()]
     lines += ["", "## Figures", ""]
-    lines += [f"### {title}\n\n![{title}]({name})\n" for title, name in figs]
+    for title, name in figs:
+        lines += [f"### {title}", "", f"![{title}]({name})", ""]
+        if name == "work_precision.png" and failed_note(comparison):
+            lines += [failed_note(comparison), ""]
     if analysis is not None:
         lines += ["## Constraint analysis", "", analysis.to_markdown()]
     return write_atomic(folder / "report.md", "\n".join(lines))
