@@ -13,6 +13,7 @@ from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_
 from .catalogue import as_system, describe, load, names
 from .description import TIME, BodyBlock, Embedding, Parameter, System
 from .families import Outcome, StateFamily, StateVariable
+from .visuals import Poses, Visual
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
                      UnknownNameError)
 
@@ -22,7 +23,7 @@ __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "lo
            "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",
            "spherical_joint", "pfaffian_matrix", "analyze_constraints", "check_pfaffian", "redundancy",
            "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",
-           "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome"]
+           "ArgumentTypeError", "StateFamily", "StateVariable", "Outcome", "Visual", "Poses"]
 
 
 def analyze_constraints(system, **options):

@@ -166,6 +166,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     time: sp.Symbol = TIME
     families: tuple = ()          # StateFamily objects: initial states named by a few numbers
     c_nh: sp.ImmutableMatrix | None = None  # (l, 1) velocity-free term of the nonholonomic rows; default 0
+    visuals: tuple = ()           # systems.visuals.Visual objects: what the bodies look like, posed by p
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -190,6 +191,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "unit_norm_blocks", tuple(tuple(b) for b in self.unit_norm_blocks))
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "families", tuple(self.families))
+        object.__setattr__(self, "visuals", tuple(self.visuals))
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))

@@ -90,6 +90,7 @@ def _symbols(system, problems):
             elif name in ("M", "A") and extra & v:
                 hint = " (M and A depend on p only: the kinetic energy T must be quadratic in the velocities)"
             problems.append(f"{name} contains undeclared or disallowed symbols: {names}{hint}")
+    _visual_symbols(system, p | params | t, problems)
     for i, e in enumerate(list(system.default_p) + list(system.default_v)):
         if e.free_symbols - params:
             problems.append(f"default state entry {i} depends on non-parameters: "
@@ -98,6 +99,25 @@ def _symbols(system, problems):
         F = sp.Matrix(system.f).jacobian(list(lam))
         if any(sp.simplify(x) != 0 for x in F.reshape(len(F), 1).jacobian(list(lam))):
             problems.append("f must be affine in the multipliers (non-ideal constraints)")
+
+
+def _visual_symbols(system, allowed, problems):
+    """Visuals (systems.visuals.Visual) with unique names, posed by p, the parameters and t only."""
+    from .visuals import Visual
+
+    names = set()
+    for i, vis in enumerate(system.visuals):
+        if not isinstance(vis, Visual):
+            problems.append(f"visuals[{i}] got {vis!r} but expected a systems.Visual")
+            continue
+        if vis.name in names:
+            problems.append(f"visuals: two are named {vis.name!r}; give each its own name")
+        names.add(vis.name)
+        pieces = list(vis.position) + list(vis.rotation) + list(vis.end if vis.end is not None else [])
+        extra = set().union(*(sp.sympify(e).free_symbols for e in pieces + list(vis.sizes))) - allowed
+        if extra:
+            problems.append(f"visual {vis.name!r} depends on {', '.join(sorted(s.name for s in extra))}, but a pose "
+                            f"may depend on p, the parameters and t only")
 
 
 def _embedding(system, problems, rng):

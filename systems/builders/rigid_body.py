@@ -19,6 +19,7 @@ from typing import Sequence
 import sympy as sp
 
 from ..description import System
+from ..visuals import body_visuals
 from ..errors import SystemDescriptionError
 from .common import BuildClock, affine_rows, check_symbols, column, split_constraints, tidy, vector3 as _vec
 
@@ -159,7 +160,7 @@ class Kinematics:
 def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
                       A, bodies: Sequence[RigidBody], *, gravity=(0, 0, 0), holonomic=(),
                       nonholonomic=(), forces=None, parameters=(), default_p=(), default_v=(),
-                      simplify=True, warn_after=30.0, **system_fields) -> System:
+                      simplify=True, warn_after=30.0, visuals=None, **system_fields) -> System:
     """Build a :class:`System` from rigid bodies (projective Newton-Euler equations).
 
     ``holonomic``: (name, Phi_i(p, t)); ``nonholonomic``: (name, row affine in v), typically from
@@ -167,7 +168,9 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
     prescribed surface velocity for a moving support); t is systems.TIME (rheonomic rows).
     ``gravity`` is the world vector g (e.g. (0, 0, -g)); its potential enters the energy.
     ``forces`` are extra generalized forces (n,). A build that runs longer than ``warn_after``
-    seconds warns (SlowBuildWarning) naming its slowest steps.
+    seconds warns (SlowBuildWarning) naming its slowest steps. ``visuals``: what the bodies look like
+    (systems.Visual; Visual.on_body poses a shape in a body's frame); by default each body with a
+    rotation is drawn as the ellipsoid of its inertia (Visual.of_inertia).
     """
     coordinates = check_symbols("coordinates", coordinates, name)
     velocities = check_symbols("velocities", velocities, name)
@@ -225,4 +228,5 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
         return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
                       M=pieces[0], d=pieces[1], f=pieces[2], Phi=sp.Matrix(Phi) if Phi else None, C_nh=pieces[3],
                       c_nh=c_nh, constraint_names=names, parameters=tuple(parameters), potential=pieces[4],
-                      default_p=default_p, default_v=default_v, **system_fields)
+                      default_p=default_p, default_v=default_v, visuals=body_visuals(bodies, visuals),
+                      **system_fields)

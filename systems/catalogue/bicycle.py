@@ -35,6 +35,7 @@ from ..builders.contact import rolling_contact
 from ..builders.frames import Frame, Point, axis_rotation
 from ..builders.rigid_body import Kinematics, from_rigid_bodies
 from ..description import Parameter
+from ..visuals import Visual
 
 NAME = "bicycle"
 
@@ -122,4 +123,26 @@ def build():
         parameters=[Parameter(s[name], value, unit, meaning) for name, value, unit, meaning, _ in BENCHMARK],
         default_p=(0, 0, r_R, 0, 0, 0, 0, 0, 0), default_v=(speed, 0, 0, 0, 0, 0, 0, speed / r_R, speed / r_F),
         independent_velocities=("phi_dot", "delta_dot", "theta_R_dot"), description=__doc__,
-        reference="Meijaard, Papadopoulos, Ruina & Schwab (2007), Proc. R. Soc. A 463, 1955-1982", simplify=False)
+        reference="Meijaard, Papadopoulos, Ruina & Schwab (2007), Proc. R. Soc. A 463, 1955-1982", simplify=False,
+        visuals=_visuals(s, bodies, (th_R, th_F), (rear_centre, front_centre), steer_point, steer_axis, fork))
+
+
+def _visuals(s, bodies, spins, centres, steer_point, steer_axis, fork):
+    """Wheels as rings with a bar that turns with their spin angle, the rear frame and the fork as
+    rods to the top of the head tube (on the steer axis, 0.9 m above its ground point), a handlebar,
+    the two bodies' inertia ellipsoids and the ground."""
+    rear, rear_body, front_body, front = bodies
+    head = steer_point.located(steer_axis, (0, 0, 0.9), "head tube top")
+    bar = [head.located(fork, (0, side * 0.3, 0), f"handlebar end {i}") for i, side in enumerate((-1, 1))]
+    visuals = []
+    for wheel, spin, radius, colour in ((rear, spins[0], s["r_R"], "#2c3e50"), (front, spins[1], s["r_F"], "#2c3e50")):
+        visuals += [Visual.on_body(wheel, "torus", (radius, radius / 18), colour=colour),
+                    Visual.on_body(wheel, "box", (1.9 * radius, radius / 25, radius / 10), rotation=axis_rotation("y", spin),
+                                   colour="#d68910", name=f"{wheel.name} spoke")]
+    rod = s["r_R"] / 20
+    visuals += [Visual("rear frame", "link", (rod,), centres[0].position, end=head.position, colour="#c0392b"),
+                Visual("fork", "link", (rod,), centres[1].position, end=head.position, colour="#7d3c98"),
+                Visual("handlebar", "link", (rod,), bar[0].position, end=bar[1].position, colour="#7d3c98"),
+                Visual.of_inertia(rear_body, colour="#e6b0aa"), Visual.of_inertia(front_body, colour="#d2b4de"),
+                Visual("ground", "plane", (4.0,), (0, 0, 0), colour="#bfc9ca")]
+    return tuple(visuals)

@@ -6,12 +6,14 @@ The top of link 1 is pinned at the origin and the top of link i to the bottom of
   joint i horizontal force, joint i vertical force   (two rows per joint; the multipliers are the
   forces on link i from the link above, or from the support)
 so 3n - 2n = n degrees of freedom remain. Embedding q = (theta1, ..., thetan). ``n`` is a build
-option: systems.load("n_pendulum", n=5).
+option: systems.load("n_pendulum", n=5). Drawn as rods in the vertical x-z plane of a 3D scene (the
+plane's y is the scene's z).
 """
 import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ..visuals import Visual
 
 NAME = "n_pendulum"
 
@@ -23,7 +25,7 @@ def build(n=3):
     p, v, T, V, holonomic = [], [], sp.S.Zero, sp.S.Zero, []
     bottom = sp.Matrix([0, 0])
     thetas = sp.symbols(f"theta1:{n + 1}", real=True)
-    g_pos, above = [], sp.Matrix([0, 0])
+    g_pos, above, visuals = [], sp.Matrix([0, 0]), []
     for i in range(n):
         x, y = sp.symbols(f"x{i + 1} y{i + 1}", real=True)
         th = thetas[i]
@@ -37,6 +39,7 @@ def build(n=3):
         holonomic += [(f"joint {i + 1} horizontal force", bottom[0] - top[0]),
                       (f"joint {i + 1} vertical force", bottom[1] - top[1])]
         bottom = sp.Matrix([x, y]) + half
+        visuals.append(Visual(f"link {i + 1}", "link", (L / 25,), (top[0], 0, top[1]), end=(bottom[0], 0, bottom[1])))
         centre = above + sp.Matrix([sp.sin(th), -sp.cos(th)]) * L / 2
         g_pos += [centre[0], centre[1], th]
         above = above + sp.Matrix([sp.sin(th), -sp.cos(th)]) * L
@@ -48,4 +51,5 @@ def build(n=3):
                     Parameter(g, 9.81, "m/s^2", "gravity")),
         default_p=tuple(e.subs(at) for e in g_pos), default_v=(0,) * (3 * n),
         embedding=Embedding(coordinates=thetas, g=sp.Matrix(g_pos), inverse=sp.Matrix(p[2::3])),
-        description=__doc__, reference="a standard benchmark of multibody codes")
+        description=__doc__, reference="a standard benchmark of multibody codes",
+        visuals=tuple(visuals) + (Visual("pivot", "sphere", (L / 15,), (0, 0, 0), colour="#5d6d7e"),))

@@ -25,6 +25,7 @@ import sympy as sp
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
 from ..description import Embedding, Parameter
 from ..families import Outcome, StateFamily, StateVariable
+from ..visuals import Visual
 from ._rotations import Rx, Ry, Rz
 
 NAME = "rolling_disc"
@@ -69,7 +70,16 @@ def build():
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
-        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING))
+        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING),
+        visuals=_visuals(disc, r, h))
+
+
+def _visuals(disc, r, h):
+    """The disc (drawn at least r / 25 thick), a bar across it that shows its spin, and the ground."""
+    width = sp.Max(h, r / 25)
+    return (Visual.on_body(disc, "cylinder", (r, width), colour="#2471a3"),
+            Visual.on_body(disc, "box", (1.8 * r, 1.2 * width, r / 8), colour="#d68910", name="spin marking"),
+            Visual("ground", "plane", (8 * r,), (0, 0, 0), colour="#bfc9ca"))
 
 
 def _rolling(system, values):

@@ -24,7 +24,8 @@ import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
 from ..description import Embedding, Parameter
-from ._rotations import quaternion_rates_world
+from ..visuals import Visual
+from ._rotations import quaternion_rates_world, rotation_from_quaternion
 
 NAME = "sphere_in_cylinder"
 AZIMUTH_RATE = 10.0  # rad/s, default state
@@ -66,4 +67,13 @@ def build():
         default_v=(0, (R - a) * Omega, 0, 0, 0, -(R - a) * Omega / a),
         embedding=embedding,
         unit_norm_blocks=((3, 4, 5, 6),), description=__doc__,
-        reference="Blajer (sphere in a cylinder); Neimark & Fufaev")
+        reference="Blajer (sphere in a cylinder); Neimark & Fufaev",
+        visuals=_visuals((x, y, z), rotation_from_quaternion(e), a, R))
+
+
+def _visuals(centre, rotation, a, R):
+    """The sphere, a band on it that turns with it (R(e) of the Euler parameters), and the wall: a
+    cylinder of radius R from 10 a below the start to 10 a above."""
+    return (Visual("sphere", "sphere", (a,), centre, rotation, colour="#2471a3"),
+            Visual("band", "torus", (a, a / 12), centre, rotation, colour="#d68910"),
+            Visual("wall", "wall", (R, 20 * a), (0, 0, -10 * a), colour="#bfc9ca", opacity=0.35))

@@ -1,0 +1,140 @@
+"""Bodies know their shape: the visuals of the catalogue sit where the description's kinematics put
+the bodies (contact points on the ground or the wall, rod ends at the joints) along simulated
+motions, the default shape of a rigid body carries its inertia, and bad visuals are refused."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import formulations as F
+import systems
+from systems import Poses, Visual
+from systems.builders.rigid_body import RigidBody, from_rigid_bodies
+
+TIGHT = 1e-10  # rtol = atol of the runs; the poses must agree with the constraints to 1e-9
+
+
+def _states(name, t_end, **options):
+    """Three states (start, middle, end) of a projected dependent run."""
+    system = systems.load(name, **options)
+    traj = F.create("dependent", system, stabilization="projection", backend="numpy").simulate(
+        (0.0, t_end), rtol=TIGHT, atol=TIGHT, t_eval=np.linspace(0.0, t_end, 3))
+    assert traj.status == 0
+    return system, list(zip(traj.t, traj.p))
+
+
+def _lowest_rim_height(pose, radius):
+    """The height of the lowest point of a circle of ``radius`` about the pose's centre in the plane
+    normal to its y axis (a disc's rim, a wheel's ring)."""
+    axis = pose.rotation[:, 1]
+    return pose.position[2] - radius * np.sqrt(max(0.0, 1.0 - axis[2] ** 2))
+
+
+def test_the_rolling_disc_touches_the_ground_and_its_marking_turns_with_it():
+    system, states = _states("rolling_disc", 1.0)
+    poses, r = Poses(system), system.parameter_dict["r"]
+    for t, p in states:
+        disc, marking, ground = poses.at(p, t)
+        assert abs(_lowest_rim_height(disc, r) - ground.position[2]) < 1e-9
+        assert np.allclose(marking.rotation, disc.rotation, atol=1e-12)  # fixed in the disc: spins with it
+        assert np.allclose(disc.rotation.T @ disc.rotation, np.eye(3), atol=1e-12)
+
+
+def test_the_bicycle_wheels_touch_the_ground():
+    system, states = _states("bicycle", 0.5)
+    poses = Poses(system)
+    radii = {"rear wheel": system.parameter_dict["r_R"], "front wheel": system.parameter_dict["r_F"]}
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        for wheel, radius in radii.items():
+            assert abs(_lowest_rim_height(at[wheel], radius)) < 1e-9
+        # the fork and the rear frame meet at the head tube, and the fork rod starts at the front hub
+        assert np.allclose(at["fork"].end, at["rear frame"].end, atol=1e-12)
+        assert np.allclose(at["fork"].position, at["front wheel"].position, atol=1e-12)
+
+
+def test_the_pendulum_rods_end_at_the_joints():
+    system, states = _states("n_pendulum", 1.0, n=4)
+    poses, L = Poses(system), system.parameter_dict["L"]
+    for t, p in states:
+        links = [pose for pose in poses.at(p, t) if pose.kind == "link"]
+        assert len(links) == 4
+        assert np.allclose(links[0].position, 0.0, atol=1e-9)  # pinned at the origin
+        for upper, lower in zip(links, links[1:]):
+            assert np.linalg.norm(upper.end - lower.position) < 1e-9
+        for link in links:
+            assert abs(np.linalg.norm(link.end - link.position) - L) < 1e-9
+        centres = p.reshape(4, 3)[:, :2]  # (x, y) of each link's centre: the rod's midpoint in the x-z plane
+        mid = np.array([(link.position + link.end)[[0, 2]] / 2 for link in links])
+        assert np.allclose(mid, centres, atol=1e-12)
+
+
+def test_the_sphere_touches_the_wall():
+    system, states = _states("sphere_in_cylinder", 1.0)
+    poses = Poses(system)
+    a, R = system.parameter_dict["a"], system.parameter_dict["R"]
+    for t, p in states:
+        sphere, band, wall = poses.at(p, t)
+        assert abs(np.hypot(*sphere.position[:2]) + a - R) < 1e-9
+        assert np.allclose(sphere.rotation.T @ sphere.rotation, np.eye(3), atol=1e-9)
+        assert wall.sizes[0] == R
+
+
+def _body(inertia, rotation=True):
+    x, y, z, th = sp.symbols("x y z theta", real=True)
+    return RigidBody("block", 2.0, inertia, sp.Matrix([x, y, z]), rotation=sp.eye(3) if rotation else None,
+                     angular_velocity=None if rotation else sp.Matrix([0, 0, th]))
+
+
+def test_the_default_shape_has_the_mass_and_inertia_of_the_body():
+    m, (a, b, c) = 2.0, (0.3, 0.2, 0.05)  # a solid ellipsoid: I_1 = m (b^2 + c^2) / 5, ...
+    inertia = sp.diag(m * (b**2 + c**2) / 5, m * (a**2 + c**2) / 5, m * (a**2 + b**2) / 5)
+    shape = Visual.of_inertia(_body(inertia))
+    assert shape.kind == "ellipsoid"
+    assert np.allclose([float(s) for s in shape.sizes], [a, b, c], rtol=1e-12)
+    tilted = sp.Matrix([[1.0, 0.2, 0], [0.2, 2.0, 0], [0, 0, 1.5]])
+    sphere = Visual.of_inertia(_body(tilted))  # principal axes not those of the body: the sphere of the trace
+    r = float(sphere.sizes[0])
+    assert sphere.kind == "sphere" and np.isclose(3 * 2 * m * r**2 / 5, 4.5)
+
+
+def test_a_system_built_from_rigid_bodies_is_drawn_without_being_told_how():
+    x, y, z, th = sp.symbols("x y z theta", real=True)
+    vs = sp.symbols("v_x v_y v_z omega", real=True)
+    R = sp.Matrix([[sp.cos(th), -sp.sin(th), 0], [sp.sin(th), sp.cos(th), 0], [0, 0, 1]])
+    block = RigidBody("block", 1.0, sp.diag(0.1, 0.2, 0.25), sp.Matrix([x, y, z]), rotation=R,
+                      angular_velocity=sp.Matrix([0, 0, vs[3]]))
+    system = from_rigid_bodies("spinning block", (x, y, z, th), vs, sp.eye(4), [block], gravity=(0, 0, -9.81),
+                               default_p=(0, 0, 1, 0), default_v=(0, 0, 0, 1))
+    (pose,) = Poses(system).at((0.5, 0.0, 1.0, np.pi / 2))
+    assert pose.kind == "ellipsoid" and pose.opacity < 1
+    assert np.allclose(pose.position, [0.5, 0.0, 1.0])
+    assert np.allclose(pose.rotation, [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (("x", "cone", (1,), (0, 0, 0)), "expected one of"),
+    (("x", "box", (1, 2), (0, 0, 0)), "takes 3 sizes"),
+    (("x", "link", (0.1,), (0, 0, 0)), "needs its end point"),
+    (("x", "sphere", (0.1,), (0, 0)), "shape"),
+])
+def test_bad_visuals_are_refused_with_the_reason(arguments, message):
+    with pytest.raises(ValueError, match=message):
+        Visual(*arguments)
+    with pytest.raises(ValueError, match="colour"):
+        Visual("x", "sphere", (0.1,), (0, 0, 0), colour="red")
+
+
+def test_a_system_refuses_visuals_posed_by_velocities_or_named_twice():
+    disc = systems.load("rolling_disc")
+    v_x = disc.velocities[0]
+    moving = Visual("arrow", "sphere", (0.1,), (v_x, 0, 0))
+    twice = Visual("disc", "sphere", (0.1,), (0, 0, 0))
+    fields = {name: getattr(disc, name) for name in disc.__dataclass_fields__}
+    with pytest.raises(systems.SystemDescriptionError) as info:
+        systems.System(**(fields | {"visuals": disc.visuals + (moving, twice)}))
+    assert "may depend on p, the parameters and t only" in str(info.value) and "two are named 'disc'" in str(info.value)
+
+
+def test_poses_need_visuals():
+    with pytest.raises(ValueError, match="has no visuals"):
+        Poses(systems.load("slider_crank"))
