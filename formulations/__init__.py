@@ -17,6 +17,7 @@ from .linearization.linearize import linearize
 from .linearization.modes import LinearEquations, Linearization
 from .linearization.stability import Critical, StabilityResult, stability
 from .workbench.plots import plot_stability
+from .workbench import scene  # noqa: F401  (registers Trajectory.show)
 from systems.errors import ArgumentError, ArgumentTypeError
 
 from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Status, Trajectory, reactions

@@ -56,6 +56,11 @@ def check_simulate(args, cwd, stdout):
     assert max(data["constraint_errors"].values()) < 1e-6
 
 
+def check_scene(args, cwd, stdout):
+    page = (cwd / args[args.index("--html") + 1]).read_text()
+    assert page.startswith("<!DOCTYPE html>") and '"name":"rear wheel"' in page
+
+
 def check_compare_report(*expected_rows):
     def check(args, cwd, stdout):
         folder = out_path(args, cwd)
@@ -108,6 +113,7 @@ CHECKS = {
     "pfaff export rolling_disc": check_export,
     "pfaff sweep rolling_disc": check_sweep,
     "pfaff stability rolling_disc": check_stability,
+    "pfaff simulate bicycle": check_scene,
 }
 
 

@@ -18,7 +18,8 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
                           formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
                           ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
                           run.status, message, event_records(run.t_events, events), settings,
-                          constraint_power=frozen(constraint_power(system, formulation.num, run.t, ps, vs, lam)))
+                          constraint_power=frozen(constraint_power(system, formulation.num, run.t, ps, vs, lam)),
+                          system=system)
     num, par = formulation.num, system.params
     N, n, c = len(run.t), system.n, system.m + system.l
     ys = np.array([r[0] for r in run.y]) if N else np.zeros((0, len(formulation.state_names())))
@@ -41,7 +42,7 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
                       formulation.state_names(), frozen(vdot), frozen(lam), system.constraint_names,
                       ConstraintErrors(frozen(err_p), frozen(err_v), frozen(err_a)), frozen(energy), stats,
                       run.status, message, event_records(run.t_events, events), settings,
-                      constraint_power=frozen(constraint_power(system, num, run.t, ps, vs, lam)))
+                      constraint_power=frozen(constraint_power(system, num, run.t, ps, vs, lam)), system=system)
 
 
 def constraint_power(system, num, ts, ps, vs, lam):

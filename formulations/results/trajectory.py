@@ -89,6 +89,9 @@ class Stats:
         return dict(self.__dict__)
 
 
+SCENES: list = []  # the scene maker, registered by formulations.workbench.scene (results import no workbench)
+
+
 @dataclass(frozen=True)
 class Trajectory:
     """t (N,), p (N, n_p), v (N, n), the formulation's own state (N, n_y), accelerations v' (N, n),
@@ -126,6 +129,7 @@ class Trajectory:
     settings: Mapping = field(default_factory=dict)
     warnings: tuple = ()
     constraint_power: np.ndarray | None = None
+    system: object = field(default=None, compare=False, repr=False)  # the System it ran on (for show())
 
     def __post_init__(self):
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
@@ -137,6 +141,15 @@ class Trajectory:
     def success(self) -> bool:
         """True where the run finished (status 0) or a terminal event stopped it (status 1)."""
         return Status(self.status).success
+
+    def show(self, trails=(), path=None, system=None):
+        """The run as a 3D scene: one self-contained HTML page with the bodies' shapes (the system's
+        visuals) at the recorded states, a time slider, play/pause and an orbiting camera; shown
+        inline in Jupyter, written to ``path`` where given. trails: names of visuals whose centre
+        path is drawn. See formulations.workbench.scene."""
+        if not SCENES:
+            raise RuntimeError("the 3D scene lives in formulations.workbench.scene: import formulations first")
+        return SCENES[0](self, system=system, trails=trails, path=path)
 
     @property
     def t_events(self) -> tuple:

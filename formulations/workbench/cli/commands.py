@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import shutil
 import sys
 import textwrap
@@ -96,6 +97,7 @@ def cmd_simulate(args):
 
     system = load_system(args.system, args.set)
     _check_step(args.method, args.step, args.t_end)
+    _check_html(args, system)
     try:
         parts = parse_configuration(args.formulation, "--formulation")
     except _input_errors() as exc:
@@ -130,6 +132,7 @@ def cmd_simulate(args):
         _print_run(args, system, interrupted)
         raise KeyboardInterrupt
     _print_run(args, system, traj)
+    _write_scene(args, system, traj)
     if not traj.success:
         print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
         return FAILED
@@ -186,6 +189,31 @@ def _configurations(args, system):
         raise UsageError(explain(exc)) from None
 
 
+def _check_html(args, system):
+    """--html FILE: the system must have visuals and FILE's folder must exist (checked before any run)."""
+    if args.html is None:
+        return
+    if not system.visuals:
+        raise UsageError(f"--html: system {system.name!r} has no visuals to draw (systems built from rigid bodies "
+                         f"have them; see systems.Visual)")
+    folder = pathlib.Path(args.html).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise UsageError(f"--html {args.html}: the folder {folder} does not exist")
+
+
+def _write_scene(args, system, traj):
+    """The scene of ``traj`` into --html, where given (a run that stopped: up to where it stopped)."""
+    if args.html is None or len(traj.t) == 0:
+        return
+    from ..scene import show
+
+    try:
+        show(traj, system=system, path=args.html)
+    except OSError as exc:
+        raise UsageError(f"--html {args.html}: cannot write the file ({exc.strerror})") from None
+    print(f"scene written to {args.html}", file=sys.stderr if args.json else sys.stdout)
+
+
 def _check_animation(args, system):
     if args.animate and args.out is None:
         raise UsageError("--animate writes a GIF into the report folder: give --out DIR as well")
@@ -200,6 +228,7 @@ def cmd_compare(args):
 
     system = load_system(args.system, args.set)
     _check_animation(args, system)
+    _check_html(args, system)
     configs = _configurations(args, system)
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
     options = dict(rtol=args.rtol, atol=args.atol, samples=args.samples, sweep=sweep,
@@ -229,6 +258,7 @@ def cmd_compare(args):
                 comparison, interrupted = exc.comparison, exc
             failed = [r for r in comparison.rows if r.status < 0 or r.status == 2]  # 2: finished, but see its warnings
             _print_comparison(args, system, comparison)
+            _write_scene(args, system, comparison.reference)
             if folder is not None:
                 report = _write(comparison, system, folder, args, failed, interrupted)
                 print(f"\nreport written to {report}" + (" (interrupted: the runs that finished)" if interrupted else ""),

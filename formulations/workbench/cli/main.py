@@ -4,9 +4,10 @@
     pfaff analyze SYSTEM [--set name=value ...] [--markdown] [--time-limit SECONDS]
     pfaff simulate SYSTEM [--formulation F[+S]] [--t-end T] [--rtol R] [--atol A] [--method M] [--step H]
                    [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
+                   [--html FILE]
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
                   [--samples N] [--sweep] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
-                  [--quiet] [--set name=value ...] [--json]
+                  [--html FILE] [--quiet] [--set name=value ...] [--json]
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
@@ -77,6 +78,11 @@ def _run_options(parser, step_help):
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
 
 
+def html_option(parser, what):
+    parser.add_argument("--html", metavar="FILE", help=f"write a 3D scene of {what} to this HTML file (one "
+                        "self-contained page: open it in a browser; systems with visuals)")
+
+
 def build_parser():
     parser = Parser(prog="pfaff", description="A workbench for constrained mechanical systems.",
                     epilog="exit status: 0 ok, 1 a run did not finish (partial results kept), "
@@ -99,6 +105,7 @@ def build_parser():
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
                           help="constraint stabilization of the dependent and reduced formulations")
     backend_option(simulate)
+    html_option(simulate, "the run")
     compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
                          help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
@@ -117,6 +124,7 @@ def build_parser():
                          help="write into a non-empty --out folder: replaces the report files, keeps other files")
     compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out "
                          "(rolling_disc, sphere_in_cylinder)")
+    html_option(compare, "the reference run")
     cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
                            description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear", "warm"],

@@ -1,4 +1,5 @@
-"""A report folder for a comparison: report.md, figures (PNG) and results.json."""
+"""A report folder for a comparison: report.md, figures (PNG), results.json and, for a system with
+visuals, scene.html (the reference run in 3D)."""
 from __future__ import annotations
 
 import json
@@ -84,7 +85,8 @@ def figures(comparison, system, folder) -> list:
 
 
 def write_report(comparison, system, folder, analysis=None, note=None) -> pathlib.Path:
-    """report.md, the figures and results.json in ``folder`` (created); returns the report path.
+    """report.md, the figures, results.json and (a system with visuals) scene.html in ``folder``
+    (created); returns the report path.
 
     note: a sentence on how the runs ended (e.g. runs that did not finish), put at the top of
     report.md and as "note" into results.json. Both text files are written atomically."""
@@ -106,6 +108,12 @@ def write_report(comparison, system, folder, analysis=None, note=None) -> pathli
               f"{len(comparison.reference.t)} times; energy in J, reactions in N (or N m)", "",
               "## Results", "", comparison.to_markdown(), "## Reading", ""]
     lines += [f"- {item}" for item in comparison.reading()]
+    if system.visuals:  # the reference run as a 3D scene beside the figures
+        from ..scene import show
+
+        show(comparison.reference, system=system, path=folder / "scene.html")
+        lines += ["", "## The motion in 3D", "", "[scene.html](scene.html): the reference run, one page to open in a "
+                  "browser (drag to turn the view, the slider for the time)."]
     lines += ["", "## Figures", ""]
     for title, name in figs:
         lines += [f"### {title}", "", f"![{title}]({name})", ""]
