@@ -150,6 +150,11 @@ class Poses:
         self.system, self.visuals = system, visuals
         values = dict(zip((p.symbol for p in system.parameters), system.parameter_values))
         self.sizes = [tuple(float(sp.sympify(s).subs(values)) for s in vis.sizes) for vis in visuals]
+        bad = [f"{vis.name!r} {sizes}" for vis, sizes in zip(visuals, self.sizes)
+               if not all(np.isfinite(x) and x > 0 for x in sizes)]
+        if bad:
+            raise ValueError(f"system {system.name!r}: the sizes of the visuals {', '.join(bad)} are not all positive "
+                             f"at its parameter values")
         self.colours = [vis.colour or PALETTE[i % len(PALETTE)] for i, vis in enumerate(visuals)]
         entries = []
         for vis in visuals:

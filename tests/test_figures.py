@@ -15,7 +15,7 @@ import pytest  # noqa: E402
 import formulations as F  # noqa: E402
 import systems  # noqa: E402
 from formulations.workbench import plots  # noqa: E402
-from formulations.workbench.comparison.report import comparison_figures, write_report  # noqa: E402
+from formulations.workbench.comparison.report import comparison_figures, failed_note, write_report  # noqa: E402
 
 UNIT = re.compile(r"\[[^\]]+\]| in [A-Za-z]")
 
@@ -23,7 +23,7 @@ UNIT = re.compile(r"\[[^\]]+\]| in [A-Za-z]")
 @pytest.fixture(scope="module")
 def disc_comparison():
     system = systems.load("rolling_disc")
-    return system, F.compare(system, ["dependent", "minimal"], (0.0, 1.0), samples=51, sweep=[1e-5, 1e-8],
+    return system, F.compare(system, ["dependent", "minimal"], (0.0, 0.5), samples=26, sweep=[1e-5, 1e-8],
                              backend="numpy")
 
 
@@ -91,7 +91,7 @@ def test_a_failed_sweep_run_is_marked_and_left_out_of_the_lines(disc_comparison,
     report = write_report(marked, system, tmp_path).read_text()
     assert "Failed runs" in report and f"{failed.label} at tolerance {failed.tol:g}" in report
     assert ("stopped" if status < 0 else "failed a check") in report
-    assert "Failed runs" not in write_report(c, system, tmp_path / "ok").read_text()
+    assert failed_note(c) == ""  # without failures, no such sentence
 
 
 def test_the_shared_legend_holds_every_entry_once(disc_comparison):

@@ -22,7 +22,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 
 
-def _run(system, formulation="minimal", t_end=2.0, samples=201):
+def _run(system, formulation="minimal", t_end=1.0, samples=61):
     return F.create(formulation, system, backend="numpy").simulate((0.0, t_end), t_eval=np.linspace(0, t_end, samples))
 
 
@@ -42,12 +42,12 @@ def _user_system():
 
 def test_the_page_data_hold_the_poses_of_the_recorded_states():
     system = systems.load("rolling_disc")
-    traj = _run(system, t_end=1.0, samples=101)  # more than FRAME_RATE a second: the recorded states only
+    traj = _run(system, t_end=0.5, samples=51)  # more than FRAME_RATE a second: the recorded states only
     data = scene_data(traj, system, trails=("disc",))
     assert data["t"] == pytest.approx(traj.t, abs=1e-9)
     disc = next(b for b in data["bodies"] if b["name"] == "disc")
     poses = Poses(system)
-    for i in (0, 50, 100):
+    for i in (0, 25, 50):
         pose = next(p for p in poses.at(traj.p[i], traj.t[i]) if p.name == "disc")
         assert np.allclose(disc["position"][3 * i:3 * i + 3], pose.position, atol=1e-8)
         assert np.allclose(disc["rotation"][9 * i:9 * i + 9], pose.rotation.ravel(), atol=1e-8)
@@ -59,10 +59,10 @@ def test_the_page_data_hold_the_poses_of_the_recorded_states():
 
 def test_sparse_runs_are_filled_in_for_playback_with_unit_quaternions():
     system = systems.load("sphere_in_cylinder")
-    traj = F.create("minimal", system, backend="numpy").simulate((0.0, 1.0))  # its steps only
-    assert len(traj.t) < 60
+    traj = F.create("minimal", system, backend="numpy").simulate((0.0, 0.5))  # its steps only
+    assert len(traj.t) < 30
     data = scene_data(traj, system)
-    assert len(data["t"]) == 61 and data["t"][0] == traj.t[0] and data["t"][-1] == pytest.approx(traj.t[-1])
+    assert len(data["t"]) == 31 and data["t"][0] == traj.t[0] and data["t"][-1] == pytest.approx(traj.t[-1])
     rotations = np.reshape(next(b for b in data["bodies"] if b["name"] == "sphere")["rotation"], (-1, 3, 3))
     assert np.allclose(rotations @ rotations.transpose(0, 2, 1), np.eye(3), atol=1e-8)
     sphere = np.reshape(next(b for b in data["bodies"] if b["name"] == "sphere")["position"], (-1, 3))
@@ -72,9 +72,9 @@ def test_sparse_runs_are_filled_in_for_playback_with_unit_quaternions():
 
 def test_long_runs_are_thinned_to_the_frame_limit_keeping_the_last_state():
     system = systems.load("rolling_disc")
-    traj = _run(system, t_end=1.0, samples=501)
-    data = scene_data(traj, system, max_frames=100)
-    assert len(data["t"]) <= 100 and data["t"][-1] == pytest.approx(traj.t[-1])
+    traj = _run(system, t_end=0.5, samples=301)
+    data = scene_data(traj, system, max_frames=20)
+    assert len(data["t"]) <= 20 and data["t"][-1] == pytest.approx(traj.t[-1])
 
 
 def test_bad_requests_are_refused_with_the_reason():
@@ -88,11 +88,18 @@ def test_bad_requests_are_refused_with_the_reason():
         traj_slider.show()
 
 
-def _browser():
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module's page tests (skipped, saying why, where there is none)."""
     if CHROMIUM is None:
         pytest.skip("no Chromium on this machine (Debian: apt-get install chromium); the page itself is untested")
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install playwright)")
-    return sync_api
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
 
 
 def _picture(page):
@@ -112,34 +119,32 @@ CASES = {"rolling_disc": (lambda: systems.load("rolling_disc"), ["#2471a3", "#d6
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_the_page_draws_the_bodies_in_chromium_offline_and_the_slider_moves_them(case, tmp_path):
-    sync_api = _browser()
+def test_the_page_draws_the_bodies_in_chromium_offline_and_the_slider_moves_them(case, browser, tmp_path):
     make, colours = CASES[case]
     system = make()
     traj = _run(system, "dependent" if case == "user system" else "minimal")
     assert traj.status == 0
     path = show(traj, system=system, path=tmp_path / "scene.html").save(tmp_path / "scene.html")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 800, "height": 560})
-            errors, requests = [], []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(path.as_uri())
-            page.wait_for_function("window.pfaffScene && window.pfaffScene.ready", timeout=60_000)
-            first = _picture(page)
-            page.locator("#frame").fill(str(len(traj.t) - 1))  # the slider, moved to the end
-            page.wait_for_function(f"window.pfaffScene.frame === {len(traj.t) - 1}")
-            last = _picture(page)
-            page = browser.new_page(viewport={"width": 800, "height": 560})
-            page.goto(path.as_uri() + "#flat,follow")  # unlit: every body in exactly its colour, from near
-            page.wait_for_function("window.pfaffScene && window.pfaffScene.ready", timeout=60_000)
-            flat = _picture(page)
-            page.screenshot(path=tmp_path / "flat.png")
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 800, "height": 560})
+    try:
+        page = context.new_page()
+        errors, requests = [], []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(path.as_uri())
+        page.wait_for_function("window.pfaffScene && window.pfaffScene.ready", timeout=60_000)
+        first = _picture(page)
+        last_frame = page.evaluate("window.pfaffScene.frames") - 1
+        page.locator("#frame").fill(str(last_frame))  # the slider, moved to the end
+        page.wait_for_function(f"window.pfaffScene.frame === {last_frame}")
+        last = _picture(page)
+        page = context.new_page()
+        page.goto(path.as_uri() + "#flat,follow")  # unlit: every body in exactly its colour, from near
+        page.wait_for_function("window.pfaffScene && window.pfaffScene.ready", timeout=60_000)
+        flat = _picture(page)
+    finally:
+        context.close()
     assert not errors, errors
     assert all(url.startswith(("file:", "blob:")) for url in requests), requests
     assert np.mean(np.any(first != last, axis=-1)) > 0.001  # the picture changed with the slider

@@ -40,7 +40,7 @@ def test_the_rolling_disc_touches_the_ground_and_its_marking_turns_with_it():
 
 
 def test_the_bicycle_wheels_touch_the_ground():
-    system, states = _states("bicycle", 0.5)
+    system, states = _states("bicycle", 0.3)
     poses = Poses(system)
     radii = {"rear wheel": system.parameter_dict["r_R"], "front wheel": system.parameter_dict["r_F"]}
     for t, p in states:
