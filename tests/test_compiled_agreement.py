@@ -260,6 +260,7 @@ def _random_states(system, rng, count=3, t=0.0):
     return states
 
 
+@COMPILED  # the worker whose cache holds these systems' kernels already
 @pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
 def test_systems_of_a_kind_share_the_formulation_module(formulation):
     """The module's text, with the system's sizes, programs and kernels moved into the model, is the
