@@ -137,4 +137,36 @@ def test_a_system_refuses_visuals_posed_by_velocities_or_named_twice():
 
 def test_poses_need_visuals():
     with pytest.raises(ValueError, match="has no visuals"):
-        Poses(systems.load("slider_crank"))
+        Poses(systems.load("andrews_squeezer"))
+
+
+def test_the_slider_crank_rods_meet_at_the_pins_and_the_piston_stays_on_its_guide():
+    system, states = _states("slider_crank", 0.5)
+    poses = Poses(system)
+    a, b = system.parameter_dict["a"], system.parameter_dict["b"]
+    for t, p in states:
+        crank, rod, piston, guide = poses.at(p, t)
+        assert np.linalg.norm(crank.position) < 1e-9  # the pivot
+        assert np.linalg.norm(crank.end - rod.position) < 1e-9 and np.linalg.norm(rod.end - piston.position) < 1e-9
+        assert abs(np.linalg.norm(crank.end - crank.position) - a) < 1e-9
+        assert abs(np.linalg.norm(rod.end - rod.position) - b) < 1e-9
+        assert abs(piston.position[2]) < 1e-9 and np.allclose(piston.rotation, np.eye(3), atol=1e-9)
+
+
+def test_systems_of_body_frames_draw_each_body_as_its_inertia_ellipsoid():
+    # the heavy top is a solid box of sides (0.1, 0.2, 0.4) m: I_1 = m (b^2 + c^2) / 12, and the solid
+    # ellipsoid of semi-axes (A, B, C) has I_1 = m (B^2 + C^2) / 5, so A = a sqrt(5 / 12), ...
+    top = systems.load("heavy_top")
+    body = top.bodies[0]
+    system, states = _states("heavy_top", 0.5)
+    for t, p in states:
+        (pose,) = Poses(top).at(p, t)
+        assert pose.kind == "ellipsoid" and pose.name == body.name
+        assert np.allclose(pose.sizes, np.array([0.1, 0.2, 0.4]) * np.sqrt(5 / 12), rtol=1e-12)
+        assert np.allclose(pose.position, p[list(body.position)], atol=1e-12)
+        e = p[list(body.rotation)]
+        e0, e1, e2, e3 = e / np.linalg.norm(e)
+        R = np.array([[e0**2 + e1**2 - e2**2 - e3**2, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+                      [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
+                      [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
+        assert np.allclose(pose.rotation, R, atol=1e-9)

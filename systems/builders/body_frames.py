@@ -18,12 +18,14 @@ SE(3) or SO(3) x R^3.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Sequence
 
 import sympy as sp
 
 from ..description import BodyBlock, System
 from ..errors import SystemDescriptionError
+from ..visuals import Visual
 from .common import affine_rows, split_constraints, vector3 as _vec
 from .rotations import quaternion_rates_matrix, rotation_matrix
 
@@ -111,11 +113,16 @@ def from_body_frames(name: str, frames: Sequence[BodyFrame], *, gravity=(0, 0, 0
 
     holonomic: (name, Phi_i(p, t)) pairs, e.g. the rows of :func:`spherical_joint`;
     nonholonomic_rows: (name, row affine in v); t is systems.TIME (rheonomic rows). gravity: world
-    vector g; its potential enters the energy.
+    vector g; its potential enters the energy. visuals (systems.Visual): what the bodies look like;
+    by default each body's inertia ellipsoid.
     """
     p, v, blocks = [], [], []
     M, d, f = [], [], []
     V = sp.S.Zero
+    if system_fields.get("visuals") is None:  # each body's inertia ellipsoid (systems.Visual.of_inertia)
+        system_fields["visuals"] = tuple(Visual.of_inertia(SimpleNamespace(
+            name=frame.name, mass=frame.mass, inertia=frame.inertia, position=sp.Matrix(frame.r), rotation=frame.R))
+            for frame in frames)
     for frame in frames:
         i, j = len(p), len(v)
         blocks.append(BodyBlock(frame.name, range(i, i + 4), range(i + 4, i + 7), range(j, j + 3), range(j + 3, j + 6),

@@ -11,12 +11,14 @@ so 9 - 8 = 1 degree of freedom. Uniform bars (J = m L^2 / 12), gravity along -y,
 the mechanism turns freely and conserves its energy. The paper this benchmark comes from
 (Paraskevopoulos, Potosakis & Natsiavas) does not give its numbers in the text we have; these are
 chosen as physically sensible ones: a = 0.1 m, b = 0.3 m, crank, rod and piston 1 kg each, crank
-released horizontal at 10 rad/s. Embedding q = (phi1,).
+released horizontal at 10 rad/s. Embedding q = (phi1,). Drawn in the vertical x-z plane of a 3D
+scene (the mechanism's y is the scene's z).
 """
 import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ..visuals import Visual
 
 NAME = "slider_crank"
 CRANK_RATE = 10.0  # rad/s, default state
@@ -56,4 +58,17 @@ def build():
         NAME, p, T, V, velocities=v, holonomic=holonomic, parameters=params,
         default_p=tuple(sp.simplify(e.subs(at0)) for e in g_of_q), default_v=tuple(qdot0),
         embedding=Embedding(coordinates=(th,), g=g_of_q, inverse=sp.Matrix([f1])),
-        description=__doc__, reference="after Paraskevopoulos, Potosakis & Natsiavas (numbers chosen here)")
+        description=__doc__, reference="after Paraskevopoulos, Potosakis & Natsiavas (numbers chosen here)",
+        visuals=_visuals((crank_end, P2_crank), (P2_rod, P3_rod), (x3, y3, f3), a, b))
+
+
+def _visuals(crank, rod, piston, a, b):
+    """Crank and rod as rods between their joints, the piston as a block turned by phi3, the guide;
+    in the vertical x-z plane of a 3D scene (the mechanism's y is the scene's z)."""
+    x3, y3, f3 = piston
+    turn = sp.Matrix([[sp.cos(f3), 0, -sp.sin(f3)], [0, 1, 0], [sp.sin(f3), 0, sp.cos(f3)]])
+    return (Visual("crank", "link", (a / 12,), (crank[0][0], 0, crank[0][1]), end=(crank[1][0], 0, crank[1][1]),
+                   colour="#c0392b"),
+            Visual("rod", "link", (a / 14,), (rod[0][0], 0, rod[0][1]), end=(rod[1][0], 0, rod[1][1]), colour="#2471a3"),
+            Visual("piston", "box", (a, a / 2, a / 2), (x3, 0, y3), turn, colour="#d68910"),
+            Visual("guide", "box", (2 * (a + b), a / 4, a / 20), (b, 0, -a / 4 - a / 40), colour="#bfc9ca"))

@@ -60,7 +60,7 @@ def scene_data(traj, system, trails=(), max_frames=MAX_FRAMES) -> dict:
                 "rotation": _flat(rotations[:1] if fixed else rotations)}
         if ends is not None:
             body["end"] = _flat(ends)
-        if vis.kind not in ("plane", "wall"):  # the size of what moves
+        if vis.kind not in ("plane", "wall") and not fixed:  # the size of what moves
             extent = max(extent, max(sizes))
         bodies.append(body)
     _ground_under(bodies, extent)

@@ -114,7 +114,9 @@ const FAR = 3.2;  // distance / radius: a 40 degree view holds the sphere of tha
 const target = path.isEmpty() ? new THREE.Vector3() : path.getCenter(new THREE.Vector3());
 const camera = new THREE.PerspectiveCamera(40, 1, bodyRadius / 100, pathRadius * 100);
 camera.up.set(0, 0, 1);
-let azimuth = -Math.PI / 3, elevation = 0.45;
+// a planar mechanism (everything in one plane y = const, as the catalogue draws them) is seen from the front
+const planar = !path.isEmpty() && path.max.y - path.min.y < 1e-9 * Math.max(1, pathRadius);
+let azimuth = planar ? -Math.PI / 2 : -Math.PI / 3, elevation = planar ? 0.12 : 0.45;
 let distance = FAR * (followBox.checked ? bodyRadius : pathRadius);
 function aim(i) {
   if (followBox.checked) {
