@@ -170,3 +170,29 @@ def test_systems_of_body_frames_draw_each_body_as_its_inertia_ellipsoid():
                       [2 * (e1 * e2 + e0 * e3), e0**2 - e1**2 + e2**2 - e3**2, 2 * (e2 * e3 - e0 * e1)],
                       [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0**2 - e1**2 - e2**2 + e3**2]])
         assert np.allclose(pose.rotation, R, atol=1e-9)
+
+
+def test_the_upright_disc_touches_the_ground_and_the_pendulum_rod_holds_the_bob():
+    system, states = _states("vertical_disc", 1.0)
+    poses, r = Poses(system), system.parameter_dict["r"]
+    for t, p in states:
+        disc = poses.at(p, t)[0]
+        assert abs(_lowest_rim_height(disc, r)) < 1e-9
+        assert np.allclose(disc.position[:2], p[:2], atol=1e-12)  # above the contact point
+    system, states = _states("pendulum_cartesian", 1.0)
+    poses, L = Poses(system), system.parameter_dict["L"]
+    for t, p in states:
+        rod, bob, pivot = poses.at(p, t)
+        assert np.allclose(rod.end, bob.position) and abs(np.linalg.norm(rod.end - pivot.position) - L) < 1e-9
+
+
+def test_the_skate_stays_on_the_slope():
+    system, states = _states("knife_edge", 1.0)
+    poses = Poses(system)
+    alpha = system.parameter_dict["alpha"]
+    normal = np.array([np.sin(alpha), 0.0, np.cos(alpha)])  # of the slope through the origin
+    for t, p in states:
+        blade, slope = poses.at(p, t)
+        height = blade.sizes[2] / 2
+        assert abs(blade.position @ normal - height) < 1e-12  # standing on the slope
+        assert np.allclose(blade.rotation[:, 2], normal, atol=1e-12)

@@ -12,6 +12,9 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ..visuals import Visual
+from ._rotations import Rz
+from ._shapes import blade, ground
 
 NAME = "chaplygin_sleigh"
 
@@ -29,4 +32,7 @@ def build():
         nonholonomic=[("lateral blade force", sp.sin(th) * xd - sp.cos(th) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(1, 0, 1),
         description=__doc__,
-        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.7")
+        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.7",
+        visuals=(Visual("body", "box", (2 * a, a, a / 10), (x + a * sp.cos(th), y + a * sp.sin(th), a / 5), Rz(th),
+                        colour="#d68910", opacity=0.8),
+                 blade(x, y, th, a / 2), ground(4 * a)))

@@ -19,6 +19,7 @@ from scipy.special import ellipj, ellipk
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ._shapes import point_pendulum
 
 NAME = "iftomm_pendulum"
 
@@ -36,7 +37,8 @@ def build():
         default_p=(L, 0), default_v=(0, 0),
         embedding=Embedding(coordinates=(th,), g=sp.Matrix([L * sp.sin(th), -L * sp.cos(th)]),
                             inverse=sp.Matrix([sp.atan2(x, -y)])),
-        description=__doc__, reference="IFToMM benchmark A01 (Gonzalez, Dopico, Lugris, Cuadrado 2006)")
+        description=__doc__, reference="IFToMM benchmark A01 (Gonzalez, Dopico, Lugris, Cuadrado 2006)",
+        visuals=point_pendulum(x, y, L))
 
 
 def closed_form(t, L=1.0, g=9.81, theta0=np.pi / 2):

@@ -14,6 +14,8 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ..visuals import Visual
+from ._rotations import Ry, Rz
 
 NAME = "knife_edge"
 SPIN = 2.0  # rad/s, default phi'
@@ -33,4 +35,16 @@ def build():
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
         description=__doc__,
-        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6")
+        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6",
+        visuals=_visuals(x, y, phi, alpha))
+
+
+def _visuals(x, y, phi, alpha):
+    """The blade on the slope: plane coordinates turned by the inclination about the y axis (x down
+    the slope), and the slope itself as a thin board."""
+    tilt = Ry(alpha)
+    length = sp.Rational(3, 10)
+    on_slope = tilt * sp.Matrix([x, y, length / 12])
+    return (Visual("blade", "box", (length, length / 20, length / 6), on_slope, tilt * Rz(phi), colour="#2471a3"),
+            Visual("slope", "box", (4, 4, sp.Rational(1, 100)), tilt * sp.Matrix([1, 0, -sp.Rational(1, 200)]), tilt,
+                   colour="#bfc9ca"))

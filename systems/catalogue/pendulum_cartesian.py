@@ -8,6 +8,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ._shapes import point_pendulum
 
 NAME = "pendulum_cartesian"
 
@@ -26,4 +27,5 @@ def build():
         default_p=(L * sp.sin(theta0), -L * sp.cos(theta0)), default_v=(0, 0),
         embedding=Embedding(coordinates=(th,), g=sp.Matrix([L * sp.sin(th), -L * sp.cos(th)]),
                             inverse=sp.Matrix([sp.atan2(x, -y)])),
-        description=__doc__, reference="any textbook")
+        description=__doc__, reference="any textbook",
+        visuals=point_pendulum(x, y, L))

@@ -12,6 +12,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ._shapes import ground, upright_disc
 
 NAME = "vertical_disc"
 
@@ -29,4 +30,5 @@ def build():
                       ("lateral friction force", -(-s * xd + c * yd))],
         parameters=params, default_p=(0, 0, 0, 0), default_v=(2 * r, 0, 1, 2),
         independent_velocities=("theta_dot", "phi_dot"), description=__doc__,
-        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.4")
+        reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.4",
+        visuals=upright_disc(x, y, th, ph, r) + (ground(4 * r),))
