@@ -113,11 +113,14 @@ def _visual_symbols(system, allowed, problems):
         if vis.name in names:
             problems.append(f"visuals: two are named {vis.name!r}; give each its own name")
         names.add(vis.name)
-        pieces = list(vis.position) + list(vis.rotation) + list(vis.end if vis.end is not None else [])
-        extra = set().union(*(sp.sympify(e).free_symbols for e in pieces + list(vis.sizes))) - allowed
+        pieces = list(vis.position) + list(vis.rotation) + list(vis.sizes)
+        extra = set().union(*(sp.sympify(e).free_symbols for e in pieces)) - allowed
+        if vis.end is not None:  # a force's vector may depend on the multipliers as well
+            forces = set(system.multipliers) if vis.kind == "arrow" else set()
+            extra |= set().union(*(sp.sympify(e).free_symbols for e in vis.end)) - allowed - forces
         if extra:
             problems.append(f"visual {vis.name!r} depends on {', '.join(sorted(s.name for s in extra))}, but a pose "
-                            f"may depend on p, the parameters and t only")
+                            f"may depend on p, the parameters and t only (an arrow's vector on the multipliers too)")
 
 
 def _embedding(system, problems, rng):

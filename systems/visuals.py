@@ -10,6 +10,10 @@ parameters and the time t. Shapes and their sizes, in the shape's own axes:
     ellipsoid  (a, b, c)         semi-axes along x, y, z
     torus      (R, r)            ring of radius R about the y axis, tube radius r
     link       (radius,)         a rod from ``position`` to ``end`` (rotation not used)
+    point      (radius,)         a marked point (a small sphere), e.g. a contact point to trail
+    arrow      (scale,)          a force applied at ``position``: ``end`` is the vector (N, world
+                                 axes; it may depend on the multipliers lambda), drawn ``scale``
+                                 m per N
     plane      (half_size,)      the horizontal ground z = position[2], a square seen from above
     wall       (radius, height)  a vertical cylinder wall about the z axis through ``position``,
                                  from height position[2] up, seen from inside
@@ -26,7 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-SIZES = {"box": 3, "cylinder": 2, "sphere": 1, "ellipsoid": 3, "torus": 2, "link": 1, "plane": 1, "wall": 2}
+SIZES = {"box": 3, "cylinder": 2, "sphere": 1, "ellipsoid": 3, "torus": 2, "link": 1, "plane": 1, "wall": 2,
+         "point": 1, "arrow": 1}
+WITH_END = ("link", "arrow")  # the kinds whose ``end`` is given: a rod's end point, a force's vector
 PALETTE = ("#c0392b", "#2471a3", "#d68910", "#229954", "#7d3c98", "#17a589", "#a04000", "#5d6d7e")
 THINNEST = 0.02  # an ellipsoid's smallest semi-axis, as a share of its largest (a flat body stays visible)
 INERTIA_OPACITY = 0.5  # shapes made from the inertia are drawn see-through: they stand for the mass, not the form
@@ -56,8 +62,9 @@ class Visual:
         object.__setattr__(self, "position", _matrix(self.name, "position", self.position, (3, 1)))
         rotation = sp.eye(3) if self.rotation is None else self.rotation
         object.__setattr__(self, "rotation", _matrix(self.name, "rotation", rotation, (3, 3)))
-        if (self.kind == "link") != (self.end is not None):
-            raise ValueError(f"visual {self.name!r}: a link needs its end point, other shapes take none")
+        if (self.kind in WITH_END) != (self.end is not None):
+            raise ValueError(f"visual {self.name!r}: a link needs its end point and an arrow its vector (end=); other "
+                             f"shapes take none")
         if self.end is not None:
             object.__setattr__(self, "end", _matrix(self.name, "end", self.end, (3, 1)))
         if self.colour and not (len(self.colour) == 7 and self.colour.startswith("#")
@@ -125,7 +132,8 @@ def body_visuals(bodies, given=None) -> tuple:
 @dataclass(frozen=True)
 class Pose:
     """A visual at one state: sizes (m), centre (3,) and R (3, 3) world <- shape axes, end (3,) for a
-    link (else None), colour and opacity."""
+    link (its end point) or an arrow (its tip, position + scale * force; NaN without multipliers),
+    else None; colour and opacity."""
 
     name: str
     kind: str
@@ -138,9 +146,10 @@ class Pose:
 
 
 class Poses:
-    """The poses of a system's visuals: ``Poses(system).at(p, t)`` -> tuple of Pose, at the system's
-    parameter values; ``along(t, P)`` -> {name: (positions (k, 3), rotations (k, 3, 3), ends or None)}
-    for the states P (k, n_p) at the times t (k,)."""
+    """The poses of a system's visuals: ``Poses(system).at(p, t, multipliers)`` -> tuple of Pose, at the
+    system's parameter values (multipliers (m + l,) for the arrows; without them an arrow's tip is
+    NaN); ``along(t, P, L)`` -> {name: (positions (k, 3), rotations (k, 3, 3), ends or None)} for the
+    states P (k, n_p) and multipliers L (k, m + l) or None at the times t (k,)."""
 
     def __init__(self, system):
         visuals = system.visuals
@@ -160,24 +169,30 @@ class Poses:
         for vis in visuals:
             entries += list(vis.position) + list(vis.rotation) + (list(vis.end) if vis.end is not None else [])
         entries = [sp.sympify(e).subs(values) for e in entries]
-        self._f = sp.lambdify([system.coordinates, system.time], entries, modules="numpy")
+        self._lam = len(system.multipliers)
+        self._f = sp.lambdify([system.coordinates, system.time, system.multipliers], entries, modules="numpy")
 
-    def _flat(self, p, t):
-        return np.array([float(x) for x in self._f(np.asarray(p, float), float(t))])
+    def _flat(self, p, t, multipliers):
+        lam = np.full(self._lam, np.nan) if multipliers is None else np.asarray(multipliers, float)
+        with np.errstate(invalid="ignore"):
+            return np.array([float(x) for x in self._f(np.asarray(p, float), float(t), lam)])
 
-    def at(self, p, t=0.0) -> tuple:
-        flat, out, k = self._flat(p, t), [], 0
+    def at(self, p, t=0.0, multipliers=None) -> tuple:
+        flat, out, k = self._flat(p, t, multipliers), [], 0
         for vis, sizes, colour in zip(self.visuals, self.sizes, self.colours):
             position, rotation = flat[k:k + 3], flat[k + 3:k + 12].reshape(3, 3)
             k += 12
             end = None
             if vis.end is not None:
                 end, k = flat[k:k + 3], k + 3
+                if vis.kind == "arrow":
+                    end = position + sizes[0] * end
             out.append(Pose(vis.name, vis.kind, sizes, position, rotation, end, colour, float(vis.opacity)))
         return tuple(out)
 
-    def along(self, t, P) -> dict:
-        frames = [self.at(p, s) for s, p in zip(np.asarray(t, float), np.asarray(P, float))]
+    def along(self, t, P, L=None) -> dict:
+        L = [None] * len(t) if L is None else np.asarray(L, float)
+        frames = [self.at(p, s, lam) for s, p, lam in zip(np.asarray(t, float), np.asarray(P, float), L)]
         return {vis.name: (np.array([f[i].position for f in frames]), np.array([f[i].rotation for f in frames]),
                            None if vis.end is None else np.array([f[i].end for f in frames]))
                 for i, vis in enumerate(self.visuals)}

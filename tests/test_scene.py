@@ -52,6 +52,10 @@ def test_the_page_data_hold_the_poses_of_the_recorded_states():
         assert np.allclose(disc["position"][3 * i:3 * i + 3], pose.position, atol=1e-8)
         assert np.allclose(disc["rotation"][9 * i:9 * i + 9], pose.rotation.ravel(), atol=1e-8)
     assert data["trails"][0]["points"] == disc["position"]
+    arrow = next(b for b in data["bodies"] if b["kind"] == "arrow")  # the contact force, from the multipliers
+    for i in (0, 25, 50):
+        tip = next(p for p in poses.at(traj.p[i], traj.t[i], traj.multipliers[i]) if p.name == arrow["name"]).end
+        assert np.allclose(arrow["end"][3 * i:3 * i + 3], tip, atol=1e-8)
     ground = next(b for b in data["bodies"] if b["kind"] == "plane")
     path = np.reshape(disc["position"], (-1, 3))
     assert np.all(np.abs(path[:, :2] - ground["position"][:2]) <= ground["sizes"][0])  # the ground is under it

@@ -13,12 +13,18 @@ from systems.builders.rigid_body import RigidBody, from_rigid_bodies
 TIGHT = 1e-10  # rtol = atol of the runs; the poses must agree with the constraints to 1e-9
 
 
-def _states(name, t_end, **options):
-    """Three states (start, middle, end) of a projected dependent run."""
+def _run(name, t_end, **options):
+    """A projected dependent run recorded at its start, middle and end."""
     system = systems.load(name, **options)
     traj = F.create("dependent", system, stabilization="projection", backend="numpy").simulate(
         (0.0, t_end), rtol=TIGHT, atol=TIGHT, t_eval=np.linspace(0.0, t_end, 3))
     assert traj.status == 0
+    return system, traj
+
+
+def _states(name, t_end, **options):
+    """Three states (start, middle, end) of a projected dependent run."""
+    system, traj = _run(name, t_end, **options)
     return system, list(zip(traj.t, traj.p))
 
 
@@ -33,10 +39,28 @@ def test_the_rolling_disc_touches_the_ground_and_its_marking_turns_with_it():
     system, states = _states("rolling_disc", 1.0)
     poses, r = Poses(system), system.parameter_dict["r"]
     for t, p in states:
-        disc, marking, ground = poses.at(p, t)
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        disc, marking, ground = at["disc"], at["spin marking"], at["ground"]
         assert abs(_lowest_rim_height(disc, r) - ground.position[2]) < 1e-9
+        assert abs(at["contact point"].position[2]) < 1e-9  # the marked contact point is on the ground
         assert np.allclose(marking.rotation, disc.rotation, atol=1e-12)  # fixed in the disc: spins with it
         assert np.allclose(disc.rotation.T @ disc.rotation, np.eye(3), atol=1e-12)
+
+
+def test_the_disc_contact_force_arrow_is_the_sum_of_its_reactions():
+    system, traj = _run("rolling_disc", 1.0)
+    poses = Poses(system)
+    scale = system.parameter_dict["r"] / (system.parameter_dict["m"] * system.parameter_dict["g"])
+    reactions = traj.reactions
+    for i, (t, p, lam) in enumerate(zip(traj.t, traj.p, traj.multipliers)):
+        arrow = next(pose for pose in poses.at(p, t, lam) if pose.name == "contact force")
+        psi = p[3]  # the heading: rolling direction (cos psi, sin psi, 0), lateral (-sin psi, cos psi, 0)
+        N, along, across = (reactions[name][i] for name in ("contact normal force", "longitudinal friction force",
+                                                            "lateral friction force"))
+        force = np.array([along * np.cos(psi) - across * np.sin(psi), along * np.sin(psi) + across * np.cos(psi), N])
+        assert np.allclose((arrow.end - arrow.position) / scale, force, atol=1e-9)
+    without = next(pose for pose in poses.at(traj.p[0]) if pose.name == "contact force")
+    assert np.all(np.isnan(without.end))  # no multipliers given: no arrow
 
 
 def test_the_bicycle_wheels_touch_the_ground():
@@ -115,6 +139,7 @@ def test_a_system_built_from_rigid_bodies_is_drawn_without_being_told_how():
     (("x", "cone", (1,), (0, 0, 0)), "expected one of"),
     (("x", "box", (1, 2), (0, 0, 0)), "takes 3 sizes"),
     (("x", "link", (0.1,), (0, 0, 0)), "needs its end point"),
+    (("x", "arrow", (0.1,), (0, 0, 0)), "an arrow its vector"),
     (("x", "sphere", (0.1,), (0, 0)), "shape"),
 ])
 def test_bad_visuals_are_refused_with_the_reason(arguments, message):

@@ -61,24 +61,30 @@ def build():
     embedding = Embedding(coordinates=q, g=sp.Matrix([x, y, r * c + h / 2 * s, psi, theta, phi]),
                           inverse=sp.Matrix([x, y, psi, theta, phi]))
     omega3 = sp.cos(t0)
+    lam_long, lam_lat = sp.symbols("lambda_long lambda_lat", real=True)
+    contact = sp.Matrix([x, y, z]) + r_GP
+    force = N * sp.Matrix([0, 0, 1]) + lam_long * e1 + lam_lat * lateral  # on the disc at the contact point
     return from_rigid_bodies(
         NAME, p, v, A, [disc], gravity=(0, 0, -g),
         holonomic=[("contact normal force", r * c + h / 2 * s - z)],
         nonholonomic=[("longitudinal friction force", kin.reaction_row(disc, r_GP, e1)),
                       ("lateral friction force", kin.reaction_row(disc, r_GP, lateral))],
-        parameters=params, multipliers=(N, sp.Symbol("lambda_long", real=True), sp.Symbol("lambda_lat", real=True)),
+        parameters=params, multipliers=(N, lam_long, lam_lat),
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
         description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING),
-        visuals=_visuals(disc, r, h))
+        visuals=_visuals(disc, r, h, m * g, contact, force))
 
 
-def _visuals(disc, r, h):
-    """The disc (drawn at least r / 25 thick), a bar across it that shows its spin, and the ground."""
+def _visuals(disc, r, h, weight, contact, force):
+    """The disc (drawn at least r / 25 thick), a bar across it that shows its spin, the contact point
+    (to trail: its path on the ground), the contact force (the weight drawn r long) and the ground."""
     width = sp.Max(h, r / 25)
     return (Visual.on_body(disc, "cylinder", (r, width), colour="#2471a3"),
             Visual.on_body(disc, "box", (1.8 * r, 1.2 * width, r / 8), colour="#d68910", name="spin marking"),
+            Visual("contact point", "point", (r / 30,), contact, colour="#2c3e50"),
+            Visual("contact force", "arrow", (r / weight,), contact, end=force, colour="#c0392b"),
             Visual("ground", "plane", (8 * r,), (0, 0, 0), colour="#bfc9ca"))
 
 

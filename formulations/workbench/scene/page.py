@@ -21,26 +21,28 @@ FRAME_RATE = 60   # states per second of simulated time below which states in be
 TRAIL_COLOUR = "#34495e"
 
 
-def _frames(t, P, system, limit):
-    """(times, states) to draw. Where the run recorded fewer than FRAME_RATE states per second of its
-    time (an adaptive run records its steps only), the states in between are interpolated linearly in
-    p, unit quaternions normalized, for a smooth playback; where it recorded more than ``limit``,
-    ``limit`` of them are drawn, spread evenly, the last kept."""
-    t, P = np.asarray(t, float), np.asarray(P, float)
+def _frames(t, P, L, system, limit):
+    """(times, states, multipliers) to draw. Where the run recorded fewer than FRAME_RATE states per
+    second of its time (an adaptive run records its steps only), the states in between are
+    interpolated linearly in p and lambda, unit quaternions normalized, for a smooth playback; where it
+    recorded more than ``limit``, ``limit`` of them are drawn, spread evenly, the last kept."""
+    t, P, L = np.asarray(t, float), np.asarray(P, float), np.asarray(L, float)
     span = t[-1] - t[0]
     wanted = min(limit, int(np.ceil(FRAME_RATE * span)) + 1)
     if len(t) >= wanted:
         index = np.unique(np.linspace(0, len(t) - 1, min(len(t), limit)).round().astype(int))
-        return t[index], P[index]
+        return t[index], P[index], L[index]
     grid = np.linspace(t[0], t[-1], wanted)
     between = np.column_stack([np.interp(grid, t, column) for column in P.T])
-    return grid, np.array([normalize_blocks(row, system.unit_norm_blocks) for row in between])
+    forces = np.column_stack([np.interp(grid, t, column) for column in L.T]) if L.size else np.zeros((wanted, 0))
+    return grid, np.array([normalize_blocks(row, system.unit_norm_blocks) for row in between]), forces
 
 
 def scene_data(traj, system, trails=(), max_frames=MAX_FRAMES) -> dict:
     """The page's data: times, each visual's shape, colour and pose per frame (positions flat (3 k,),
-    rotations flat (9 k,) row by row, rod ends; one pose for a shape that does not move), the centre
-    paths named in ``trails`` (visual names). The ground is drawn under the whole path."""
+    rotations flat (9 k,) row by row, rod ends and arrow tips (from the run's multipliers); one pose
+    for a shape that does not move), the centre paths named in ``trails`` (visual names). The ground
+    is drawn under the whole path."""
     if len(traj.t) == 0:
         raise ValueError(f"trajectory of {traj.system_name!r} has no recorded state to draw")
     poses = Poses(system)
@@ -48,8 +50,8 @@ def scene_data(traj, system, trails=(), max_frames=MAX_FRAMES) -> dict:
     unknown = [name for name in trails if name not in names]
     if unknown:
         raise ValueError(f"trails got {unknown} but the visuals of {system.name!r} are {names}")
-    t, P = _frames(traj.t, traj.p, system, max_frames)
-    along = poses.along(t, P)
+    t, P, L = _frames(traj.t, traj.p, np.reshape(traj.multipliers, (len(traj.t), -1)), system, max_frames)
+    along = poses.along(t, P, L)
     bodies, extent = [], 0.0
     for vis, sizes, colour in zip(poses.visuals, poses.sizes, poses.colours):
         positions, rotations, ends = along[vis.name]
@@ -58,7 +60,7 @@ def scene_data(traj, system, trails=(), max_frames=MAX_FRAMES) -> dict:
                 "opacity": float(vis.opacity),
                 "position": _flat(positions[:1] if fixed else positions),
                 "rotation": _flat(rotations[:1] if fixed else rotations)}
-        if ends is not None:
+        if ends is not None:  # a rod's end point or an arrow's tip (NaN where the run has no multipliers)
             body["end"] = _flat(ends)
         if vis.kind not in ("plane", "wall") and not fixed:  # the size of what moves
             extent = max(extent, max(sizes))
@@ -73,7 +75,7 @@ def _ground_under(bodies, extent):
     """A ground plane (an infinite plane, drawn as a square) grows and moves in x and y to lie under
     the whole path of the moving shapes, with a margin; its height stays."""
     moving = [np.reshape(b[key], (-1, 3)) for b in bodies if b["kind"] not in ("plane", "wall")
-              for key in ("position", "end") if key in b]
+              for key in ("position", "end") if key in b and not (key == "end" and b["kind"] == "arrow")]
     if not moving:
         return
     points = np.vstack(moving)[:, :2]
@@ -86,7 +88,8 @@ def _ground_under(bodies, extent):
 
 
 def _flat(array) -> list:
-    return [round(float(x), 9) for x in np.asarray(array, float).ravel()]
+    """Numbers for JSON: rounded to 1e-9, NaN as None (null: the viewer hides the shape then)."""
+    return [round(float(x), 9) if np.isfinite(x) else None for x in np.asarray(array, float).ravel()]
 
 
 def scene_html(traj, system, trails=(), max_frames=MAX_FRAMES) -> str:
@@ -103,7 +106,10 @@ def scene_html(traj, system, trails=(), max_frames=MAX_FRAMES) -> str:
 <style>
 html, body {{ margin: 0; height: 100%; font: 14px system-ui, sans-serif; color: #2c3e50; background: #f4f6f7; }}
 body {{ display: flex; flex-direction: column; }}
-#view {{ flex: 1; min-height: 240px; }}
+#view {{ flex: 1; min-height: 240px; position: relative; }}
+#legend {{ position: absolute; top: 8px; left: 8px; margin: 0; padding: 4px 8px; list-style: none;
+  background: rgba(255, 255, 255, 0.8); border-radius: 4px; font-size: 12px; }}
+#legend:empty {{ display: none; }}
 #view canvas {{ display: block; width: 100%; height: 100%; }}
 #bar {{ display: flex; gap: 10px; align-items: center; padding: 6px 10px; background: #eaeded; }}
 #frame {{ flex: 1; }}
@@ -117,7 +123,7 @@ body {{ display: flex; flex-direction: column; }}
 <option>2</option><option>4</option></select></label>
 <label><input id="follow" type="checkbox"> follow</label>
 <span title="drag to turn the view, wheel to zoom">0 .. {t_end:g} s, {len(data["t"])} states</span></div>
-<div id="view"></div>
+<div id="view"><ul id="legend"></ul></div>
 <script id="scene-data" type="application/json">{payload}</script>
 <script id="three-js" type="text/plain">{three}</script>
 <script type="module">

@@ -23,6 +23,7 @@ function geometry(body) {
     case "box": return new THREE.BoxGeometry(s[0], s[1], s[2]);
     case "cylinder": return new THREE.CylinderGeometry(s[0], s[0], s[1], 48);  // axis y, as the shape's
     case "sphere": return new THREE.SphereGeometry(s[0], 40, 20);
+    case "point": return new THREE.SphereGeometry(s[0], 16, 8);
     case "ellipsoid": return new THREE.SphereGeometry(1, 40, 20).scale(s[0], s[1], s[2]);
     case "torus": return new THREE.TorusGeometry(s[0], s[1], 16, 72).rotateX(Math.PI / 2);  // axis z -> y
     case "link": return new THREE.CylinderGeometry(s[0], s[0], 1, 20).translate(0, 0.5, 0);  // unit rod along y
@@ -37,6 +38,16 @@ function geometry(body) {
 // "#follow": the camera follows the bodies from the start (both may be given: "#flat,follow")
 const flat = window.location.hash.includes("flat");
 const meshes = data.bodies.map((body) => {
+  if (body.kind === "arrow") {  // a force: redrawn at every frame from its point and tip
+    const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1, body.colour);
+    arrow.name = body.name;
+    for (const part of [arrow.line, arrow.cone]) {  // drawn over the bodies: a force at a contact is inside them
+      part.material.depthTest = false;
+      part.renderOrder = 10;
+    }
+    scene.add(arrow);
+    return arrow;
+  }
   const options = {
     color: body.colour, transparent: !flat && body.opacity < 1, opacity: flat ? 1 : body.opacity,
     side: body.kind === "wall" || body.kind === "plane" ? THREE.DoubleSide : THREE.FrontSide,
@@ -70,6 +81,19 @@ function pose(i) {
   data.bodies.forEach((body, b) => {
     const p = body.position.length === 3 ? body.position : body.position.slice(3 * i, 3 * i + 3);
     const mesh = meshes[b];
+    if (body.kind === "arrow") {
+      const e = body.end.slice(3 * i, 3 * i + 3);
+      const d = new THREE.Vector3(e[0] - p[0], e[1] - p[1], e[2] - p[2]);
+      const length = d.length();
+      mesh.visible = e[0] !== null && length > 0;  // null: the run has no multipliers here
+      if (mesh.visible) {
+        mesh.position.set(...p);
+        mesh.setDirection(d.normalize());
+        const head = Math.min(0.3 * length, 0.25 * data.extent);
+        mesh.setLength(length, head, 0.5 * head);
+      }
+      return;
+    }
     if (body.kind === "link") {
       const e = body.end.slice(3 * i, 3 * i + 3);
       const d = new THREE.Vector3(e[0] - p[0], e[1] - p[1], e[2] - p[2]);
@@ -91,7 +115,7 @@ const moving = data.bodies.filter((body) => body.kind !== "plane" && body.kind !
 function boxAt(i) {
   const box = new THREE.Box3();
   for (const body of moving) {
-    for (const list of [body.position, body.end || []]) {
+    for (const list of [body.position, body.kind === "arrow" ? [] : body.end || []]) {
       const j = list.length === 3 ? 0 : 3 * i;
       if (j + 2 < list.length) box.expandByPoint(new THREE.Vector3(list[j], list[j + 1], list[j + 2]));
     }
@@ -198,6 +222,17 @@ function tick(now) {
   show(i);
   if (i >= k - 1) { playing = false; play.textContent = "play"; return; }
   requestAnimationFrame(tick);
+}
+// the named forces and paths, in their colours
+const legend = document.getElementById("legend");
+for (const item of data.bodies.filter((body) => body.kind === "arrow").concat(data.trails)) {
+  const entry = document.createElement("li");
+  const mark = document.createElement("span");
+  mark.style.color = item.colour;
+  mark.textContent = item.kind === "arrow" ? "\u2192 " : "\u2014 ";
+  entry.append(mark, item.kind === "arrow" ? `${item.name} (${(1 / item.sizes[0]).toPrecision(3)} N per m)`
+    : `path of ${item.name}`);
+  legend.appendChild(entry);
 }
 window.addEventListener("resize", resize);
 resize();
