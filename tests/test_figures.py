@@ -37,8 +37,22 @@ def test_every_axis_of_the_report_and_of_a_trajectory_plot_has_a_unit(disc_compa
     figures += [c.reference.plot().figure, c.reference.plot(["theta"]).figure]
     for fig in figures:
         for ax in _labelled_axes(fig):
-            for label in (ax.get_xlabel(), ax.get_ylabel()):
-                assert UNIT.search(label), f"axis label {label!r} of {ax.get_title()!r} names no unit"
+            assert UNIT.search(ax.get_ylabel()), f"y label {ax.get_ylabel()!r} of {ax.get_title()!r} names no unit"
+            # a stack of panels sharing t labels it once, under the lowest
+            shared = ax.get_shared_x_axes().get_siblings(ax)
+            assert any(UNIT.search(other.get_xlabel()) for other in shared), f"no x unit for {ax.get_title()!r}"
+    plt.close("all")
+
+
+def test_many_configurations_get_a_row_of_panels_each_one_line_apiece():
+    system = systems.load("rolling_disc")
+    c = F.compare(system, ["dependent", "dependent+baumgarte", "dependent+projection", "reduced", "minimal"],
+                  (0.0, 0.3), samples=11, backend="numpy")
+    figures = {name: fig for _, name, fig in comparison_figures(c, system)}
+    axes = [ax for ax in figures["constraint_errors.png"].axes]
+    assert len(axes) == 5 * 3
+    for ax in axes:  # one run per panel: its values and, where it has them, its exact zeros
+        assert len({line.get_color() for line in ax.get_lines()}) == 1
     plt.close("all")
 
 

@@ -40,18 +40,47 @@ def _log_ticks(ax):
 REACTION_UNITS = "N, or N m for a moment"
 
 
+LEVELS = {"position": r"max $|\Phi|$ [m or rad]", "velocity": r"max $|C v|$ [m/s or rad/s]",
+          "acceleration": r"max $|C\dot v + \xi|$ [m/s² or rad/s²]"}
+OVERLAID = 4  # configurations drawn in one panel at most; more get a row of panels each
+
+
 def constraint_errors(result, ax=None, level="position"):
     """max |Phi| (level "position"), |C v| ("velocity") or |C v' + xi| ("acceleration") against time;
     in the units of the rows (m or rad; per second; per second squared)."""
     ax = _axes(ax)
     for label, tr in _runs(result):
         log_series(ax, tr.t, getattr(tr.constraint_errors, level), label=label)
-    names = {"position": r"max $|\Phi|$ [m or rad]", "velocity": r"max $|C v|$ [m/s or rad/s]",
-             "acceleration": r"max $|C\dot v + \xi|$ [m/s² or rad/s²]"}
-    ax.set(xlabel="t [s]", ylabel=names[level], title=f"{level} constraint error")
+    ax.set(xlabel="t [s]", ylabel=LEVELS[level], title=f"{level} constraint error")
     legend(ax)
     ax.grid(True, which="major", alpha=0.3)
     return ax
+
+
+def constraint_error_grid(result, fig):
+    """The three constraint errors of every run of ``result`` on ``fig``: one panel per level where at
+    most OVERLAID runs share it, else one row of panels per run (lines that would lie on each other
+    are drawn apart), with a common y range per level. Returns the axes (rows, 3)."""
+    runs = _runs(result)
+    rows = [runs] if len(runs) <= OVERLAID else [[run] for run in runs]
+    grid = fig.subplots(len(rows), len(LEVELS), squeeze=False, sharex=True, sharey="col")
+    for r, (axes, group) in enumerate(zip(grid, rows)):
+        for ax, level in zip(axes, LEVELS):
+            for label, tr in group:
+                log_series(ax, tr.t, getattr(tr.constraint_errors, level), label=label,
+                           color=f"C{r}" if len(rows) > 1 else None)
+            if len(rows) == 1:
+                ax.set_ylabel(LEVELS[level])
+            else:  # the quantity is in the column's title: the run's name (first column) and the unit
+                unit = LEVELS[level].split(" [")[1]
+                ax.set_ylabel(f"{group[0][0]}\n[{unit}" if level == "position" else f"[{unit}", fontsize=8)
+            if r == 0:
+                ax.set_title(f"{level} constraint error")
+            if r == len(rows) - 1:
+                ax.set_xlabel("t [s]")
+            legend(ax)
+            ax.grid(True, which="major", alpha=0.3)
+    return grid
 
 
 def energy_error(result, ax=None):

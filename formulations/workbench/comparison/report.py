@@ -6,7 +6,7 @@ import json
 import pathlib
 
 from ..output import write_atomic
-from ..plots import constraint_errors, energy_error, failed_runs, reactions, work_precision
+from ..plots import OVERLAID, constraint_error_grid, energy_error, failed_runs, reactions, work_precision
 from .views import VIEWS
 
 
@@ -46,11 +46,9 @@ def comparison_figures(comparison, system) -> list:
     from matplotlib.figure import Figure
 
     out = []
-    fig = Figure(figsize=(12, 4.6), layout="constrained")
-    axes = fig.subplots(1, 3)
-    for ax, level in zip(axes, ("position", "velocity", "acceleration")):
-        constraint_errors(comparison, ax=ax, level=level)
-    _shared_legend(fig, axes)
+    runs = len(comparison.rows)
+    fig = Figure(figsize=(12, 4.6 if runs <= OVERLAID else 1.3 * runs + 1.4), layout="constrained")
+    _shared_legend(fig, constraint_error_grid(comparison, fig).ravel())
     out.append(("Constraint errors", "constraint_errors.png", fig))
     fig = Figure(figsize=(7, 5), layout="constrained")
     ax = fig.add_subplot()
