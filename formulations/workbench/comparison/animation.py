@@ -19,7 +19,7 @@ def animate(traj, system, path, fps=20, duration=8.0):
     from matplotlib.patches import Circle, Ellipse
 
     idx = _frames(traj, fps, duration)
-    fig = Figure(figsize=(8, 4))
+    fig = Figure(figsize=(8, 4), layout="constrained")  # labels kept clear of each other
     if system.name == "rolling_disc":
         ax, ax2 = fig.subplots(1, 2)
         par = system.parameter_dict
@@ -49,7 +49,7 @@ def animate(traj, system, path, fps=20, duration=8.0):
         par = system.parameter_dict
         ax.add_patch(Circle((0, 0), par["R"], fill=False))
         ax.set(xlim=(-1.1 * par["R"], 1.1 * par["R"]), ylim=(-1.1 * par["R"], 1.1 * par["R"]), aspect="equal",
-               title="from above")
+               title="from above", xlabel="x [m]", ylabel="y [m]")
         ball = Circle((0, 0), par["a"], fc="tab:orange")
         ax.add_patch(ball)
         azimuth = np.unwrap(np.arctan2(traj.p[:, 1], traj.p[:, 0]))
