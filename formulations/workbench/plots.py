@@ -71,9 +71,10 @@ def constraint_error_grid(result, fig):
                            color=f"C{r}" if len(rows) > 1 else None)
             if len(rows) == 1:
                 ax.set_ylabel(LEVELS[level])
-            else:  # the quantity is in the column's title: the run's name (first column) and the unit
-                unit = LEVELS[level].split(" [")[1]
-                ax.set_ylabel(f"{group[0][0]}\n[{unit}" if level == "position" else f"[{unit}", fontsize=8)
+            else:  # the quantity is in the column's title, the unit on the axis, the run's name in the panel
+                ax.set_ylabel("[" + LEVELS[level].split(" [")[1], fontsize=8)
+                ax.text(0.01, 0.96, group[0][0], transform=ax.transAxes, va="top", fontsize=8,
+                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
             if r == 0:
                 ax.set_title(f"{level} constraint error")
             if r == len(rows) - 1:
