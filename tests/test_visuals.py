@@ -36,7 +36,7 @@ def _lowest_rim_height(pose, radius):
 
 
 def test_the_rolling_disc_touches_the_ground_and_its_marking_turns_with_it():
-    system, states = _states("rolling_disc", 1.0)
+    system, states = _states("rolling_disc", 0.4)
     poses, r = Poses(system), system.parameter_dict["r"]
     for t, p in states:
         at = {pose.name: pose for pose in poses.at(p, t)}
@@ -48,7 +48,7 @@ def test_the_rolling_disc_touches_the_ground_and_its_marking_turns_with_it():
 
 
 def test_the_disc_contact_force_arrow_is_the_sum_of_its_reactions():
-    system, traj = _run("rolling_disc", 1.0)
+    system, traj = _run("rolling_disc", 0.4)
     poses = Poses(system)
     scale = system.parameter_dict["r"] / (system.parameter_dict["m"] * system.parameter_dict["g"])
     reactions = traj.reactions
@@ -77,7 +77,7 @@ def test_the_bicycle_wheels_touch_the_ground():
 
 
 def test_the_pendulum_rods_end_at_the_joints():
-    system, states = _states("n_pendulum", 1.0, n=4)
+    system, states = _states("n_pendulum", 0.4, n=4)
     poses, L = Poses(system), system.parameter_dict["L"]
     for t, p in states:
         links = [pose for pose in poses.at(p, t) if pose.kind == "link"]
@@ -93,7 +93,7 @@ def test_the_pendulum_rods_end_at_the_joints():
 
 
 def test_the_sphere_touches_the_wall():
-    system, states = _states("sphere_in_cylinder", 1.0)
+    system, states = _states("sphere_in_cylinder", 0.4)
     poses = Poses(system)
     a, R = system.parameter_dict["a"], system.parameter_dict["R"]
     for t, p in states:
@@ -166,7 +166,7 @@ def test_poses_need_visuals():
 
 
 def test_the_slider_crank_rods_meet_at_the_pins_and_the_piston_stays_on_its_guide():
-    system, states = _states("slider_crank", 0.5)
+    system, states = _states("slider_crank", 0.3)
     poses = Poses(system)
     a, b = system.parameter_dict["a"], system.parameter_dict["b"]
     for t, p in states:
@@ -183,7 +183,7 @@ def test_systems_of_body_frames_draw_each_body_as_its_inertia_ellipsoid():
     # ellipsoid of semi-axes (A, B, C) has I_1 = m (B^2 + C^2) / 5, so A = a sqrt(5 / 12), ...
     top = systems.load("heavy_top")
     body = top.bodies[0]
-    system, states = _states("heavy_top", 0.5)
+    system, states = _states("heavy_top", 0.3)
     for t, p in states:
         (pose,) = Poses(top).at(p, t)
         assert pose.kind == "ellipsoid" and pose.name == body.name
@@ -198,13 +198,13 @@ def test_systems_of_body_frames_draw_each_body_as_its_inertia_ellipsoid():
 
 
 def test_the_upright_disc_touches_the_ground_and_the_pendulum_rod_holds_the_bob():
-    system, states = _states("vertical_disc", 1.0)
+    system, states = _states("vertical_disc", 0.4)
     poses, r = Poses(system), system.parameter_dict["r"]
     for t, p in states:
         disc = poses.at(p, t)[0]
         assert abs(_lowest_rim_height(disc, r)) < 1e-9
         assert np.allclose(disc.position[:2], p[:2], atol=1e-12)  # above the contact point
-    system, states = _states("pendulum_cartesian", 1.0)
+    system, states = _states("pendulum_cartesian", 0.4)
     poses, L = Poses(system), system.parameter_dict["L"]
     for t, p in states:
         rod, bob, pivot = poses.at(p, t)
@@ -212,7 +212,7 @@ def test_the_upright_disc_touches_the_ground_and_the_pendulum_rod_holds_the_bob(
 
 
 def test_the_skate_stays_on_the_slope():
-    system, states = _states("knife_edge", 1.0)
+    system, states = _states("knife_edge", 0.4)
     poses = Poses(system)
     alpha = system.parameter_dict["alpha"]
     normal = np.array([np.sin(alpha), 0.0, np.cos(alpha)])  # of the slope through the origin
