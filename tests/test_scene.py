@@ -17,8 +17,10 @@ from systems import Poses, Visual
 from systems.builders.rigid_body import RigidBody, from_rigid_bodies
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+# as root in a container: no sandbox, no /dev/shm; no background connections (the network is closed);
+# WebGL on the CPU (SwiftShader)
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
         "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
 
 
