@@ -108,6 +108,7 @@ class Trajectory:
     not finite, a singular kinematic matrix A on the way); -1 failed (the message names the system,
     the time and the quantity; the points computed before are kept). ``success`` is True for 0 and 1.
     events: EventRecord (t, name, index) per zero crossing, in order; ``t_events`` their times.
+    system: the System the run used (not compared, not printed); ``show()`` draws its visuals.
     """
 
     system_name: str
