@@ -221,3 +221,35 @@ def test_the_skate_stays_on_the_slope():
         height = blade.sizes[2] / 2
         assert abs(blade.position @ normal - height) < 1e-12  # standing on the slope
         assert np.allclose(blade.rotation[:, 2], normal, atol=1e-12)
+
+
+def test_the_bead_rides_its_turning_hoop_and_the_ball_rests_on_its_table():
+    system, states = _states("bead_on_rotating_hoop", 0.4)
+    poses = Poses(system)
+    R, omega = system.parameter_dict["R"], system.parameter_dict["omega"]
+    for t, p in states:
+        hoop, axle, bead = poses.at(p, t)
+        assert abs(np.linalg.norm(bead.position) - R) < 1e-9  # on the ring
+        assert abs(bead.position @ hoop.rotation[:, 1]) < 1e-9  # in the hoop's plane at this time
+        assert np.allclose(hoop.rotation[:, 1], [-np.sin(omega * t), np.cos(omega * t), 0.0], atol=1e-12)
+    system, states = _states("ball_on_turntable", 0.4)
+    poses, a = Poses(system), system.parameter_dict["a"]
+    for t, p in states:
+        sphere, band, table, marking = poses.at(p, t)
+        top = table.position[2] + table.sizes[1] / 2
+        assert abs(sphere.position[2] - a - top) < 1e-9  # touching the table's top
+        assert np.allclose(table.rotation[:, 1], [0.0, 0.0, 1.0], atol=1e-12)  # the table's axis stands up
+
+
+def test_the_four_bar_chain_hangs_from_its_pivots():
+    system, states = _states("n_four_bar", 0.4)
+    poses, L = Poses(system), system.parameter_dict["L"]
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        for i in range(5):
+            crank = at[f"crank {i}"]
+            assert np.allclose(crank.position, [i * L, 0, 0]) and abs(np.linalg.norm(crank.end - crank.position) - L) < 1e-9
+        for i in range(1, 5):
+            coupler = at[f"coupler {i}"]
+            assert np.allclose(coupler.position, at[f"crank {i - 1}"].end) and np.allclose(coupler.end, at[f"crank {i}"].end)
+            assert abs(np.linalg.norm(coupler.end - coupler.position) - L) < 1e-9

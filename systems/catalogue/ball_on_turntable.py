@@ -22,8 +22,9 @@ of freely moving balls on rotating discs", Am. J. Phys. 47 (1979) 984.
 import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
-from ..description import Embedding, Parameter
-from ._rotations import quaternion_rates_world
+from ..description import TIME, Embedding, Parameter
+from ..visuals import Visual
+from ._rotations import Rx, Rz, quaternion_rates_world, rotation_from_quaternion
 
 NAME = "ball_on_turntable"
 START = (0.3, 0.0, 0.0, 0.2)  # x, y (m), v_x, v_y (m/s) of the default state
@@ -63,4 +64,16 @@ def build():
         # rolling on the table: v_x - a omega_y = -omega y, v_y + a omega_x = omega x
         default_v=(vx0, vy0, 0, (omega * x0 - vy0) / a, (vx0 + omega * y0) / a, 0),
         embedding=embedding, unit_norm_blocks=((3, 4, 5, 6),), description=__doc__,
-        reference="Neimark & Fufaev; Weltner, Am. J. Phys. 47 (1979)")
+        reference="Neimark & Fufaev; Weltner, Am. J. Phys. 47 (1979)",
+        visuals=_visuals((x, y, z), rotation_from_quaternion(e), a, omega * TIME))
+
+
+def _visuals(centre, rotation, a, turned):
+    """The sphere with a band that turns with it, and the table (radius 12 a, its top at z = 0) with a
+    bar across it that turns with it by ``turned`` (omega t)."""
+    size = 12 * a
+    table = Rz(turned)
+    return (Visual("sphere", "sphere", (a,), centre, rotation, colour="#2471a3"),
+            Visual("band", "torus", (a, a / 12), centre, rotation, colour="#d68910"),
+            Visual("table", "cylinder", (size, a / 5), (0, 0, -a / 10), table * Rx(sp.pi / 2), colour="#bfc9ca"),
+            Visual("table marking", "box", (2 * size, a / 2, a / 4), (0, 0, -a / 10), table, colour="#7d3c98"))

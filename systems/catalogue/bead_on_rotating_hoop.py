@@ -24,6 +24,8 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import TIME, Embedding, Parameter
+from ..visuals import Visual
+from ._rotations import Rz
 
 NAME = "bead_on_rotating_hoop"
 THETA0 = 1.0  # rad, default state (released at rest relative to the hoop)
@@ -49,4 +51,8 @@ def build():
         parameters=params, default_p=tuple(e.subs(at0) for e in g_of_q), default_v=default_v,
         embedding=Embedding(coordinates=(th,), g=g_of_q,
                             inverse=sp.Matrix([sp.atan2(x * sp.cos(omega * t) + y * sp.sin(omega * t), -z)])),
-        description=__doc__, reference="Goldstein, Poole & Safko, Classical Mechanics, sec. 2.6")
+        description=__doc__, reference="Goldstein, Poole & Safko, Classical Mechanics, sec. 2.6",
+        visuals=(Visual("hoop", "torus", (R, R / 60), (0, 0, 0), Rz(omega * t), colour="#5d6d7e"),
+                 Visual("axle", "link", (R / 80,), (0, 0, -sp.Rational(13, 10) * R), end=(0, 0, sp.Rational(13, 10) * R),
+                        colour="#2c3e50"),
+                 Visual("bead", "sphere", (R / 15,), (x, y, z), colour="#c0392b")))

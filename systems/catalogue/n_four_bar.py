@@ -19,7 +19,8 @@ of B0 within 1e-3). The catalogue default is N = 4 (a few seconds to build and r
 common crank angle from the x axis (the parallelogram branch). On that branch the mechanism is a
 pendulum in theta: (N + 1) cranks of energy m L^2 theta'^2 / 6 and N translating couplers of
 m L^2 theta'^2 / 2, ``branch_motion`` integrates it (a reference independent of the formulations). Reference: Gonzalez, Dopico, Lugris,
-Cuadrado 2006; the IFToMM library of computational benchmark problems, problem A02.
+Cuadrado 2006; the IFToMM library of computational benchmark problems, problem A02. Drawn in the
+vertical x-z plane of a 3D scene.
 """
 import numpy as np
 import sympy as sp
@@ -27,6 +28,7 @@ from scipy.integrate import solve_ivp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ..visuals import Visual
 
 NAME = "n_four_bar"
 
@@ -57,7 +59,19 @@ def build(n=4):
         default_p=tuple(e for i in range(n + 1) for e in (i * L, L)), default_v=tuple(e for _ in range(n + 1)
                                                                                   for e in (1, 0)),
         embedding=Embedding(coordinates=(th,), g=g_of_q, inverse=sp.Matrix([sp.atan2(p[1], p[0])])),
-        description=__doc__, reference="IFToMM benchmark A02 (Gonzalez, Dopico, Lugris, Cuadrado 2006)")
+        description=__doc__, reference="IFToMM benchmark A02 (Gonzalez, Dopico, Lugris, Cuadrado 2006)",
+        visuals=_visuals(B, L))
+
+
+def _visuals(B, L):
+    """Cranks from their pivots and couplers between their ends, as rods in the vertical x-z plane of
+    a 3D scene (the mechanism's y is the scene's z), and the pivots."""
+    at = [(b[0], 0, b[1]) for b in B]
+    cranks = [Visual(f"crank {i}", "link", (L / 30,), (i * L, 0, 0), end=at[i], colour="#c0392b") for i in range(len(B))]
+    couplers = [Visual(f"coupler {i}", "link", (L / 30,), at[i - 1], end=at[i], colour="#2471a3")
+                for i in range(1, len(B))]
+    pivots = [Visual(f"pivot {i}", "sphere", (L / 20,), (i * L, 0, 0), colour="#2c3e50") for i in range(len(B))]
+    return tuple(cranks + couplers + pivots)
 
 
 def branch_motion(t, n=4, L=1.0, g=9.81):
