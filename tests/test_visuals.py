@@ -253,3 +253,27 @@ def test_the_four_bar_chain_hangs_from_its_pivots():
             coupler = at[f"coupler {i}"]
             assert np.allclose(coupler.position, at[f"crank {i - 1}"].end) and np.allclose(coupler.end, at[f"crank {i}"].end)
             assert abs(np.linalg.norm(coupler.end - coupler.position) - L) < 1e-9
+
+
+def test_rods_of_the_point_body_and_the_slider_cranks_keep_their_lengths():
+    system, states = _states("four_point_body", 0.3)
+    poses, edge = Poses(system), system.parameter_dict["edge"]
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        rods = [pose for pose in at.values() if pose.kind == "link"]
+        assert len(rods) == 6 and all(abs(np.linalg.norm(r.end - r.position) - edge) < 1e-9 for r in rods)
+        assert np.allclose(at["rod 1-2"].position, at["point 1"].position) and np.allclose(at["rod 1-2"].end,
+                                                                                             at["point 2"].position)
+    system, states = _states("triple_slider_crank", 0.3)
+    poses = Poses(system)
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        assert abs(np.linalg.norm(at["crank rod"].end - at["crank rod"].position) - 1) < 1e-9
+        assert abs(np.linalg.norm(at["slider rod"].end - at["slider rod"].position) - 2) < 1e-9
+        assert np.allclose(at["crank rod"].end, at["slider 3"].position) and abs(at["slider 4"].position[0]) < 1e-12
+    system, states = _states("driven_slider_crank", 0.3)
+    poses, L = Poses(system), system.parameter_dict["L"]
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        assert np.linalg.norm(at["rod"].end - at["slider"].position) < 1e-9  # the rod's end on the slider
+        assert abs(np.linalg.norm(at["bob"].position - at["slider"].position) - L) < 1e-12

@@ -24,6 +24,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import TIME, Embedding, Parameter
+from ..visuals import Visual
 
 NAME = "driven_slider_crank"
 PSI0 = 0.3  # rad, default state
@@ -63,4 +64,18 @@ def build():
         parameters=params, default_p=tuple(sp.simplify(e.subs(at0)) for e in g_of_q),
         default_v=tuple(sp.simplify(sp.diff(e, t).subs(at0)) for e in g_of_q),
         embedding=Embedding(coordinates=(ps,), g=g_of_q, inverse=sp.Matrix([ps])),
-        description=__doc__, reference="Haug, Computer-Aided Kinematics and Dynamics (driving constraints)")
+        description=__doc__, reference="Haug, Computer-Aided Kinematics and Dynamics (driving constraints)",
+        visuals=_visuals(th, ph, s, ps, a, b, L))
+
+
+def _visuals(th, ph, s, ps, a, b, L):
+    """Crank and rod as rods, the slider as a block, the pendulum's rod and bob, in the vertical x-z
+    plane of a 3D scene (the mechanism's y is the scene's z)."""
+    pin = (a * sp.cos(th), 0, a * sp.sin(th))
+    bob = (s + L * sp.sin(ps), 0, -L * sp.cos(ps))
+    return (Visual("crank", "link", (a / 12,), (0, 0, 0), end=pin, colour="#c0392b"),
+            Visual("rod", "link", (a / 14,), pin, end=(a * sp.cos(th) + b * sp.cos(ph), 0, a * sp.sin(th) + b * sp.sin(ph)),
+                   colour="#2471a3"),
+            Visual("slider", "box", (a, a / 2, a / 2), (s, 0, 0), colour="#d68910"),
+            Visual("pendulum rod", "link", (a / 30,), (s, 0, 0), end=bob, colour="#5d6d7e"),
+            Visual("bob", "sphere", (a / 4,), bob, colour="#7d3c98"))

@@ -14,6 +14,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ..visuals import Visual
 
 NAME = "four_point_body"
 
@@ -39,4 +40,7 @@ def build():
                     Parameter(a, 1.0, "m", "edge of the tetrahedron", alias="edge")),
         default_p=tuple(x for c in corners for x in c),
         default_v=tuple(x for c in corners for x in (drift + omega.cross(c))),
-        description=__doc__, reference="Bona, Generalized coordinates and constraints")
+        description=__doc__, reference="Bona, Generalized coordinates and constraints",
+        visuals=tuple(Visual(f"point {i + 1}", "sphere", (a / 12,), r[i], colour="#c0392b") for i in range(4))
+        + tuple(Visual(f"rod {i + 1}-{j + 1}", "link", (a / 60,), r[i], end=r[j], colour="#5d6d7e")
+                for i, j in itertools.combinations(range(4), 2)))

@@ -20,6 +20,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ..visuals import Visual
 
 NAME = "triple_slider_crank"
 
@@ -45,7 +46,21 @@ def build(domain=3, bodies=False):
         holonomic=[("crank rod force", sp.sqrt((q[2] - q[0] - sp.cos(q[1])) ** 2 + sp.sin(q[1]) ** 2) - 1),
                    ("slider rod force", sp.sqrt(q[0] ** 2 + q[3] ** 2) - 2)],
         parameters=params, default_p=(0, 0, q3_0, 2), default_v=(6, 2, 6, 0), description=__doc__,
-        reference="Haug & Pavesic, Mechanical system kinematics and dynamics on differentiable manifolds, 2.4, 7.2")
+        reference="Haug & Pavesic, Mechanical system kinematics and dynamics on differentiable manifolds, 2.4, 7.2",
+        visuals=_visuals((q[0], 0), (q[0] + sp.cos(q[1]), sp.sin(q[1])), (q[2], 0), (0, q[3])))
+
+
+def _visuals(slider1, tip, slider3, slider4):
+    """Sliders 1 and 3 on the x axis and slider 4 on the y axis as blocks, the crank and the two rods,
+    in the vertical x-z plane of a 3D scene (the mechanism's y is the scene's z)."""
+    at = [(x, 0, y) for x, y in (slider1, tip, slider3, slider4)]
+    block = (sp.Rational(3, 10), sp.Rational(2, 10), sp.Rational(2, 10))
+    return (Visual("slider 1", "box", block, at[0], colour="#d68910"),
+            Visual("slider 3", "box", block, at[2], colour="#d68910"),
+            Visual("slider 4", "box", block, at[3], colour="#d68910"),
+            Visual("crank", "link", (sp.Rational(1, 20),), at[0], end=at[1], colour="#c0392b"),
+            Visual("crank rod", "link", (sp.Rational(1, 30),), at[1], end=at[2], colour="#2471a3"),
+            Visual("slider rod", "link", (sp.Rational(1, 30),), at[0], end=at[3], colour="#2471a3"))
 
 
 def _four_bodies(domain):
@@ -75,4 +90,5 @@ def _four_bodies(domain):
     return from_lagrangian(
         NAME, p, T, V, velocities=v, holonomic=holonomic, parameters=params,
         default_p=(0, 0, 0, 0, 0, 0, x3_0, 0, 0, 0, 2, 0), default_v=(6, 0, 0, 6, 0, 2, 6, 0, 0, 0, 0, 0),
-        description=__doc__, reference="Haug & Pavesic, section 7.2 (four-body model)")
+        description=__doc__, reference="Haug & Pavesic, section 7.2 (four-body model)",
+        visuals=_visuals((x1, y1), tip, (x3, y3), (x4, y4)))
