@@ -277,3 +277,13 @@ def test_rods_of_the_point_body_and_the_slider_cranks_keep_their_lengths():
         at = {pose.name: pose for pose in poses.at(p, t)}
         assert np.linalg.norm(at["rod"].end - at["slider"].position) < 1e-9  # the rod's end on the slider
         assert abs(np.linalg.norm(at["bob"].position - at["slider"].position) - L) < 1e-12
+
+
+def test_the_bricard_bars_close_their_loop():
+    system, states = _states("bricard", 0.3)
+    poses, L = Poses(system), system.parameter_dict["L"]
+    for t, p in states:
+        bars = [pose for pose in poses.at(p, t) if pose.kind == "link"]
+        assert len(bars) == 5 and all(abs(np.linalg.norm(b.end - b.position) - L) < 1e-9 for b in bars)
+        assert np.allclose(bars[0].position, 0.0) and np.allclose(bars[-1].end, [0.0, 0.0, L])
+        assert all(np.allclose(a.end, b.position) for a, b in zip(bars, bars[1:]))
