@@ -287,3 +287,16 @@ def test_the_bricard_bars_close_their_loop():
         assert len(bars) == 5 and all(abs(np.linalg.norm(b.end - b.position) - L) < 1e-9 for b in bars)
         assert np.allclose(bars[0].position, 0.0) and np.allclose(bars[-1].end, [0.0, 0.0, L])
         assert all(np.allclose(a.end, b.position) for a, b in zip(bars, bars[1:]))
+
+
+def test_the_governor_rods_hang_from_their_hinges_and_turn_with_the_shaft():
+    system, states = _states("flyball_governor", 0.02)  # stiff: a short run
+    poses, L, h = Poses(system), system.parameter_dict["L"], system.parameter_dict["h"]
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        psi = p[0]
+        for i, side in ((1, 1), (2, -1)):
+            rod = at[f"rod {i}"]
+            assert abs(np.linalg.norm(rod.end - rod.position) - L) < 1e-9 and np.allclose(rod.end, at[f"ball {i}"].position)
+            assert np.allclose(rod.position, [side * h * np.cos(psi), side * h * np.sin(psi), L], atol=1e-12)
+            assert np.allclose(at[f"spring-damper {i}"].position, (rod.position + rod.end) / 2)

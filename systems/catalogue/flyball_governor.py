@@ -24,6 +24,8 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Embedding, Parameter
+from ..visuals import Visual
+from ._rotations import Rz
 
 NAME = "flyball_governor"
 
@@ -77,4 +79,25 @@ def build():
         default_p=(0, L / 2, h + L * root3, L / 2, -h - L * root3, L / 2), default_v=(2 * sp.pi, 0, 0, 0, 0, 0),
         embedding=Embedding(coordinates=(q_psi, q_s, th1, th2), g=g_of_q,
                             inverse=sp.Matrix([psi, s, sp.atan2(x1 - h, L - z1), sp.atan2(-x2 - h, L - z2)])),
-        description=__doc__, reference="IFToMM benchmark A05 (Gonzalez, Dopico, Lugris, Cuadrado 2006)")
+        description=__doc__, reference="IFToMM benchmark A05 (Gonzalez, Dopico, Lugris, Cuadrado 2006)",
+        visuals=_visuals(psi, s, ((x1, z1), (x2, z2)), L, h))
+
+
+def _visuals(psi, s, tips, L, h):
+    """The shaft, the slider (turning with the shaft), the two rods from their hinges to the balls
+    and the two spring-dampers from the rods' midpoints to the slider's sides, in world axes: the
+    shaft's frame turned by psi about z."""
+    turn = Rz(psi)
+
+    def world(x, z):
+        return turn * sp.Matrix([x, 0, z])
+
+    out = [Visual("shaft", "link", (L / 100,), (0, 0, 0), end=(0, 0, L + 2 * h), colour="#5d6d7e"),
+           Visual("slider", "box", (L / 10, L / 10, L / 10), (0, 0, s), turn, colour="#d68910")]
+    for i, ((x, z), side) in enumerate(zip(tips, (1, -1)), start=1):
+        hinge, tip = world(side * h, L), world(x, z)
+        out += [Visual(f"rod {i}", "link", (L / 100,), hinge, end=tip, colour="#2471a3"),
+                Visual(f"ball {i}", "sphere", (L / 12,), tip, colour="#c0392b"),
+                Visual(f"spring-damper {i}", "link", (L / 200,), (hinge + tip) / 2, end=world(side * h, s),
+                       colour="#229954")]
+    return tuple(out)
