@@ -300,3 +300,14 @@ def test_the_governor_rods_hang_from_their_hinges_and_turn_with_the_shaft():
             assert abs(np.linalg.norm(rod.end - rod.position) - L) < 1e-9 and np.allclose(rod.end, at[f"ball {i}"].position)
             assert np.allclose(rod.position, [side * h * np.cos(psi), side * h * np.sin(psi), L], atol=1e-12)
             assert np.allclose(at[f"spring-damper {i}"].position, (rod.position + rod.end) / 2)
+
+
+def test_andrews_bodies_meet_at_the_pinned_point():
+    system, states = _states("andrews_squeezer", 0.003)
+    poses = Poses(system)
+    for t, p in states:
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        E = at["rod"].end  # from the crank's side
+        for name in ("body 3 (from B)", "body 4 (Phi)", "body 6 (Omega)"):
+            assert np.linalg.norm(at[name].end - E) < 1e-9, name
+        assert np.allclose(at["body 4 (Phi)"].position, at["body 5 (delta)"].end)

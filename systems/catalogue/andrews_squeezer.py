@@ -19,6 +19,7 @@ import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
+from ..visuals import Visual
 
 NAME = "andrews_squeezer"
 
@@ -102,4 +103,34 @@ def build():
         NAME, p, T, V, velocities=v, holonomic=holonomic, parameters=params,
         default_p=tuple(sp.Float(x, 30) for x in p0), default_v=(0,) * 7, simplify=False,
         description=__doc__, reference="Hairer & Wanner, Solving ODEs II, VII.7; test set for IVP solvers "
-                                       "(Mazzia & Magherini); IFToMM benchmark A03")
+                                       "(Mazzia & Magherini); IFToMM benchmark A03",
+        visuals=_visuals(p, s, (xd, yd)))
+
+
+def _visuals(p, s, spring_end):
+    """The seven bodies as rods between their joints and the spring from its point on body 3 to C, in
+    the x-z plane of a 3D scene (the mechanism's y is the scene's z). The rods meet at the point E the
+    closure rows pin: reached from the crank's side, from B, and twice from A."""
+    be, th, ga, ph, de, om, ep = p
+
+    def at(x, y):
+        return (x, 0, y)
+
+    crank_end = (s["rr"] * sp.cos(be), s["rr"] * sp.sin(be))
+    E = (crank_end[0] - s["d"] * sp.cos(be + th), crank_end[1] - s["d"] * sp.sin(be + th))
+    A, B, C = (s["xa"], s["ya"]), (s["xb"], s["yb"]), (s["xc"], s["yc"])
+    F = (A[0] + s["zt"] * sp.cos(de), A[1] + s["zt"] * sp.sin(de))
+    G = (A[0] + s["u"] * sp.sin(ep), A[1] - s["u"] * sp.cos(ep))
+    ends_at_E = {"body 3 (from B)": (B, (B[0] + s["ss"] * sp.sin(ga), B[1] - s["ss"] * sp.cos(ga))),
+                 "body 4 (Phi)": (F, (F[0] + s["e"] * sp.sin(ph + de), F[1] - s["e"] * sp.cos(ph + de))),
+                 "body 6 (Omega)": (G, (G[0] + s["zf"] * sp.cos(om + ep), G[1] + s["zf"] * sp.sin(om + ep)))}
+    width = s["rr"] / 10
+    rods = [("crank", (0, 0), crank_end), ("rod", crank_end, E), ("body 5 (delta)", A, F), ("body 7 (epsilon)", A, G)]
+    rods += [(name, start, end) for name, (start, end) in ends_at_E.items()]
+    colours = ("#c0392b", "#2471a3", "#229954", "#7d3c98", "#d68910", "#17a589", "#a04000")
+    out = [Visual(name, "link", (width,), at(*a), end=at(*b), colour=colour)
+           for (name, a, b), colour in zip(rods, colours)]
+    out.append(Visual("spring", "link", (width / 3,), at(*spring_end), end=at(*C), colour="#5d6d7e"))
+    out += [Visual(f"fixed point {name}", "sphere", (width * 1.5,), at(*point), colour="#2c3e50")
+            for name, point in (("O", (0, 0)), ("A", A), ("B", B), ("C", C))]
+    return tuple(out)
