@@ -88,10 +88,10 @@ def test_bad_requests_are_refused_with_the_reason():
     traj = _run(system, t_end=0.2, samples=5)
     with pytest.raises(ValueError, match="visuals of 'rolling_disc' are"):
         scene_data(traj, system, trails=("wheel",))
-    squeezer = systems.load("andrews_squeezer")
-    traj_squeezer = _run(squeezer, "dependent", t_end=0.001, samples=3)
+    abstract = systems.load("pfaffian_exact")  # an abstract Pfaffian example: no bodies, no shapes
+    traj_abstract = _run(abstract, "dependent", t_end=0.01, samples=3)
     with pytest.raises(ValueError, match="has no visuals"):
-        traj_squeezer.show()
+        traj_abstract.show()
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_cli_writes_the_scene_of_a_run_and_of_a_comparison(tmp_path, capsys):
 def test_cli_refuses_a_scene_it_cannot_draw_before_running(tmp_path, capsys):
     from formulations.workbench.cli.main import main
 
-    assert main(["simulate", "andrews_squeezer", "--html", str(tmp_path / "s.html")]) == 2
+    assert main(["simulate", "pfaffian_exact", "--t-end", "0.01", "--html", str(tmp_path / "s.html")]) == 2
     assert "has no visuals" in capsys.readouterr().err
-    assert main(["simulate", "rolling_disc", "--html", str(tmp_path / "no" / "s.html")]) == 2
+    assert main(["simulate", "rolling_disc", "--t-end", "0.01", "--html", str(tmp_path / "no" / "s.html")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -162,7 +162,7 @@ def test_a_system_refuses_visuals_posed_by_velocities_or_named_twice():
 
 def test_poses_need_visuals():
     with pytest.raises(ValueError, match="has no visuals"):
-        Poses(systems.load("andrews_squeezer"))
+        Poses(systems.load("pfaffian_exact"))
 
 
 def test_the_slider_crank_rods_meet_at_the_pins_and_the_piston_stays_on_its_guide():
