@@ -58,26 +58,27 @@ def constraint_errors(result, ax=None, level="position"):
 
 
 def constraint_error_grid(result, fig):
-    """The three constraint errors of every run of ``result`` on ``fig``: one panel per level where at
-    most OVERLAID runs share it, else one row of panels per run (lines that would lie on each other
-    are drawn apart), with a common y range per level. Returns the axes (rows, 3)."""
+    """The three constraint errors of every run of ``result`` on ``fig``: one panel per level
+    (constraint_errors) where at most OVERLAID runs share it, else one row of panels per run (lines
+    that would lie on each other are drawn apart), with a common y range per level. Returns the axes
+    (rows, 3)."""
     runs = _runs(result)
-    rows = [runs] if len(runs) <= OVERLAID else [[run] for run in runs]
-    grid = fig.subplots(len(rows), len(LEVELS), squeeze=False, sharex=True, sharey="col")
-    for r, (axes, group) in enumerate(zip(grid, rows)):
+    if len(runs) <= OVERLAID:
+        grid = fig.subplots(1, len(LEVELS), squeeze=False, sharex=True)
+        for ax, level in zip(grid[0], LEVELS):
+            constraint_errors(result, ax=ax, level=level)
+        return grid
+    grid = fig.subplots(len(runs), len(LEVELS), squeeze=False, sharex=True, sharey="col")
+    for r, (axes, (label, tr)) in enumerate(zip(grid, runs)):
         for ax, level in zip(axes, LEVELS):
-            for label, tr in group:
-                log_series(ax, tr.t, getattr(tr.constraint_errors, level), label=label,
-                           color=f"C{r}" if len(rows) > 1 else None)
-            if len(rows) == 1:
-                ax.set_ylabel(LEVELS[level])
-            else:  # the quantity is in the column's title, the unit on the axis, the run's name in the panel
-                ax.set_ylabel("[" + LEVELS[level].split(" [")[1], fontsize=8)
-                ax.text(0.01, 0.96, group[0][0], transform=ax.transAxes, va="top", fontsize=8,
-                        bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
+            log_series(ax, tr.t, getattr(tr.constraint_errors, level), label=label, color=f"C{r}")
+            # the quantity is in the column's title, the unit on the axis, the run's name in the panel
+            ax.set_ylabel("[" + LEVELS[level].split(" [")[1], fontsize=8)
+            ax.text(0.01, 0.96, label, transform=ax.transAxes, va="top", fontsize=8,
+                    bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1.5))
             if r == 0:
                 ax.set_title(f"{level} constraint error")
-            if r == len(rows) - 1:
+            if r == len(runs) - 1:
                 ax.set_xlabel("t [s]")
             legend(ax)
             ax.grid(True, which="major", alpha=0.3)
