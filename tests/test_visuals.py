@@ -71,6 +71,9 @@ def test_the_bicycle_wheels_touch_the_ground():
         at = {pose.name: pose for pose in poses.at(p, t)}
         for wheel, radius in radii.items():
             assert abs(_lowest_rim_height(at[wheel], radius)) < 1e-9
+            contact = at[wheel.replace("wheel", "contact")].position  # the marked contact point: on the ground,
+            assert abs(contact[2]) < 1e-9                               # on the wheel's rim
+            assert abs(np.linalg.norm(contact - at[wheel].position) - radius) < 1e-9
         # the fork and the rear frame meet at the head tube, and the fork rod starts at the front hub
         assert np.allclose(at["fork"].end, at["rear frame"].end, atol=1e-12)
         assert np.allclose(at["fork"].position, at["front wheel"].position, atol=1e-12)
@@ -97,10 +100,62 @@ def test_the_sphere_touches_the_wall():
     poses = Poses(system)
     a, R = system.parameter_dict["a"], system.parameter_dict["R"]
     for t, p in states:
-        sphere, band, wall = poses.at(p, t)
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        sphere, wall = at["sphere"], at["wall"]
         assert abs(np.hypot(*sphere.position[:2]) + a - R) < 1e-9
+        assert abs(np.hypot(*at["contact point"].position[:2]) - R) < 1e-9  # the marked contact is on the wall
         assert np.allclose(sphere.rotation.T @ sphere.rotation, np.eye(3), atol=1e-9)
         assert wall.sizes[0] == R
+
+
+def _arrow_forces(system, p, v, t=0.0):
+    """{arrow name: the force it draws (N, world axes)} at (p, v), with the multipliers of the
+    dependent formulation, and v' there."""
+    formulation = F.create("dependent", system, backend="numpy")
+    _, v_dot, lam = formulation.accelerations(t, np.concatenate([p, v]))
+    return {pose.name: (pose.end - pose.position) / pose.sizes[0]
+            for pose in Poses(system).at(p, t, lam) if pose.kind == "arrow"}, v_dot
+
+
+def test_the_contact_force_arrows_obey_newtons_second_law():
+    """The force an arrow draws is the only force besides gravity on a body whose centre is the
+    contact (knife edge) or whose motion its centre's acceleration shows (sphere, sleigh): m a_G =
+    m g + F, with a_G from the formulation's v' along a run."""
+    for name, t_end in (("sphere_in_cylinder", 0.3), ("knife_edge", 1.0), ("chaplygin_sleigh", 1.0)):
+        system, traj = _run(name, t_end)
+        values = system.parameter_dict
+        m = values["m"]
+        for t, p, v in zip(traj.t, traj.p, traj.v):
+            arrows, v_dot = _arrow_forces(system, p, v, t)
+            if name == "sphere_in_cylinder":  # v = (centre velocity, omega), world axes
+                expected = m * v_dot[:3] - m * np.array([0.0, 0.0, -values["g"]])
+                force = arrows["contact force"]
+            elif name == "knife_edge":  # plane axes (x down the slope); the slope's normal force is not modelled
+                expected = m * np.array([v_dot[0], v_dot[1], 0.0]) - m * values["g"] * np.sin(values["alpha"]) * np.eye(3)[0]
+                tilt = np.array([[np.cos(values["alpha"]), 0, np.sin(values["alpha"])], [0, 1, 0],
+                                 [-np.sin(values["alpha"]), 0, np.cos(values["alpha"])]])
+                force = tilt.T @ arrows["blade force"]
+            else:  # G = P + a (cos theta, sin theta)
+                theta, w, w_dot, a = p[2], v[2], v_dot[2], values["a"]
+                a_G = v_dot[:2] + a * w_dot * np.array([-np.sin(theta), np.cos(theta)]) - a * w**2 * np.array(
+                    [np.cos(theta), np.sin(theta)])
+                expected, force = m * np.append(a_G, 0.0), arrows["blade force"]
+            assert np.allclose(force, expected, atol=1e-9 * max(1.0, np.abs(expected).max())), name
+
+
+def test_the_bicycle_contact_forces_carry_its_weight_by_the_lever_rule():
+    """Upright and straight at constant speed nothing accelerates: the ground pushes up on the wheels
+    with N_F = g sum(m_i x_i) / w and N_R = M g - N_F (x_i the centres of mass ahead of the rear
+    contact, Meijaard et al. 2007, Table 1), and no friction acts."""
+    system = systems.load("bicycle")
+    values = system.parameter_dict
+    arrows, v_dot = _arrow_forces(system, *system.default_state())
+    masses = [values[k] for k in ("m_R", "m_B", "m_H", "m_F")]
+    ahead = [0.0, values["x_B"], values["x_H"], values["w"]]
+    front = values["g"] * np.dot(masses, ahead) / values["w"]
+    assert np.allclose(v_dot, 0.0, atol=1e-9)
+    assert np.allclose(arrows["front contact force"], [0, 0, front], atol=1e-9)
+    assert np.allclose(arrows["rear contact force"], [0, 0, values["g"] * sum(masses) - front], atol=1e-9)
 
 
 def _body(inertia, rotation=True):
@@ -217,7 +272,9 @@ def test_the_skate_stays_on_the_slope():
     alpha = system.parameter_dict["alpha"]
     normal = np.array([np.sin(alpha), 0.0, np.cos(alpha)])  # of the slope through the origin
     for t, p in states:
-        blade, slope = poses.at(p, t)
+        at = {pose.name: pose for pose in poses.at(p, t)}
+        blade = at["blade"]
+        assert abs(at["contact point"].position @ normal) < 1e-12  # the marked contact point is on the slope
         height = blade.sizes[2] / 2
         assert abs(blade.position @ normal - height) < 1e-12  # standing on the slope
         assert np.allclose(blade.rotation[:, 2], normal, atol=1e-12)

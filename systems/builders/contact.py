@@ -41,6 +41,15 @@ def _lean_cosine(u, k: int, coordinates) -> sp.Expr:
     return sp.sqrt(sum(u[i] ** 2 for i in range(3) if i != k))
 
 
+def _contact_frame(name: str, wheel: Frame, axle: str):
+    """(a, u, s, c) in the wheel's axes: the axle, e_z, s = a . u and c, the lean cosine."""
+    if axle not in AXES:
+        raise ValueError(f"rolling contact {name!r}: axle got {axle!r} but expected 'x', 'y' or 'z'")
+    a = unit(axle)
+    u = sp.Matrix(wheel.R[2, :]).T
+    return a, u, u[AXES[axle]], _lean_cosine(u, AXES[axle], wheel.kinematics.p)
+
+
 def rolling_contact(name: str, wheel: Frame, centre: Point, radius, *, axle: str = "y", tube_radius=0,
                     height=0) -> tuple:
     """The rows of a wheel rolling without slip on the plane z = ``height``.
@@ -51,12 +60,7 @@ def rolling_contact(name: str, wheel: Frame, centre: Point, radius, *, axle: str
     [("<name> longitudinal friction force", row), ("<name> lateral friction force", row)],
     ready for :func:`~systems.builders.rigid_body.from_rigid_bodies`.
     """
-    if axle not in AXES:
-        raise ValueError(f"rolling contact {name!r}: axle got {axle!r} but expected 'x', 'y' or 'z'")
-    a = unit(axle)  # all vectors in the wheel's axes
-    u = sp.Matrix(wheel.R[2, :]).T  # e_z
-    s = u[AXES[axle]]
-    c = _lean_cosine(u, AXES[axle], wheel.kinematics.p)
+    a, u, s, c = _contact_frame(name, wheel, axle)  # all vectors in the wheel's axes
     r, rho, height = sp.sympify(radius), sp.sympify(tube_radius), sp.sympify(height)
     v_C, omega = centre.velocity_in(wheel), sp.Matrix(wheel.omega)
     a_x_u = a.cross(u)
@@ -67,3 +71,16 @@ def rolling_contact(name: str, wheel: Frame, centre: Point, radius, *, axle: str
     Phi = r * c + rho + height - centre.position[2]
     return ([(f"{name} normal force", Phi)],
             [(f"{name} longitudinal friction force", longitudinal), (f"{name} lateral friction force", lateral)])
+
+
+def rolling_contact_force(wheel: Frame, centre: Point, radius, multipliers, *, axle: str = "y", tube_radius=0):
+    """The contact point P (3,) and the ground's force on the wheel there (3,), both in world axes,
+    for the multipliers (normal, longitudinal, lateral) of the rows of :func:`rolling_contact`:
+    F = lambda_N e_z + lambda_long e_long + lambda_lat e_lat (for the arrows of a scene)."""
+    a, u, s, c = _contact_frame(wheel.name, wheel, axle)
+    r, rho = sp.sympify(radius), sp.sympify(tube_radius)
+    R = sp.Matrix(wheel.R)  # world <- wheel axes
+    P = sp.Matrix(centre.position) + R * (r * (s * a - u) / c - rho * u)
+    normal, along, across = multipliers
+    F = R * (normal * u + along * a.cross(u) / c + across * (a - s * u) / c)
+    return P, F

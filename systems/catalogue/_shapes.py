@@ -20,6 +20,12 @@ def blade(x, y, heading, length, colour="#2471a3"):
     return Visual("blade", "box", (length, length / 20, length / 6), (x, y, length / 12), Rz(heading), colour=colour)
 
 
+def blade_force(heading, multiplier):
+    """The force on a blade along its normal, in its plane's axes (3,): the row sin(heading) x' -
+    cos(heading) y' = n . v_P with n = (sin, -cos, 0), so the force is -lambda n (DESIGN section 2)."""
+    return -multiplier * sp.Matrix([sp.sin(heading), -sp.cos(heading), 0])
+
+
 def ground(size):
     return Visual("ground", "plane", (size,), (0, 0, 0), colour="#bfc9ca")
 

@@ -31,7 +31,7 @@ between the weave speed 4.292382536 m/s and the capsize speed 6.024262015 m/s (T
 """
 import sympy as sp
 
-from ..builders.contact import rolling_contact
+from ..builders.contact import rolling_contact, rolling_contact_force
 from ..builders.frames import Frame, Point, axis_rotation
 from ..builders.rigid_body import Kinematics, from_rigid_bodies
 from ..description import Parameter
@@ -117,14 +117,19 @@ def build():
     rear_h, rear_nh = rolling_contact("rear", rear_wheel, rear_centre, r_R)
     front_h, front_nh = rolling_contact("front", front_wheel, front_centre, r_F)
     speed = s["v"]
+    lam = sp.symbols("lambda_1:7", real=True)  # rear N, front N, rear long, rear lat, front long, front lat
+    contacts = [rolling_contact_force(rear_wheel, rear_centre, r_R, (lam[0], lam[2], lam[3])),
+                rolling_contact_force(front_wheel, front_centre, r_F, (lam[1], lam[4], lam[5]))]
+    weight = s["g"] * sum(body.mass for body in bodies)
     return from_rigid_bodies(
         NAME, p, v, A, bodies, gravity=(0, 0, -s["g"]), holonomic=rear_h + front_h,
-        nonholonomic=rear_nh + front_nh,
+        nonholonomic=rear_nh + front_nh, multipliers=lam,
         parameters=[Parameter(s[name], value, unit, meaning) for name, value, unit, meaning, _ in BENCHMARK],
         default_p=(0, 0, r_R, 0, 0, 0, 0, 0, 0), default_v=(speed, 0, 0, 0, 0, 0, 0, speed / r_R, speed / r_F),
         independent_velocities=("phi_dot", "delta_dot", "theta_R_dot"), description=__doc__,
         reference="Meijaard, Papadopoulos, Ruina & Schwab (2007), Proc. R. Soc. A 463, 1955-1982", simplify=False,
-        visuals=_visuals(s, bodies, (th_R, th_F), (rear_centre, front_centre), steer_point, steer_axis, fork))
+        visuals=_visuals(s, bodies, (th_R, th_F), (rear_centre, front_centre), steer_point, steer_axis, fork)
+        + _contact_visuals(contacts, 1 / weight))
 
 
 def _visuals(s, bodies, spins, centres, steer_point, steer_axis, fork):
@@ -145,4 +150,14 @@ def _visuals(s, bodies, spins, centres, steer_point, steer_axis, fork):
                 Visual("handlebar", "link", (rod,), bar[0].position, end=bar[1].position, colour="#7d3c98"),
                 Visual.of_inertia(rear_body, colour="#e6b0aa"), Visual.of_inertia(front_body, colour="#d2b4de"),
                 Visual("ground", "plane", (4.0,), (0, 0, 0), colour="#bfc9ca")]
+    return tuple(visuals)
+
+
+def _contact_visuals(contacts, scale):
+    """Each wheel's contact point (to trail: its track on the ground) and the ground's force on it,
+    the bicycle's whole weight drawn 1 m long (``scale`` in m per N)."""
+    visuals = []
+    for wheel, (point, force) in zip(("rear", "front"), contacts):
+        visuals += [Visual(f"{wheel} contact", "point", (0.02,), point, colour="#2c3e50"),
+                    Visual(f"{wheel} contact force", "arrow", (scale,), point, end=force, colour="#c0392b")]
     return tuple(visuals)

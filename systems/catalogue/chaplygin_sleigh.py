@@ -14,7 +14,7 @@ from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
 from ..visuals import Visual
 from ._rotations import Rz
-from ._shapes import blade, ground
+from ._shapes import blade, blade_force, ground
 
 NAME = "chaplygin_sleigh"
 
@@ -35,4 +35,8 @@ def build():
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.7",
         visuals=(Visual("body", "box", (2 * a, a, a / 10), (x + a * sp.cos(th), y + a * sp.sin(th), a / 5), Rz(th),
                         colour="#d68910", opacity=0.8),
-                 blade(x, y, th, a / 2), ground(4 * a)))
+                 blade(x, y, th, a / 2), ground(4 * a),
+                 # the ground's sideways force on the blade, m times 1 m/s^2 drawn a long
+                 Visual("contact point", "point", (a / 40,), (x, y, 0), colour="#2c3e50"),
+                 Visual("blade force", "arrow", (a / m,), (x, y, 0), end=blade_force(th, sp.Symbol("lambda_1", real=True)),
+                        colour="#c0392b")))

@@ -16,6 +16,7 @@ from ..builders.lagrangian import from_lagrangian
 from ..description import Parameter
 from ..visuals import Visual
 from ._rotations import Ry, Rz
+from ._shapes import blade_force
 
 NAME = "knife_edge"
 SPIN = 2.0  # rad/s, default phi'
@@ -36,15 +37,20 @@ def build():
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
         description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6",
-        visuals=_visuals(x, y, phi, alpha))
+        visuals=_visuals(x, y, phi, alpha, m * g))
 
 
-def _visuals(x, y, phi, alpha):
+def _visuals(x, y, phi, alpha, weight):
     """The blade on the slope: plane coordinates turned by the inclination about the y axis (x down
-    the slope), and the slope itself as a thin board."""
+    the slope); the contact point (to trail: the skate's track) and the slope's sideways force on
+    the blade (-lambda (sin phi, -cos phi) in plane axes, the weight drawn one blade length long);
+    and the slope itself as a thin board."""
     tilt = Ry(alpha)
     length = sp.Rational(3, 10)
     on_slope = tilt * sp.Matrix([x, y, length / 12])
+    contact, force = tilt * sp.Matrix([x, y, 0]), blade_force(phi, sp.Symbol("lambda_1", real=True))
     return (Visual("blade", "box", (length, length / 20, length / 6), on_slope, tilt * Rz(phi), colour="#2471a3"),
+            Visual("contact point", "point", (length / 40,), contact, colour="#2c3e50"),
+            Visual("blade force", "arrow", (length / weight,), contact, end=tilt * force, colour="#c0392b"),
             Visual("slope", "box", (4, 4, sp.Rational(1, 100)), tilt * sp.Matrix([1, 0, -sp.Rational(1, 200)]), tilt,
                    colour="#bfc9ca"))

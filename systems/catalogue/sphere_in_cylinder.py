@@ -57,23 +57,29 @@ def build():
                           inverse=sp.Matrix([sp.atan2(y, x), z, *e]), velocities=w,
                           A_q=sp.diag(sp.eye(2), quaternion_rates_world(eq)), unit_norm_blocks=((2, 3, 4, 5),))
     Omega = AZIMUTH_RATE
+    lam = sp.symbols("lambda_N lambda_phi lambda_z", real=True)
+    contact = sp.Matrix([x, y, z]) + r_GP
+    force = -lam[0] * e_rho + lam[1] * e_phi + lam[2] * sp.Matrix([0, 0, 1])  # the wall's, on the sphere
     return from_rigid_bodies(
         NAME, p, v, A, [sphere], gravity=(0, 0, -g),
         holonomic=[("wall normal force", rho - (R - a))],
         nonholonomic=[("azimuthal friction force", kin.reaction_row(sphere, r_GP, e_phi)),
                       ("vertical friction force", kin.reaction_row(sphere, r_GP, sp.Matrix([0, 0, 1])))],
-        parameters=params, multipliers=sp.symbols("lambda_N lambda_phi lambda_z", real=True),
+        parameters=params, multipliers=lam,
         default_p=(R - a, 0, 0, 1, 0, 0, 0),
         default_v=(0, (R - a) * Omega, 0, 0, 0, -(R - a) * Omega / a),
         embedding=embedding,
         unit_norm_blocks=((3, 4, 5, 6),), description=__doc__,
         reference="Blajer (sphere in a cylinder); Neimark & Fufaev",
-        visuals=_visuals((x, y, z), rotation_from_quaternion(e), a, R))
+        visuals=_visuals((x, y, z), rotation_from_quaternion(e), a, R, contact, force, a / (2 * m * g)))
 
 
-def _visuals(centre, rotation, a, R):
-    """The sphere, a band on it that turns with it (R(e) of the Euler parameters), and the wall: a
-    cylinder of radius R from 10 a below the start to 10 a above."""
+def _visuals(centre, rotation, a, R, contact, force, scale):
+    """The sphere, a band on it that turns with it (R(e) of the Euler parameters), the contact point
+    (to trail: its path on the wall), the wall's force on the sphere (``scale`` m per N: the weight
+    drawn a / 2 long) and the wall: a cylinder of radius R from 10 a below the start to 10 a above."""
     return (Visual("sphere", "sphere", (a,), centre, rotation, colour="#2471a3"),
             Visual("band", "torus", (a, a / 12), centre, rotation, colour="#d68910"),
+            Visual("contact point", "point", (a / 20,), contact, colour="#2c3e50"),
+            Visual("contact force", "arrow", (scale,), contact, end=force, colour="#c0392b"),
             Visual("wall", "wall", (R, 20 * a), (0, 0, -10 * a), colour="#bfc9ca", opacity=0.35))
