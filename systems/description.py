@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -167,6 +167,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     families: tuple = ()          # StateFamily objects: initial states named by a few numbers
     c_nh: sp.ImmutableMatrix | None = None  # (l, 1) velocity-free term of the nonholonomic rows; default 0
     visuals: tuple = ()           # systems.visuals.Visual objects: what the bodies look like, posed by p
+    units: Mapping = None         # {name of p, v, q, w or a row: unit}; the rest inferred (systems.units)
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -192,6 +193,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "families", tuple(self.families))
         object.__setattr__(self, "visuals", tuple(self.visuals))
+        object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))
@@ -260,6 +262,27 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     def energy_expression(self) -> sp.Expr:
         v = sp.Matrix(self.velocities)
         return (v.T * self.M * v)[0, 0] / 2 + self.potential
+
+    def unit_of(self, name: str) -> str:
+        """The unit of a coordinate, velocity or reaction (row name) — declared in ``units`` or found
+        by dimensional analysis from the parameters' units (systems.units) — or of a parameter or a
+        state family's variable, as given there; "?" where none says."""
+        if name in self._units:
+            return self._units[name]
+        for parameter in self.parameters:
+            if name in (parameter.name, parameter.alias):
+                return parameter.unit or "1"
+        for family in self.families:
+            for variable in family.variables:
+                if variable.name == name:
+                    return variable.unit or "1"
+        return "?"
+
+    @cached_property
+    def _units(self) -> dict:
+        from .units import units
+
+        return units(self)
 
     @property
     def parameter_map(self) -> dict:

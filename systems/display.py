@@ -33,16 +33,23 @@ def _names(symbols):
     return ", ".join(latex(s) for s in symbols)
 
 
+def _units(system, symbols):
+    return ", ".join(system.unit_of(s.name) for s in symbols)
+
+
 def system_markdown(system) -> str:
     """A Markdown card of ``system``: sizes, coordinates, velocities, constraint rows, parameters."""
     lines = [f"**{system.name}**: $n = {system.n}$ velocities, $m = {system.m}$ holonomic and $l = {system.l}$ "
              f"nonholonomic constraints; $k = {system.k}$ configuration and $r = {system.r}$ velocity degrees of "
              "freedom", "",
-             f"- coordinates $\\mathbf{{p}} = ({_names(system.coordinates)})$",
-             f"- velocities $\\mathbf{{v}} = ({_names(system.velocities)})$"]
-    for i, name in enumerate(system.constraint_names):
-        lines.append(f"- constraint row {i + 1} ({'holonomic' if i < system.m else 'nonholonomic'}): {name}")
-    params = ", ".join(f"${latex(p.symbol)} = {v:g}$" for p, v in zip(system.parameters, system.parameter_values))
+             f"- coordinates $\\mathbf{{p}} = ({_names(system.coordinates)})$ in ({_units(system, system.coordinates)})",
+             f"- velocities $\\mathbf{{v}} = ({_names(system.velocities)})$ in ({_units(system, system.velocities)})"]
+    for kind, names in (("holonomic", system.holonomic_names), ("nonholonomic", system.nonholonomic_names)):
+        if names:
+            lines.append(f"- {kind} rows, each named by its reaction: "
+                         + "; ".join(f"{name} [{system.unit_of(name)}]" for name in names))
+    params = ", ".join(f"${latex(p.symbol)} = {v:g}$ {p.unit}".rstrip()
+                       for p, v in zip(system.parameters, system.parameter_values))
     if params:
         lines.append(f"- parameters: {params}")
     return "\n".join(lines) + "\n"

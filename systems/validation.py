@@ -123,6 +123,21 @@ def _visual_symbols(system, allowed, problems):
                             f"may depend on p, the parameters and t only (an arrow's vector on the multipliers too)")
 
 
+def _declared_units(system, problems):
+    """Declared units name a coordinate, velocity or row and parse (systems.units.parse)."""
+    from .units import parse
+
+    names = set(system.coordinate_names) | set(system.velocity_names) | set(system.constraint_names)
+    if system.embedding is not None:
+        names |= set(system.embedding.coordinate_names) | set(system.embedding.velocity_names)
+    for name, unit in system.units.items():
+        if name not in names:
+            problems.append(f"units: {name!r} is not a coordinate, velocity or constraint row of the system")
+        elif not isinstance(unit, str) or parse(unit) is None:
+            problems.append(f"units: {name!r} got {unit!r} but expected a unit such as 'm', 'rad/s', 'N' or 'kg m^2' "
+                            f"(of kg, m, s, N, J, W, Pa, Hz, rad, with ^ powers and one /)")
+
+
 def _embedding(system, problems, rng):
     emb = system.embedding
     if emb is None:
@@ -353,6 +368,7 @@ def validate(system) -> list:
     _symbols(system, problems)
     _parameter_values(system, problems)
     _body_indices(system, problems)
+    _declared_units(system, problems)
     if problems:
         return problems
     _independent_velocities(system, problems)

@@ -53,7 +53,7 @@ def test_result_table_json_and_plot():
     data = json.loads(json.dumps(result.to_dict()))
     assert data["critical"][0]["value"] == result.critical[0].value
     ax = formulations.plot_stability(result)
-    assert ax.get_xlabel() == "spin" and len(ax.lines) >= 3
+    assert ax.get_xlabel() == "spin [rad/s]" and len(ax.lines) >= 3
     with pytest.raises(AttributeError):
         result.values = None
 

@@ -55,6 +55,7 @@ class StabilityResult:
     classes: tuple
     critical: tuple
     xtol: float
+    unit: str = "?"  # of the parameter (System.unit_of)
 
     def __post_init__(self):
         for name in ("values", "eigenvalues", "max_real"):
@@ -196,4 +197,4 @@ def stability(system, family, parameter, values, *, formulation="minimal", given
         critical.append(Critical(float(0.5 * (lo + hi)), change, (float(lo), float(hi)), "bisection"))
     return StabilityResult(system.name, members.name, parameter, label, values, table,
                            np.array([largest(e) for e in eigs]), tuple(CLASSES[c] for c in classes), tuple(critical),
-                           xtol)
+                           xtol, system.unit_of(parameter))

@@ -65,20 +65,21 @@ class EnsembleResult:
     outcome: Mapping | None = None   # {"coordinate", "limit", "label"} or None
     trajectories: tuple | None = None
     versions: Mapping = field(default_factory=versions)
+    units: Mapping = field(default_factory=dict)  # {input or outcome coordinate name: unit} (System.unit_of)
 
     def __post_init__(self):
         inputs = np.asarray(self.inputs, float)
         inputs = inputs if inputs.ndim == 2 else inputs.reshape(-1, len(self.input_names))
         object.__setattr__(self, "inputs", frozen(inputs))
         object.__setattr__(self, "columns", MappingProxyType({k: frozen(v) for k, v in self.columns.items()}))
-        for name in ("settings", "stats", "versions"):
+        for name in ("settings", "stats", "versions", "units"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         object.__setattr__(self, "messages", tuple(self.messages))
         object.__setattr__(self, "event_names", tuple(self.event_names))
 
     def __reduce__(self):  # picklable (mappingproxy fields are not)
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        values.update({k: dict(values[k]) for k in ("columns", "settings", "stats", "versions")})
+        values.update({k: dict(values[k]) for k in ("columns", "settings", "stats", "versions", "units")})
         return (_rebuild, (values,))
 
     @classmethod
@@ -181,6 +182,12 @@ class EnsembleResult:
             out["outcome"] = dict(self.outcome, members=int(np.sum(self.reached)))
         return out
 
+    def label(self, name: str) -> str:
+        """``name [unit]`` for an input or the outcome's coordinate (just the name where the unit is
+        not known)."""
+        unit = self.units.get(name, "?")
+        return name if unit == "?" else f"{name} [{unit}]"
+
     def __repr__(self):
         counts = ", ".join(f"{v} with status {k}" for k, v in self.summary()["status_counts"].items())
         return (f"<EnsembleResult {self.system_name} {self.formulation}: {len(self)} members over "
@@ -189,13 +196,13 @@ class EnsembleResult:
     # -- files ---------------------------------------------------------------------------------
     def save(self, path) -> pathlib.Path:
         """Write an .npz file: the inputs, every column, the messages and a JSON header (names,
-        shape, settings, stats, outcome, versions). Trajectories are not saved."""
+        shape, settings, stats, outcome, versions, units). Trajectories are not saved."""
         path = pathlib.Path(path)
         header = {"system_name": self.system_name, "formulation": self.formulation,
                   "input_names": list(self.input_names), "shape": list(self.shape),
                   "coordinate_names": list(self.coordinate_names), "velocity_names": list(self.velocity_names),
                   "settings": dict(self.settings), "stats": dict(self.stats), "outcome": self.outcome,
-                  "versions": dict(self.versions)}
+                  "versions": dict(self.versions), "units": dict(self.units)}
         with open(path, "wb") as fh:
             np.savez_compressed(fh, header=np.array(json.dumps(header, default=str)), inputs=self.inputs,
                                 messages=np.array(self.messages, dtype=str), event_names=np.array(self.event_names,
@@ -211,7 +218,8 @@ class EnsembleResult:
             return cls(header["system_name"], header["formulation"], tuple(header["input_names"]), data["inputs"],
                        tuple(header["shape"]), tuple(header["coordinate_names"]), tuple(header["velocity_names"]),
                        columns, tuple(str(m) for m in data["messages"]), tuple(str(m) for m in data["event_names"]),
-                       header["settings"], header["stats"], header["outcome"], None, header["versions"])
+                       header["settings"], header["stats"], header["outcome"], None, header["versions"],
+                       header.get("units", {}))
 
 
 class Collected:
@@ -256,7 +264,8 @@ class Collected:
             tuple(self.messages[i] for i in index), tuple(self.event_names[i] for i in index), settings, stats,
             None if outcome is None else {"coordinate": outcome.coordinate, "limit": outcome.limit,
                                           "label": outcome.label},
-            tuple(self.trajectories[i] for i in index) if keep_trajectories else None)
+            tuple(self.trajectories[i] for i in index) if keep_trajectories else None,
+            units={name: system.unit_of(name) for name in inputs.names + ((outcome.coordinate,) if outcome else ())})
 
 
 def _rebuild(values):

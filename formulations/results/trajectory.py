@@ -195,9 +195,10 @@ class Trajectory:
             if unknown:
                 raise KeyError(f"trajectory of {self.system_name} ({self.formulation}) has no state {unknown}; "
                                f"expected names from {self.state_names}")
-            for name in names:
-                ax.plot(self.t, self.state[:, self.state_names.index(name)], label=name)
-            ax.set_ylabel("value [m or rad; per s for rates]")
+            units = [self.unit_of(name) for name in names]
+            for name, unit in zip(names, units):
+                ax.plot(self.t, self.state[:, self.state_names.index(name)], label=f"{name} [{unit}]")
+            ax.set_ylabel(f"value [{units[0]}]" if len(set(units)) == 1 else "value (units in the legend)")
         else:
             log_series(ax, self.t, self.constraint_errors.position, label="|Φ| in m or rad")
             log_series(ax, self.t, self.constraint_errors.velocity, label="|C v| in m/s or rad/s")
@@ -208,6 +209,11 @@ class Trajectory:
         ax.set_title(f"{self.system_name}, {self.formulation}", fontsize=9)
         legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # beside the data
         return ax
+
+    def unit_of(self, name: str) -> str:
+        """The unit of a state or reaction name, from the system's description (System.unit_of);
+        "?" where the trajectory does not carry its system."""
+        return self.system.unit_of(name) if self.system is not None else "?"
 
     @property
     def reactions(self) -> Mapping:

@@ -97,11 +97,16 @@ def energy_error(result, ax=None):
 
 
 def reactions(traj, ax=None, names=None):
-    """The multipliers named by constraint row against time (N, or N m for moments)."""
+    """The multipliers named by constraint row against time, each in its unit (N on a length, N m
+    on an angle: System.unit_of)."""
     ax = _axes(ax)
+    units = []
     for name in names or traj.constraint_names:
-        ax.plot(traj.t, traj.reactions[name], label=name)
-    ax.set(xlabel="t [s]", ylabel=f"reaction [{REACTION_UNITS}]", title=f"constraint reactions ({traj.formulation})")
+        unit = traj.unit_of(name)
+        units += [unit] if unit not in units else []
+        ax.plot(traj.t, traj.reactions[name], label=f"{name} [{unit}]")
+    unit = ", ".join(units) if units != ["?"] else REACTION_UNITS
+    ax.set(xlabel="t [s]", ylabel=f"reaction [{unit}]", title=f"constraint reactions ({traj.formulation})")
     legend(ax)
     ax.grid(True, alpha=0.3)
     return ax
@@ -160,8 +165,8 @@ def plot_stability(result, ax=None):
         ax.axvline(c.value, color="C3", lw=0.8, ls="--")
         ax.annotate(f"{c.value:.6g}", (c.value, 1.0), xycoords=("data", "axes fraction"), rotation=90,
                     va="top", ha="right", fontsize=8, color="C3")
-    ax.set_xlabel(result.parameter)
-    ax.set_ylabel("eigenvalue (1/s)")
+    ax.set_xlabel(result.parameter + ("" if result.unit == "?" else f" [{result.unit}]"))
+    ax.set_ylabel("eigenvalue [1/s]")
     ax.set_title(f"{result.system_name}: {result.family}")
     ax.legend(loc="best", fontsize=8)
     return ax

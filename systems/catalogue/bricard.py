@@ -66,6 +66,7 @@ def build():
     p0 = (L, 0, 0, L, -L, 0, L, -L, L, 0, -L, L, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1)
     return from_lagrangian(
         NAME, p, T, V, velocities=v, holonomic=holonomic, parameters=params, default_p=p0, default_v=(0,) * 24,
+        units={**{s.name: "1" for s in p[12:]}, **{s.name: "1/s" for s in v[12:]}},  # axes: unit vectors
         description=__doc__, reference="IFToMM benchmark A04 (Gonzalez, Dopico, Lugris, Cuadrado 2006)",
         visuals=tuple(Visual(f"bar {i + 1}", "link", (c / 2,), chain[i][0], end=chain[i + 1][0], colour=colour)
                       for i, colour in enumerate(("#c0392b", "#2471a3", "#d68910", "#229954", "#7d3c98")))

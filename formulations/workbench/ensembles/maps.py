@@ -15,8 +15,8 @@ def _quantity(result):
     """(values (N,), label, limit or None): what the map colours."""
     if result.outcome is not None:
         name, limit = result.outcome["coordinate"], result.outcome["limit"]
-        return result.peak(name), f"max abs({name}) over the run", limit
-    return result.columns["error_position"], "max position constraint error", None
+        return result.peak(name), f"max abs({name}) over the run" + result.label(name)[len(name):], limit
+    return result.columns["error_position"], "max position constraint error [m or rad]", None
 
 
 def grid_axes(result):
@@ -57,8 +57,8 @@ def stability_map(result, path=None, title=None, lines=()):
         mesh = axes[1].pcolormesh(x, y, np.ma.masked_invalid(times), shading="nearest", cmap="magma_r")
         fig.colorbar(mesh, ax=axes[1], label=_time_label(result))
         for ax in axes:
-            ax.set_xlabel(result.input_names[1])
-            ax.set_ylabel(result.input_names[0])
+            ax.set_xlabel(result.label(result.input_names[1]))
+            ax.set_ylabel(result.label(result.input_names[0]))
             for name, value, text in lines:
                 draw = ax.axhline if name == result.input_names[0] else ax.axvline
                 draw(value, color="tab:red", ls="--", lw=1.2, label=text)
@@ -81,11 +81,11 @@ def stability_map(result, path=None, title=None, lines=()):
             scatter = axes[1].scatter(x, y, c=reached, s=12, cmap="magma_r")
             fig.colorbar(scatter, ax=axes[1], label=_time_label(result))
         for ax, ylabel in zip(axes, (label, _time_label(result))):
-            ax.set_xlabel(result.input_names[0])
+            ax.set_xlabel(result.label(result.input_names[0]))
             if len(result.input_names) == 1:
                 ax.set_ylabel(ylabel)
             elif len(result.input_names) > 1:
-                ax.set_ylabel(result.input_names[1])
+                ax.set_ylabel(result.label(result.input_names[1]))
         if limit is not None and len(result.input_names) == 1:
             axes[0].axhline(limit, color="k", lw=0.8, ls="--")
     else:
@@ -103,5 +103,5 @@ def stability_map(result, path=None, title=None, lines=()):
 
 def _time_label(result):
     if result.outcome is None:
-        return "time the outcome was reached, s"
-    return f"time {result.outcome['label']} (abs({result.outcome['coordinate']}) >= {result.outcome['limit']:g}), s"
+        return "time the outcome was reached [s]"
+    return f"time {result.outcome['label']} (abs({result.outcome['coordinate']}) >= {result.outcome['limit']:g}) [s]"
