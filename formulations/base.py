@@ -43,7 +43,7 @@ from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import (COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE,
-                    StepChange)
+                    VARIATIONAL, StepChange)
 from .stabilization import NoStabilization, as_strategy, fastest_rate
 
 _REGISTRY: dict = {}
@@ -319,6 +319,9 @@ class Formulation(ABC):
         if form == LIE_GROUP:
             return (f"Lie-group integration updates the bodies' configurations, the dependent coordinates: got "
                     f"formulation {self.name!r} but expected 'dependent'")
+        if form == VARIATIONAL:
+            return (f"the variational methods step the dependent coordinates and their momenta: got formulation "
+                    f"{self.name!r} but expected 'dependent'")
         return f"unknown form {form!r}"
 
     def _no_dae(self) -> str | None:

@@ -18,7 +18,8 @@ import numpy as np
 from systems.state import project_positions, project_velocities, renormalize
 
 from .base import Formulation, Saddle, register
-from .forms import INDEX3, LIE_GROUP, not_made_of_bodies
+from .discrete_lagrangian import why_not as no_discrete_lagrangian
+from .forms import INDEX3, LIE_GROUP, VARIATIONAL, not_made_of_bodies
 from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
 from .linalg import minimum_norm_multipliers, saddle_system, solve_saddle
@@ -113,6 +114,11 @@ class Dependent(Formulation):
         return Phi_a, Phi_a_p
 
     def gives(self, form):
+        if form == VARIATIONAL:
+            if self.stabilization.name != "none":
+                return (f"the variational methods impose the constraints themselves: got stabilization "
+                        f"{self.stabilization.name!r} but expected 'none'")
+            return no_discrete_lagrangian(self.system)
         if form == INDEX3 and self.stabilization.name != "none":
             return (f"the augmented Lagrangian method enforces the constraints itself: got stabilization "
                     f"{self.stabilization.name!r} but expected 'none'")

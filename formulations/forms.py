@@ -18,6 +18,8 @@ Forms, with the formulation methods that serve them (y the formulation's own sta
                                                                        dynamics, accelerations
     LIE_GROUP     (p, v) made of rigid-body blocks, a configuration in SE(3) or SO(3) x R^3 per body
                                                                        rhs (system.bodies)
+    VARIATIONAL   the Lagrangian in (p, p') with p' = A v, A square: a discrete Lagrangian and
+                  impulses of the constraints (formulations.discrete_lagrangian)      system
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ INDEX1_DAE = "index-1 DAE"
 GGL_DAE = "GGL index-2 DAE"
 INDEX3 = "index-3 equations"
 LIE_GROUP = "Lie-group structure"
-FORMS = (EXPLICIT_ODE, COMPILED_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP)
+VARIATIONAL = "discrete Lagrangian"
+FORMS = (EXPLICIT_ODE, COMPILED_ODE, INDEX1_DAE, GGL_DAE, INDEX3, LIE_GROUP, VARIATIONAL)
 
 # capabilities of a solver
 ADAPTIVE = "adaptive steps"

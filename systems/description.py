@@ -167,6 +167,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     families: tuple = ()          # StateFamily objects: initial states named by a few numbers
     c_nh: sp.ImmutableMatrix | None = None  # (l, 1) velocity-free term of the nonholonomic rows; default 0
     visuals: tuple = ()           # systems.visuals.Visual objects: what the bodies look like, posed by p
+    invariants: tuple = ()        # (name, expression in p, v and the parameters): conserved by the motion
     units: Mapping = None         # {name of p, v, q, w or a row: unit}; the rest inferred (systems.units)
 
     def __post_init__(self):
@@ -193,6 +194,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "families", tuple(self.families))
         object.__setattr__(self, "visuals", tuple(self.visuals))
+        object.__setattr__(self, "invariants", tuple((str(name), sp.sympify(expr)) for name, expr in self.invariants))
         object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
@@ -262,6 +264,16 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     def energy_expression(self) -> sp.Expr:
         v = sp.Matrix(self.velocities)
         return (v.T * self.M * v)[0, 0] / 2 + self.potential
+
+    def invariant_values(self, P, V) -> dict:
+        """{name: values (k,)} of the declared invariants at the states P (k, n_p), V (k, n)."""
+        if not self.invariants:
+            return {}
+        f = sp.lambdify([self.coordinates, self.velocities],
+                        [sp.sympify(e).subs(self.parameter_map) for _, e in self.invariants], modules="numpy")
+        rows = np.array([np.broadcast_to(np.asarray(f(p, v), float), len(self.invariants))
+                         for p, v in zip(np.asarray(P, float), np.asarray(V, float))])
+        return {name: rows[:, i] for i, (name, _) in enumerate(self.invariants)}
 
     def unit_of(self, name: str) -> str:
         """The unit of a coordinate, velocity or reaction (row name) — declared in ``units`` or found

@@ -127,8 +127,8 @@ def _through(rows, unknowns, known, offset):
 
 def units(system) -> dict:
     """{name: unit string} for every coordinate and velocity of p and v, of the embedding's q and w
-    where there is one, and for every constraint row (its reaction) of ``system``; declared units
-    (``system.units``) are kept as given."""
+    where there is one, for every constraint row (its reaction) and every declared invariant of
+    ``system``; declared units (``system.units``) are kept as given."""
     declared = dict(getattr(system, "units", {}) or {})
     known = {}
     for parameter in system.parameters:
@@ -196,6 +196,10 @@ def units(system) -> dict:
                 found = _add(_add(_add(ENERGY, second, -1), known[v[k]], -1), dC, -1)
                 break
         out[row] = _show(found)
+    for name, expr in getattr(system, "invariants", ()):  # an energy is shown in J, not N m
+        if name not in declared:
+            found = dimension(expr, known)
+            out[name] = "J" if found == ENERGY else _show(found)
     return out
 
 

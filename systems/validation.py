@@ -91,6 +91,11 @@ def _symbols(system, problems):
                 hint = " (M and A depend on p only: the kinetic energy T must be quadratic in the velocities)"
             problems.append(f"{name} contains undeclared or disallowed symbols: {names}{hint}")
     _visual_symbols(system, p | params | t, problems)
+    for name, expr in system.invariants:
+        extra = expr.free_symbols - p - v - params
+        if extra:
+            problems.append(f"invariant {name!r} depends on {', '.join(sorted(s.name for s in extra))}, but an "
+                            f"invariant may depend on p, v and the parameters only")
     for i, e in enumerate(list(system.default_p) + list(system.default_v)):
         if e.free_symbols - params:
             problems.append(f"default state entry {i} depends on non-parameters: "
@@ -128,11 +133,12 @@ def _declared_units(system, problems):
     from .units import parse
 
     names = set(system.coordinate_names) | set(system.velocity_names) | set(system.constraint_names)
+    names |= {name for name, _ in system.invariants}
     if system.embedding is not None:
         names |= set(system.embedding.coordinate_names) | set(system.embedding.velocity_names)
     for name, unit in system.units.items():
         if name not in names:
-            problems.append(f"units: {name!r} is not a coordinate, velocity or constraint row of the system")
+            problems.append(f"units: {name!r} is not a coordinate, velocity, constraint row or invariant of the system")
         elif not isinstance(unit, str) or parse(unit) is None:
             problems.append(f"units: {name!r} got {unit!r} but expected a unit such as 'm', 'rad/s', 'N' or 'kg m^2' "
                             f"(of kg, m, s, N, J, W, Pa, Hz, rad, with ^ powers and one /)")

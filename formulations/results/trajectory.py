@@ -210,6 +210,12 @@ class Trajectory:
         legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)  # beside the data
         return ax
 
+    @property
+    def invariants(self) -> dict:
+        """{name: values (N,)} of the invariants the system declares (System.invariants), along the
+        run; empty where it declares none or the trajectory does not carry its system."""
+        return self.system.invariant_values(self.p, self.v) if self.system is not None else {}
+
     def unit_of(self, name: str) -> str:
         """The unit of a state or reaction name, from the system's description (System.unit_of);
         "?" where the trajectory does not carry its system."""

@@ -11,7 +11,7 @@
 """
 from .. import base as _formulation_base
 # registration, in the order methods are listed: scipy's, ours, Lie-group, DAE, index 3
-from . import scipy_ivp, explicit_rk, fixed_step, lie, ida, augmented_lagrangian  # noqa: F401, I001
+from . import scipy_ivp, explicit_rk, fixed_step, lie, ida, augmented_lagrangian, variational  # noqa: F401, I001
 from .base import Event, Problem, RunRecord, Solver, StepFailure, create, names, register, solver_class
 from .driver import SteppingSolver
 from .ida import MissingDependencyError

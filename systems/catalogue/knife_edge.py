@@ -8,7 +8,8 @@ pulls down the slope with g sin(alpha). The blade cannot move sideways:
 Closed form (Bloch, Nonholonomic Mechanics and Control, section 1.6): released at rest with
 phi(0) = 0 and phi'(0) = w, phi = w t and
   x = g sin(alpha) / (2 w^2) sin^2(w t),   y = g sin(alpha) / (2 w^2) (w t - sin(2 w t) / 2):
-the skate does not slide down the slope on average but drifts across it.
+the skate does not slide down the slope on average but drifts across it. The turning rate phi' is
+conserved (the blade force has no moment about the normal), and so is the energy.
 """
 import sympy as sp
 
@@ -35,6 +36,7 @@ def build():
         NAME, (x, y, phi), T, V, velocities=(xd, yd, phid),
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
+        invariants=[("turning rate", phid)],  # the blade force has no moment about the normal
         description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6",
         visuals=_visuals(x, y, phi, alpha, m * g))

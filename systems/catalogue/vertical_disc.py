@@ -29,6 +29,7 @@ def build():
         nonholonomic=[("longitudinal friction force", -(c * xd + s * yd - r * phd)),
                       ("lateral friction force", -(-s * xd + c * yd))],
         parameters=params, default_p=(0, 0, 0, 0), default_v=(2 * r, 0, 1, 2),
+        invariants=[("heading rate", thd), ("spin rate", phd)],
         independent_velocities=("theta_dot", "phi_dot"), description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.4",
         visuals=upright_disc(x, y, th, ph, r) + (ground(4 * r),))

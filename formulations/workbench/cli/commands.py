@@ -227,6 +227,10 @@ def cmd_compare(args):
     from ..output import OutputFolder
 
     system = load_system(args.system, args.set)
+    if args.long is not None:
+        from .long import cmd_compare_long
+
+        return cmd_compare_long(args, system)
     _check_animation(args, system)
     _check_html(args, system)
     configs = _configurations(args, system)

@@ -125,6 +125,10 @@ def build_parser():
     compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out "
                          "(rolling_disc, sphere_in_cylinder)")
     html_option(compare, "the reference run")
+    compare.add_argument("--long", type=number(), default=None, metavar="T",
+                         help="instead: the long-time comparison over T s (variational methods NH-RATTLE and DLA at "
+                              "--step, default 0.01 s, against rk4 at equal step and equal cost and DOP853 with "
+                              "projection): energy and invariant errors, their trend, a figure with --out")
     cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
                            description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear", "warm"],

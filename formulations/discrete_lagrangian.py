@@ -1,0 +1,127 @@
+"""The discrete Lagrangian of a description, for the variational integrators (formulations.solvers.variational).
+
+With p' = A(p) v and A square and invertible, the Lagrangian in (p, p') is
+
+    L(p, p') = v^T M(p) v / 2 - V(p),   v = A(p)^-1 p',
+
+and its derivatives need no inverse in closed form:
+
+    dL/dp'   = A^-T M v                                     (the momentum P, (n,))
+    dL/dp_j  = v^T M_,j v / 2 - P^T A_,j v - V_,j           (M_,j, A_,j the derivatives by p_j)
+
+The trapezoidal discrete Lagrangian L_d(p0, p1) = h/2 [L(p0, d) + L(p1, d)], d = (p1 - p0)/h,
+has D1 L_d = h/2 L_p(p0, d) - [L_p'(p0, d) + L_p'(p1, d)]/2 and D2 L_d = h/2 L_p(p1, d) +
+[L_p'(p0, d) + L_p'(p1, d)]/2; with M and A constant it gives the Stormer-Verlet method and, with
+holonomic constraints, RATTLE (Hairer, Lubich & Wanner, Geometric Numerical Integration, VI.6 and
+VII.1; Marsden & West, Discrete mechanics and variational integrators, Acta Numerica 2001).
+Forces other than -grad V (A^-T f + grad V, in p coordinates) enter as the discrete forces
+h/2 Q(p0, A(p0)^-1 d) and h/2 Q(p1, A(p1)^-1 d) at the two ends.
+
+A constraint force on the p equations is a(p)^T mu + Phi_p(p)^T nu with a = C_nh A^-1 (so that
+a p' = C_nh v): the multipliers of the discrete equations are impulses over a step, not the forces
+lambda of DESIGN section 2 (the recorded lambda are those of the state, from the dependent
+formulation).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+
+def why_not(system) -> str | None:
+    """None where ``system`` has the structure the variational integrators need; otherwise why not."""
+    n_p, n = len(system.coordinates), len(system.velocities)
+    if n_p != n:
+        return (f"the variational methods write the Lagrangian in (p, p') with p' = A v, A square and invertible: "
+                f"system {system.name!r} has {n_p} coordinates and {n} velocities (Euler parameters); expected a "
+                f"description in angles, or the Lie-group methods (RKMK4-SE3) for rigid bodies")
+    if system.is_rheonomic:
+        return (f"the variational methods are written for constraints that do not depend on time: system "
+                f"{system.name!r} has rheonomic or affine rows")
+    if sp.Matrix(system.f).subs(system.parameter_map).free_symbols & set(system.multipliers):
+        return (f"the variational methods need ideal constraints: the forces of system {system.name!r} depend on "
+                f"the multipliers (a non-ideal constraint)")
+    return None
+
+
+class DiscreteLagrangian:
+    """The numeric pieces of the trapezoidal discrete Lagrangian of ``system`` at its parameter values.
+
+    ``at(p)`` -> Pieces at one configuration; ``D1``/``D2`` of L_d; ``momentum(p, v)`` = A^-T M v and
+    ``velocity(p, P)`` = M^-1 A^T P, the Legendre map and its inverse."""
+
+    def __init__(self, system):
+        reason = why_not(system)
+        if reason is not None:
+            raise ValueError(reason)
+        self.system = system
+        p, v, t = list(system.coordinates), list(system.velocities), system.time
+        values = system.parameter_map
+        n = len(p)
+        A, M = sp.Matrix(system.A), sp.Matrix(system.M)
+        V = sp.sympify(system.potential)
+        dA = [A.diff(q) for q in p]
+        dM = [M.diff(q) for q in p]
+        grad_V = sp.Matrix([V.diff(q) for q in p]).subs(values)
+        pieces = [A, *dA, M, *dM, grad_V, sp.Matrix(system.Phi), sp.Matrix(system.Phi_p), sp.Matrix(system.C_nh)]
+        self.n, self.m, self.l = n, system.m, system.l
+        self._shapes = [(n, n), (n, n, n), (n, n), (n, n, n), (n,), (self.m,), (self.m, n), (self.l, n)]
+        self._slices, k = [], 0
+        for shape in self._shapes:
+            size = int(np.prod(shape))
+            self._slices.append((k, k + size, shape))
+            k += size
+        self.identity_A = A == sp.eye(n)  # p' = v: no solves with A
+        entries = [sp.sympify(x).subs(values) for piece in pieces for x in piece]
+        self._pieces = sp.lambdify([p], entries, modules="numpy", cse=True)
+        f = sp.Matrix(system.f).subs(values)
+        # the forces that the potential does not hold (A^T grad V + f = 0 for a conservative system)
+        remainder = (sp.Matrix(A).subs(values).T * grad_V + f).applyfunc(sp.expand)
+        self.forced = any(x != 0 for x in remainder)
+        self._f = sp.lambdify([p, v, t], f, modules="numpy", cse=True) if self.forced else None
+
+    def at(self, p):
+        """(A, dA (n, n, n): dA[j] = A_,j, M, dM, grad V (n,), Phi (m,), Phi_p (m, n), C_nh (l, n))."""
+        flat = np.array(self._pieces(p), float)
+        return tuple(flat[a:b].reshape(shape) for a, b, shape in self._slices)
+
+    def solve_A(self, pieces, x, transposed=False):
+        """A^-1 x (A^-T x where ``transposed``) at a configuration's pieces."""
+        if self.identity_A:
+            return x
+        return np.linalg.solve(pieces[0].T if transposed else pieces[0], x)
+
+    def momentum(self, pieces, v):
+        """P = A^-T M v."""
+        return self.solve_A(pieces, pieces[2] @ v, transposed=True)
+
+    def velocity(self, pieces, P):
+        """v = M^-1 A^T P."""
+        A, M = pieces[0], pieces[2]
+        return np.linalg.solve(M, P if self.identity_A else A.T @ P)
+
+    def partials(self, p, pieces, d, t):
+        """(L_p (n,), L_p' (n,), Q (n,) or None) at p (its ``pieces``) and p' = d: Q = A^-T f + grad V,
+        the forces the potential does not hold (None for a conservative system)."""
+        dA, M, dM, gV = pieces[1:5]
+        v = self.solve_A(pieces, d)
+        P = self.solve_A(pieces, M @ v, transposed=True)
+        L_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - gV
+        if not self.identity_A:
+            L_p -= np.einsum("a,jab,b->j", P, dA, v)
+        Q = None
+        if self.forced:
+            Q = self.solve_A(pieces, np.asarray(self._f(p, v, t), float).reshape(self.n), transposed=True) + gV
+        return L_p, P, Q
+
+    def D(self, h, p0, p1, pieces0, pieces1, t0):
+        """(D1 L_d + h/2 Q0, D2 L_d + h/2 Q1) for the step p0 -> p1 of size h from t0: the two
+        momentum equations' sides without the constraint impulses."""
+        d = (p1 - p0) / h
+        L_p0, P0, Q0 = self.partials(p0, pieces0, d, t0)
+        L_p1, P1, Q1 = self.partials(p1, pieces1, d, t0 + h)
+        mean = 0.5 * (P0 + P1)
+        D1, D2 = 0.5 * h * L_p0 - mean, 0.5 * h * L_p1 + mean
+        if self.forced:
+            D1, D2 = D1 + 0.5 * h * Q0, D2 + 0.5 * h * Q1
+        return D1, D2

@@ -1,0 +1,224 @@
+"""Variational integrators for holonomic and nonholonomic systems, fixed step, second order.
+
+Both methods step the configuration p and the discrete momentum P = A^-T M v of the trapezoidal
+discrete Lagrangian L_d (formulations.discrete_lagrangian) and differ in where the constraint
+impulses act:
+
+``DLA``, discrete Lagrange-d'Alembert (Cortes & Martinez, *Non-holonomic integrators*,
+Nonlinearity 14, 2001; McLachlan & Perlmutter, *Integrators for nonholonomic mechanical systems*,
+J. Nonlinear Sci. 16, 2006): the variations of the discrete action obey the constraints at p_k,
+
+    P_k + D1 L_d(p_k, p_k+1) = a(p_k)^T mu + Phi_p(p_k)^T nu
+    a(p_mid) (p_k+1 - p_k) / h = 0,   Phi(p_k+1) = 0,         p_mid = (p_k + p_k+1) / 2
+    P_k+1 = D2 L_d(p_k, p_k+1)
+
+with a = C_nh A^-1; the nonholonomic rows hold at the step's midpoint and Phi at its end, while the
+momentum at a step point need not meet the velocity constraints.
+
+``NH-RATTLE`` adds to the same first stage an impulse at p_k+1 that puts the momentum on the
+constraints there, as RATTLE does for holonomic rows:
+
+    P_k+1 = D2 L_d(p_k, p_k+1) + a(p_k+1)^T mu' + Phi_p(p_k+1)^T nu',   C(p_k+1) v_k+1 = 0
+
+(v = M^-1 A^T P, C = [Phi_p A; C_nh]: the M-orthogonal projection of Blajer). The scheme is
+symmetric: stepping back by -h from (p_k+1, P_k+1) returns (p_k, P_k), because the midpoint row
+does not change under the swap and each end carries its own impulse. On a system with holonomic
+rows only it is RATTLE (with M and A constant, Stormer-Verlet with SHAKE and the velocity
+projection; Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1).
+
+The first stage is solved for (p_k+1, mu, nu) by Newton's method (a difference Jacobian at the
+first guess of each step, taken again where the iterations contract slowly); a step that does not converge ends the run with a message
+naming the system, the time and the residual. Steps land on every output time (t_eval), so output
+points are step points (output times closer together than the step shorten the steps between them,
+as with the other fixed-step methods).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..discrete_lagrangian import DiscreteLagrangian
+from ..errors import CapabilityError
+from ..forms import VARIATIONAL
+from .base import StepFailure, equal_steps, register
+from .driver import SteppingSolver
+
+METHODS = ("DLA", "NH-RATTLE")
+MAX_ITERATIONS = 30
+SLOW = 0.2      # a contraction slower than this refreshes the Jacobian
+TOLERANCE = 1e-14  # of the Newton increment, relative to max(1, |p|)
+
+
+class VariationalStepper:
+    """One method of METHODS on the dependent state y = (p, v), behind the stepping interface of
+    formulations.solvers.driver; ``stops`` are the times the steps land on."""
+
+    supports_post_step = True
+
+    def __init__(self, system, method, step):
+        if method not in METHODS:
+            raise CapabilityError(f"variational integration got method {method!r} but expected one of "
+                                  f"{', '.join(METHODS)}")
+        try:
+            self.model = DiscreteLagrangian(system)
+        except ValueError as exc:
+            raise CapabilityError(str(exc)) from None
+        self.system, self.method, self.h_max = system, method, float(step)
+        self.rattle = method == "NH-RATTLE"
+        self.n, self.m, self.l = self.model.n, self.model.m, self.model.l
+        self.rejected = 0
+        self.stops = None
+        self.newton_iterations = 0
+        self.jacobians = 0
+        self.evaluations = [0]  # residuals of the discrete equations (the run's "RHS evaluations")
+
+    # -- the stepping interface ------------------------------------------------------------------
+    def start(self, fun, t0, y0, t_bound, rtol, atol, max_step, first_step):
+        if t_bound < t0:
+            raise CapabilityError("the variational methods run forward in time: expected t_span[1] > t_span[0]")
+        grid = np.asarray(self.stops if self.stops is not None else [], float)
+        targets = sorted(set(grid[(grid > t0) & (grid < t_bound)]) | {float(t_bound)})
+        self.times = equal_steps(float(t0), targets, self.h_max)[0]
+        self.index = 0
+        self.h_last = np.nan
+        self.t = float(t0)
+        self.replace_state(y0)
+        self._last = (self.t, self.y, self.t, self.y)
+
+    def replace_state(self, y):
+        y = np.array(y, float)
+        self.y = y
+        self.p = y[:self.n].copy()
+        self.pieces = self.model.at(self.p)
+        self.P = self.model.momentum(self.pieces, y[self.n:])
+        self.history = [self.p]  # the last configurations of equal steps, for the predictor
+        self._impulse_directions()
+
+    def _impulse_directions(self):
+        """a(p0)^T = A^-T C_nh^T (n, l) at the step's start."""
+        self.a0T = self.model.solve_A(self.pieces, self.pieces[7].T, transposed=True)
+    def step(self):
+        t0, t1 = self.t, float(self.times[self.index])
+        h = t1 - t0
+        p1, pieces1 = self._first_stage(h, t0)
+        D2 = self.model.D(h, self.p, p1, self.pieces, pieces1, t0)[1]
+        if self.rattle:
+            v1 = self._onto_constraints(pieces1, self.model.velocity(pieces1, D2))
+            P1 = self.model.momentum(pieces1, v1)
+        else:
+            P1, v1 = D2, self.model.velocity(pieces1, D2)
+        y_new = np.concatenate([p1, v1])
+        self._last = (t0, self.y, t1, y_new)
+        self.t, self.y, self.p, self.pieces, self.P = t1, y_new, p1, pieces1, P1
+        self.history = (self.history + [p1])[-3:] if abs(h - self.h_last) <= 1e-9 * h else [self.p0_of_step, p1]
+        self.h_last = h
+        self._impulse_directions()
+        self.index += 1
+        return self.t, self.y
+
+    def interpolant(self):
+        t0, y0, t1, y1 = self._last
+
+        def linear(t):
+            s = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
+            return (1 - s) * y0 + s * y1
+        return linear
+
+    step_size = property(lambda self: self.h_max)
+
+    # -- the stages ------------------------------------------------------------------------------
+    def _residual(self, h, t0, x):
+        """The first stage's equations at x = (p1, mu, nu), and p1's pieces."""
+        n, l = self.n, self.l
+        self.evaluations[0] += 1
+        p0, pieces0 = self.p, self.pieces
+        p1, mu, nu = x[:n], x[n:n + l], x[n + l:]
+        pieces1 = self.model.at(p1)
+        D1 = self.model.D(h, p0, p1, pieces0, pieces1, t0)[0]
+        R1 = self.P + D1
+        if l:
+            R1 = R1 - self.a0T @ mu
+        if self.m:
+            R1 = R1 - pieces0[6].T @ nu
+        parts = [R1]
+        if l:
+            mid = self.model.at(0.5 * (p0 + p1))
+            parts.append(mid[7] @ self.model.solve_A(mid, (p1 - p0) / h))
+        if self.m:
+            parts.append(pieces1[5])
+        return np.concatenate(parts), pieces1
+
+    def _inverse_jacobian(self, h, t0, x, r):
+        """The inverse of the first stage's Jacobian at x: differences in p1, exact in the impulses."""
+        n, l = self.n, self.l
+        J = np.zeros((x.size, x.size))
+        for j in range(n):
+            dx = np.zeros_like(x)
+            dx[j] = 1.49e-8 * max(1.0, abs(x[j]))
+            J[:, j] = (self._residual(h, t0, x + dx)[0] - r) / dx[j]
+        if l:
+            J[:n, n:n + l] = -self.a0T
+        if self.m:
+            J[:n, n + l:] = -self.pieces[6].T
+        self.jacobians += 1
+        return np.linalg.inv(J)
+
+    def _first_stage(self, h, t0):
+        """(p1, its pieces): Newton's method on the first stage with the Jacobian of its first
+        guess (again where the iterations contract slowly): the parabola through the last three
+        configurations after two equal steps of size h, else p1 = p0 + h A v0."""
+        n = self.n
+        self.p0_of_step = self.p
+        if len(self.history) == 3 and abs(h - self.h_last) <= 1e-9 * h:
+            guess = 3 * self.history[2] - 3 * self.history[1] + self.history[0]
+        else:
+            guess = self.p + h * (self.pieces[0] @ self.y[n:])
+        x = np.concatenate([guess, np.zeros(self.l + self.m)])
+        r, pieces1 = self._residual(h, t0, x)
+        inverse = self._inverse_jacobian(h, t0, x, r)
+        previous, refreshes = np.inf, 0
+        for _ in range(MAX_ITERATIONS):
+            dx = -inverse @ r
+            x = x + dx
+            r, pieces1 = self._residual(h, t0, x)
+            self.newton_iterations += 1
+            size = np.max(np.abs(dx[:n]))
+            scale = max(1.0, np.max(np.abs(x[:n])))
+            if not np.all(np.isfinite(x)):
+                break
+            if size <= TOLERANCE * scale or (size <= 1e-11 * scale and size > 0.5 * previous):
+                return x[:n], pieces1  # converged, or at round-off
+            if size > SLOW * previous and refreshes < 2:
+                inverse, refreshes = self._inverse_jacobian(h, t0, x, r), refreshes + 1
+            previous = size
+        raise StepFailure(f"{self.method} on system {self.system.name!r}: Newton's method did not converge in the step "
+                          f"from t = {t0:.6g} to {t0 + h:.6g} (largest residual {np.max(np.abs(r)):.3g}, last "
+                          f"increment {np.max(np.abs(dx)):.3g}); try a smaller step")
+
+    def _onto_constraints(self, pieces, v):
+        """v moved M-orthogonally onto C(p) v = 0 (the second stage of NH-RATTLE)."""
+        A, M, Phi_p, C_nh = pieces[0], pieces[2], pieces[6], pieces[7]
+        C = np.vstack([Phi_p @ A, C_nh])
+        if C.shape[0] == 0:
+            return v
+        MinvCT = np.linalg.solve(M, C.T)
+        kappa = np.linalg.solve(C @ MinvCT, -(C @ v))
+        return v + MinvCT @ kappa
+
+
+@register(*METHODS)
+class Variational(SteppingSolver):
+    """``DLA`` and ``NH-RATTLE``: variational integrators, fixed step, second order; output points
+    are step points."""
+
+    forms = (VARIATIONAL,)
+    offers = frozenset()
+    order = 2
+    fixed_step = True
+    step_hint = "or the configuration 'dependent@NH-RATTLE:1e-3'"
+    max_steps = 10**7
+
+    def stepper(self, problem):
+        stepper = VariationalStepper(problem.formulation.system, self.method, self.step)
+        stepper.stops = problem.t_eval
+        stepper.evaluations = problem.evaluations  # counted as the run's evaluations
+        return stepper

@@ -1,0 +1,49 @@
+"""``pfaff compare SYSTEM --long T``: the long-time comparison (formulations.workbench.long_time).
+
+    pfaff compare knife_edge --long 3000 --step 0.1 --out knife-long
+
+The variational methods NH-RATTLE and DLA at --step (default 0.01 s), rk4 at that step and at the
+step of equal cost, and DOP853 with projection at 1e-6, over T s. Prints the table; with --out the
+folder gets long_time.md, long_time.json and long_time.png (energy and invariant errors on log axes).
+"""
+from __future__ import annotations
+
+import sys
+
+from .parsing import UsageError, explain
+
+OK, FAILED = 0, 1
+DEFAULT_STEP = 0.01
+ALONE = ("formulations", "enforcement", "sweep", "animate", "html")  # options the long comparison does not take
+
+
+def cmd_compare_long(args, system):
+    from ..long_time import figure, long_time
+    from ..output import OutputFolder
+
+    given = [f"--{name}" for name in ALONE if getattr(args, name, None)]
+    if given:
+        raise UsageError(f"--long runs its own methods (NH-RATTLE, DLA, rk4, DOP853 with projection): it does not "
+                         f"take {', '.join(given)}")
+    if args.force and args.out is None:
+        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
+    step = DEFAULT_STEP if args.step is None else args.step
+    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    quiet = args.quiet or args.json
+    try:
+        result = long_time(system, args.long, step, progress=None if quiet else
+                           (lambda text: print(text, file=sys.stderr, flush=True)))
+    except ValueError as exc:
+        raise UsageError(f"--long: {explain(exc)}") from None
+    markdown = (f"# Long-time comparison: {system.name}, {args.long:g} s at h = {step:g} s\n\n{result.to_markdown()}\n\n"
+                f"Trend: the largest energy error over the last tenth of the run over that of the first tenth "
+                f"(about 1: bounded; about 10: a linear drift).\n")
+    print(result.to_json() if args.json else markdown)
+    if folder is not None:
+        with folder:
+            (folder.tmp / "long_time.md").write_text(markdown + "\n![energy and invariant errors](long_time.png)\n")
+            (folder.tmp / "long_time.json").write_text(result.to_json())
+            figure(result, folder.tmp / "long_time.png")
+            target = folder.commit()
+        print(f"\nlong-time comparison written to {target}", file=sys.stderr if args.json else sys.stdout)
+    return FAILED if any(run.status < 0 for run in result.runs) else OK

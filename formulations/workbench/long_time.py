@@ -1,0 +1,161 @@
+"""The long-time comparison: energy and invariant errors of the variational methods against
+Runge-Kutta over a long run, at equal step and at equal cost (``pfaff compare SYSTEM --long T``).
+
+The methods: NH-RATTLE and DLA at the step h (formulations.solvers.variational), rk4 at h and at
+the step of equal cost (h times the ratio of the costs per step, medians of five interleaved pilot
+runs of 200 steps), and DOP853 on the dependent formulation with projection at rtol = atol = 1e-6.
+States are recorded every few steps on the step grid (so that the fixed steps stay equal), about
+``points`` of them per run. The trend of an error is the ratio of its largest value over the last
+tenth of the run to that over the first tenth: about 1 for a bounded error, about 10 for a linear
+drift.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..base import create
+from ..discrete_lagrangian import why_not
+
+PILOT_STEPS = 200
+DOP853_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class LongRun:
+    """One method's run: t (k,), the energy error |E - E(0)| (k,) in J, the invariants' errors
+    {name: (k,)}, wall time in s, accepted steps, status and message, and the energy error's
+    largest values over the first and the last tenth of the run and their ratio (``trend``)."""
+
+    label: str
+    t: np.ndarray
+    energy_error: np.ndarray
+    invariant_errors: dict
+    wall_time: float
+    steps: int
+    status: int
+    message: str
+    first: float
+    last: float
+    trend: float
+
+
+@dataclass(frozen=True)
+class LongTimeResult:
+    """The runs of a long-time comparison of ``system_name`` over t_end s at the step h (s);
+    cost_per_step: seconds per step of NH-RATTLE and rk4 from the pilots; units of the invariants."""
+
+    system_name: str
+    t_end: float
+    step: float
+    cost_per_step: dict
+    runs: tuple
+    units: dict = dataclasses.field(default_factory=dict)  # of the invariants (System.unit_of)
+
+    def to_markdown(self) -> str:
+        lines = ["| method | wall s | steps | energy error, first tenth [J] | last tenth [J] | trend | invariants, "
+                 "largest error | status |", "|---|---|---|---|---|---|---|---|"]
+        for run in self.runs:
+            invariants = ", ".join(f"{name}: {np.max(err):.1e}" for name, err in run.invariant_errors.items()) or "-"
+            lines.append(f"| {run.label} | {run.wall_time:.2f} | {run.steps} | {run.first:.2e} | {run.last:.2e} | "
+                         f"{run.trend:.2f} | {invariants} | {run.status} |")
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        runs = [{k: v for k, v in dataclasses.asdict(run).items() if k not in ("t", "energy_error", "invariant_errors")}
+                | {"invariant_max_errors": {n: float(np.max(e)) for n, e in run.invariant_errors.items()}}
+                for run in self.runs]
+        return json.dumps({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
+                           "cost_per_step_s": self.cost_per_step, "runs": runs}, indent=1)
+
+
+def _pilot(system, method, h):
+    started = time.perf_counter()
+    create("dependent", system, backend="numpy").simulate((0.0, PILOT_STEPS * h), method=method, step=h,
+                                                          t_eval=[0.0, PILOT_STEPS * h])
+    return (time.perf_counter() - started) / PILOT_STEPS
+
+
+def _trend(error):
+    tenth = max(1, (error.size - 1) // 10)
+    first, last = float(np.max(error[1:tenth + 1], initial=0.0)), float(np.max(error[-tenth:], initial=0.0))
+    return first, last, (last / first if first > 0 else float("nan"))
+
+
+def long_time(system, t_end, step, *, points=2000, progress=print, invariants=True) -> LongTimeResult:
+    """The long-time comparison of ``system`` over (0, t_end) s at the step ``step`` s (module
+    docstring); ``progress(text)`` is told of each run as it finishes (None: silent); the declared
+    invariants are followed unless ``invariants`` is False (one that holds only for some parameter
+    values, say)."""
+    reason = why_not(system)
+    if reason is not None:
+        raise ValueError(reason)
+    t_end, h = float(t_end), float(step)
+    if not (np.isfinite(t_end) and np.isfinite(h) and 0 < h < t_end):
+        raise ValueError(f"long-time comparison got t_end={t_end!r} s and step={h!r} s but expected 0 < step < t_end")
+    pilots = {"NH-RATTLE": [], "rk4": []}
+    for _ in range(5):  # interleaved: NH-RATTLE, rk4, NH-RATTLE, ...
+        for method in pilots:
+            pilots[method].append(_pilot(system, method, h))
+    cost = {method: statistics.median(times) for method, times in pilots.items()}
+    h_equal = t_end / int(np.ceil(t_end / (h * cost["rk4"] / cost["NH-RATTLE"])))
+    plan = [("NH-RATTLE", "none", "NH-RATTLE", h), ("DLA", "none", "DLA", h), ("rk4, same step", "none", "rk4", h),
+            (f"rk4, equal cost (h = {h_equal:.3g} s)", "none", "rk4", h_equal),
+            (f"DOP853 + projection, {DOP853_TOL:g}", "projection", "DOP853", None)]
+    runs = []
+    for label, stabilization, method, run_step in plan:
+        grid_step = run_step or h
+        steps = int(round(t_end / grid_step))
+        stride = max(1, steps // points)
+        t_eval = np.append(np.arange(0, steps, stride) * grid_step, t_end)
+        options = dict(method=method, step=run_step) if run_step else dict(rtol=DOP853_TOL, atol=DOP853_TOL)
+        started = time.perf_counter()
+        traj = create("dependent", system, stabilization=stabilization, backend="numpy").simulate(
+            (0.0, t_end), t_eval=t_eval, **options)
+        wall = time.perf_counter() - started
+        energy_error = np.abs(traj.energy - traj.energy[0])
+        followed = traj.invariants if invariants else {}
+        invariant_errors = {name: np.abs(values - values[0]) for name, values in followed.items()}
+        first, last, trend = _trend(energy_error)
+        runs.append(LongRun(label, traj.t, energy_error, invariant_errors, wall, int(traj.stats.steps), int(traj.status),
+                            traj.message, first, last, trend))
+        if progress is not None:
+            progress(f"{system.name}: {label}: {wall:.1f} s, energy error {first:.2e} -> {last:.2e} J (trend {trend:.2f})")
+    return LongTimeResult(system.name, t_end, h, cost, tuple(runs),
+                          {name: system.unit_of(name) for name, _ in system.invariants} if invariants else {})
+
+
+def figure(result: LongTimeResult, path=None, period=None):
+    """The energy error (and each declared invariant's error, a panel each) against time on log
+    axes, one line per method; time in periods where ``period`` (s) is given. Saved to ``path``
+    where given; returns the Figure."""
+    import matplotlib.pyplot as plt
+
+    from ..results.plotting import legend, log_series
+
+    names = list(dict.fromkeys(n for run in result.runs for n in run.invariant_errors))
+    fig, axes = plt.subplots(1 + len(names), 1, figsize=(7.5, 3.4 * (1 + len(names))), layout="constrained",
+                             squeeze=False)
+    unit, scale = ("periods", period) if period else ("s", 1.0)
+    for ax, quantity in zip(axes[:, 0], ["energy"] + names):
+        for run in result.runs:
+            error = run.energy_error if quantity == "energy" else run.invariant_errors.get(quantity)
+            if error is None:
+                continue
+            keep = run.t > 0  # log time axis; exact zeros sit on the lower edge
+            log_series(ax, run.t[keep] / scale, error[keep], label=run.label, lw=1)
+        ax.set_xscale("log")
+        ax.set(xlabel=f"t [{unit}]", ylabel="|E(t) - E(0)| [J]" if quantity == "energy" else
+               f"|change of {quantity}| [{result.units.get(quantity, '?')}]",
+               title=f"{result.system_name}: {'energy' if quantity == 'energy' else quantity} error, h = {result.step:g} s")
+        ax.grid(True, which="both", alpha=0.3)
+        legend(ax, fontsize=8, loc="upper left")
+    if path is not None:
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+    return fig
