@@ -24,6 +24,8 @@ formulation).
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import sympy as sp
 
@@ -33,8 +35,13 @@ def why_not(system) -> str | None:
     n_p, n = len(system.coordinates), len(system.velocities)
     if n_p != n:
         return (f"the variational methods write the Lagrangian in (p, p') with p' = A v, A square and invertible: "
-                f"system {system.name!r} has {n_p} coordinates and {n} velocities (Euler parameters); expected a "
-                f"description in angles, or the Lie-group methods (RKMK4-SE3) for rigid bodies")
+                f"system {system.name!r} has {n_p} coordinates and {n} velocities (p has more entries than v, as with "
+                f"Euler parameters); expected a description in angles, or the Lie-group methods (RKMK4-SE3) for "
+                f"rigid bodies")
+    if system.redundant_constraints:
+        return (f"the variational methods solve for one impulse per constraint row: the rows "
+                f"{', '.join(repr(r) for r in system.redundant_constraints)} of system {system.name!r} depend on the "
+                f"others (redundant constraints); expected independent rows")
     if system.is_rheonomic:
         return (f"the variational methods are written for constraints that do not depend on time: system "
                 f"{system.name!r} has rheonomic or affine rows")
@@ -42,6 +49,17 @@ def why_not(system) -> str | None:
         return (f"the variational methods need ideal constraints: the forces of system {system.name!r} depend on "
                 f"the multipliers (a non-ideal constraint)")
     return None
+
+
+_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def model_of(system) -> "DiscreteLagrangian":
+    """The DiscreteLagrangian of ``system``, built once per System (a sympy build of tenths of a s)."""
+    model = _MODELS.get(system)
+    if model is None:
+        model = _MODELS[system] = DiscreteLagrangian(system)
+    return model
 
 
 class DiscreteLagrangian:
@@ -79,6 +97,34 @@ class DiscreteLagrangian:
         remainder = (sp.Matrix(A).subs(values).T * grad_V + f).applyfunc(sp.expand)
         self.forced = any(x != 0 for x in remainder)
         self._f = sp.lambdify([p, v, t], f, modules="numpy", cse=True) if self.forced else None
+        self._check_inertia_terms()
+
+    def _check_inertia_terms(self, states=3, seed=7):
+        """The method rebuilds the equations from T = v^T M v / 2 and V, so the description's d must
+        be T's inertia terms: d = M' v - (A')^T P - A^T dT/dp at fixed p' (P = A^-T M v, ' = d/dt
+        along p' = A v). Compared at a few states near the default one; a ValueError names the
+        largest difference (a damping or other force written into d belongs in f)."""
+        system, rng = self.system, np.random.default_rng(seed)
+        p0, _ = system.default_state()
+        worst = (0.0, None)
+        for _ in range(states):
+            p, v = p0 + 0.1 * rng.standard_normal(self.n), rng.standard_normal(self.n)
+            pieces = self.at(p)
+            A, dA, M, dM = pieces[:4]
+            pdot = A @ v
+            P = self.momentum(pieces, v)
+            T_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - np.einsum("a,jab,b->j", P, dA, v)
+            expected = np.einsum("jab,j->ab", dM, pdot) @ v - np.einsum("jab,j->ab", dA, pdot).T @ P - A.T @ T_p
+            given = np.asarray(system.numeric.dynamics(0.0, p, v, system.params)[1], float)
+            scale = 1.0 + np.max(np.abs(expected)) + np.max(np.abs(given))
+            gap = np.max(np.abs(expected - given)) / scale
+            if gap > worst[0]:
+                worst = (gap, int(np.argmax(np.abs(expected - given))))
+        if worst[0] > 1e-8:
+            raise ValueError(f"the variational methods rebuild the equations from T = v^T M v / 2 and V, but the inertia "
+                             f"terms d of system {system.name!r} differ from T's (row {worst[1] + 1} of d, relative "
+                             f"difference {worst[0]:.1e} near the default state): a damping or other force written "
+                             f"into d belongs in f")
 
     def at(self, p):
         """(A, dA (n, n, n): dA[j] = A_,j, M, dM, grad V (n,), Phi (m,), Phi_p (m, n), C_nh (l, n))."""
@@ -103,9 +149,9 @@ class DiscreteLagrangian:
     def partials(self, p, pieces, d, t):
         """(L_p (n,), L_p' (n,), Q (n,) or None) at p (its ``pieces``) and p' = d: Q = A^-T f + grad V,
         the forces the potential does not hold (None for a conservative system)."""
-        dA, M, dM, gV = pieces[1:5]
+        dA, dM, gV = pieces[1], pieces[3], pieces[4]
         v = self.solve_A(pieces, d)
-        P = self.solve_A(pieces, M @ v, transposed=True)
+        P = self.momentum(pieces, v)
         L_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - gV
         if not self.identity_A:
             L_p -= np.einsum("a,jab,b->j", P, dA, v)

@@ -194,7 +194,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "families", tuple(self.families))
         object.__setattr__(self, "visuals", tuple(self.visuals))
-        object.__setattr__(self, "invariants", tuple((str(name), sp.sympify(expr)) for name, expr in self.invariants))
+        object.__setattr__(self, "invariants", self._checked_invariants())
         object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
@@ -265,15 +265,45 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         v = sp.Matrix(self.velocities)
         return (v.T * self.M * v)[0, 0] / 2 + self.potential
 
+    def _checked_invariants(self) -> tuple:
+        """``invariants`` as ((name, expression), ...): each entry a pair, its name new (not a
+        coordinate, velocity, row or another invariant), a text expression read in the system's own
+        symbols; SystemDescriptionError naming every bad entry."""
+        own = {s.name: s for s in (*self.coordinates, *self.velocities, *(p.symbol for p in self.parameters))}
+        taken = set(own) | set(self.constraint_names)
+        out, problems = [], []
+        for i, entry in enumerate(self.invariants):
+            if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
+                problems.append(f"invariants[{i}] got {entry!r:.80} but expected a pair (name, expression)")
+                continue
+            name, expr = entry
+            if name in taken:
+                problems.append(f"invariants[{i}] is named {name!r}, which is already a symbol, row or invariant of "
+                                f"the system; give it its own name")
+            taken.add(name)
+            try:
+                out.append((name, sp.sympify(expr, locals=own)))
+            except (sp.SympifyError, TypeError) as exc:
+                problems.append(f"invariant {name!r} got {expr!r:.80} but expected an expression in p, v and the "
+                                f"parameters ({exc})")
+        if problems:
+            raise SystemDescriptionError(self.name, problems)
+        return tuple(out)
+
+    @cached_property
+    def _invariant_function(self):
+        return sp.lambdify([self.coordinates, self.velocities],
+                           [sp.sympify(e).subs(self.parameter_map) for _, e in self.invariants], modules="numpy")
+
     def invariant_values(self, P, V) -> dict:
         """{name: values (k,)} of the declared invariants at the states P (k, n_p), V (k, n)."""
         if not self.invariants:
             return {}
-        f = sp.lambdify([self.coordinates, self.velocities],
-                        [sp.sympify(e).subs(self.parameter_map) for _, e in self.invariants], modules="numpy")
-        rows = np.array([np.broadcast_to(np.asarray(f(p, v), float), len(self.invariants))
-                         for p, v in zip(np.asarray(P, float), np.asarray(V, float))])
-        return {name: rows[:, i] for i, (name, _) in enumerate(self.invariants)}
+        P, V = np.asarray(P, float), np.asarray(V, float)
+        k = len(P)
+        values = self._invariant_function(P.T, V.T)  # each entry (k,) or a constant
+        return {name: np.broadcast_to(np.asarray(x, float), (k,)).copy()
+                for (name, _), x in zip(self.invariants, values)}
 
     def unit_of(self, name: str) -> str:
         """The unit of a coordinate, velocity or reaction (row name) — declared in ``units`` or found
@@ -283,11 +313,11 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
             return self._units[name]
         for parameter in self.parameters:
             if name in (parameter.name, parameter.alias):
-                return parameter.unit or "1"
+                return parameter.unit or "?"
         for family in self.families:
             for variable in family.variables:
                 if variable.name == name:
-                    return variable.unit or "1"
+                    return variable.unit or "?"
         return "?"
 
     @cached_property

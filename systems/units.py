@@ -18,6 +18,7 @@ nothing (a row that mixes lengths and angles with no dimensionless coefficient, 
 """
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import sympy as sp
@@ -32,18 +33,19 @@ UNKNOWN = "?"
 
 
 def parse(unit: str):
-    """(kg, m, s) exponents of a unit string ("kg m^2", "m/s^2", "N s/m", "rad", "" for a pure
-    number), or None where a token is not a known unit."""
-    text = unit.strip()
+    """(kg, m, s) exponents of a unit string ("kg m^2", "m/s^2", "N s/m", "kg^(1/2)", "rad" or "1"
+    for a pure number), or None where a token is not a known unit or the string is empty (no unit
+    given: unknown, not dimensionless)."""
+    text = re.sub(r"\^\((-?\d+)/(\d+)\)", r"^\1|\2", unit.strip())  # kg^(1/2): not a division
     if not text:
-        return (0, 0, 0)
+        return None
     numerator, _, denominator = text.partition("/")
     total = [Fraction(0)] * 3
     for sign, part in ((1, numerator), (-1, denominator)):
         for token in part.replace("*", " ").replace("·", " ").split():
             name, _, power = token.partition("^")
             try:
-                exponent = Fraction(power) if power else Fraction(1)
+                exponent = Fraction(power.replace("|", "/")) if power else Fraction(1)
             except ValueError:
                 return None
             base = BASE.get(name)
@@ -59,19 +61,16 @@ def _add(a, b, scale=1):
 
 def dimension(expr, known: dict):
     """(kg, m, s) exponents of ``expr`` given those of its symbols (``known``: Symbol -> exponents),
-    or None where a symbol's is unknown. Sums take their first known term (a description is assumed
-    homogeneous); functions other than powers (sin, exp, atan2, ...) are dimensionless."""
+    or None where a symbol's is unknown or the terms of a sum disagree (a bare number in a sum takes
+    the unit of the others); functions other than powers (sin, exp, atan2, ...) are dimensionless."""
     expr = sp.sympify(expr)
     if expr.is_Number or expr.is_NumberSymbol:
         return (0, 0, 0)
     if expr.is_Symbol:
         return known.get(expr)
-    if expr.is_Add:
-        for term in expr.args:
-            found = dimension(term, known)
-            if found is not None:
-                return found
-        return None
+    if expr.is_Add:  # every term with a symbol must agree; a bare number takes the others' unit
+        found = {dimension(term, known) for term in expr.args if term.free_symbols}
+        return found.pop() if len(found) == 1 and None not in found else None
     if expr.is_Mul:
         total = (0, 0, 0)
         for factor in expr.args:
@@ -99,11 +98,15 @@ def _show(dims, angle_ok: bool = True) -> str:
     if dims is None:
         return UNKNOWN
     dims = tuple(Fraction(x) for x in dims)
+    if not angle_ok and dims[:2] == (0, 0):  # a pure number and its rates
+        order = -dims[2]
+        return "1" if order == 0 else "1/s" if order == 1 else f"1/s^{order}"
     if dims == (0, 0, 0):
-        return "rad" if angle_ok else "1"
+        return "rad"
     if dims in NAMES:
         return NAMES[dims]
-    parts = [f"{name}^{x}" if x != 1 else name for name, x in zip(("kg", "m", "s"), dims) if x]
+    parts = [name if x == 1 else f"{name}^{x}" if x.denominator == 1 else f"{name}^({x})"
+             for name, x in zip(("kg", "m", "s"), dims) if x]
     return " ".join(parts)
 
 
@@ -174,7 +177,7 @@ def units(system) -> dict:
             if vj not in known and system.M[j, j].free_symbols & parameter_symbols:  # not a bare number
                 dM = dimension(system.M[j, j], known)
                 if dM is not None:
-                    known[vj] = tuple(x / 2 for x in _add(ENERGY, dM, -1))
+                    known[vj] = tuple(Fraction(x) / 2 for x in _add(ENERGY, dM, -1))
                     changed = True
         changed |= _through(kinematics, unknowns, known, second)  # p_i = A_ij v_j s
         changed |= _through(placement, unknowns, known, (0, 0, 0))  # dp_i = g_q dq
@@ -186,16 +189,17 @@ def units(system) -> dict:
         if row in declared:
             out[row] = declared[row]
             continue
-        found = None
-        # a coefficient with a decimal number in it may hide a length (a numeric offset): last resort
-        columns = sorted((k for k in range(len(v)) if C[i, k] != 0 and v[k] in known),
-                         key=lambda k: bool(sp.sympify(C[i, k]).atoms(sp.Float)))
-        for k in columns:
-            dC = dimension(C[i, k], known)
-            if dC is not None:
-                found = _add(_add(_add(ENERGY, second, -1), known[v[k]], -1), dC, -1)
-                break
-        out[row] = _show(found)
+        # every column gives the reaction's unit; they must agree. A coefficient with a decimal number
+        # in it may hide a length (a numeric offset), so such columns count only where no other does.
+        found = {}
+        for k in range(len(v)):
+            if C[i, k] != 0 and v[k] in known:
+                dC = dimension(C[i, k], known)
+                if dC is not None:
+                    found.setdefault(bool(sp.sympify(C[i, k]).atoms(sp.Float)), set()).add(
+                        _add(_add(_add(ENERGY, second, -1), known[v[k]], -1), dC, -1))
+        units_found = found.get(False) or found.get(True) or set()
+        out[row] = _show(units_found.pop()) if len(units_found) == 1 else UNKNOWN
     for name, expr in getattr(system, "invariants", ()):  # an energy is shown in J, not N m
         if name not in declared:
             found = dimension(expr, known)
@@ -208,4 +212,4 @@ def rate(unit: str, order: int = 1) -> str:
     dims = parse(unit) if unit != UNKNOWN else None
     if dims is None:
         return UNKNOWN
-    return _show(_add(dims, (0, 0, -order)))
+    return _show(_add(dims, (0, 0, -order)), angle_ok=unit not in ("1", ""))

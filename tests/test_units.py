@@ -1,6 +1,8 @@
 """Units from the description: the dimensional analysis of systems.units gives the catalogue's
 coordinates, velocities and reactions their physical units, keeps the energy homogeneous in J,
 honours declared units and refuses bad ones; figures label their axes with them."""
+from fractions import Fraction
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -22,10 +24,11 @@ def test_unit_strings_parse_to_kilogram_metre_second_exponents():
     assert parse("kg m^2") == (1, 2, 0)
     assert parse("m/s^2") == (0, 1, -2)
     assert parse("N s/m") == (1, 0, -1)
-    assert parse("rad/s") == (0, 0, -1) and parse("") == (0, 0, 0)
+    assert parse("rad/s") == (0, 0, -1) and parse("1") == (0, 0, 0) and parse("kg^(1/2)") == (Fraction(1, 2), 0, 0)
+    assert parse("") is None  # no unit given: unknown, not dimensionless
     assert parse("N m") == parse("J") == ENERGY
     assert parse("furlong") is None and parse("m^x") is None
-    assert rate("m") == "m/s" and rate("rad", 2) == "rad/s^2" and rate("?") == "?"
+    assert rate("m") == "m/s" and rate("rad", 2) == "rad/s^2" and rate("?") == "?" and rate("1") == "1/s"
 
 
 @pytest.mark.parametrize("name, expected", [

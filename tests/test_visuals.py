@@ -143,6 +143,38 @@ def test_the_contact_force_arrows_obey_newtons_second_law():
             assert np.allclose(force, expected, atol=1e-9 * max(1.0, np.abs(expected).max())), name
 
 
+def test_the_rolling_contact_force_of_the_builders_obeys_newtons_second_law():
+    """A rolling disc built from frames (systems.builders.contact): the force rolling_contact_force
+    draws, normal and both frictions, is m a_G - m g along a leaning, turning run."""
+    from systems.builders.contact import rolling_contact, rolling_contact_force
+    from systems.builders.frames import Frame, Point
+
+    ref = systems.load("rolling_disc")
+    x, y, z, psi, theta, phi = ref.coordinates
+    m, r, g = (p.symbol for p in ref.parameters[:3])
+    ground = Frame.ground(systems.Kinematics(ref.coordinates, ref.velocities, ref.A))
+    wheel = ground.body_fixed((psi, theta), "zx", "lean").spinning(phi, "y", "disc")
+    centre = Point.at(ground, (x, y, z), "centre")
+    body = wheel.body("disc", m, sp.diag(m * r**2 / 4, m * r**2 / 2, m * r**2 / 4), centre)
+    holonomic, rolling = rolling_contact("contact", wheel, centre, r)
+    lam = sp.symbols("N_c F_long F_lat", real=True)
+    point, force = rolling_contact_force(wheel, centre, r, lam)
+    disc = from_rigid_bodies("disc_from_frames", ref.coordinates, ref.velocities, ref.A, [body], gravity=(0, 0, -g),
+                             holonomic=holonomic, nonholonomic=rolling, parameters=ref.parameters, multipliers=lam,
+                             default_p=ref.default_p, default_v=ref.default_v,
+                             visuals=[Visual("contact force", "arrow", (1.0,), point, end=force)])
+    values = disc.parameter_dict
+    traj = F.create("dependent", disc, backend="numpy").simulate((0.0, 1.0), rtol=1e-10, atol=1e-10,
+                                                                 t_eval=np.linspace(0.0, 1.0, 4))
+    friction = []
+    for t, p, v in zip(traj.t, traj.p, traj.v):
+        arrows, v_dot = _arrow_forces(disc, p, v, t)
+        expected = values["m"] * (v_dot[:3] - np.array([0.0, 0.0, -values["g"]]))
+        assert np.allclose(arrows["contact force"], expected, atol=1e-9), (t, arrows, expected)
+        friction.append(np.hypot(*arrows["contact force"][:2]))
+    assert max(friction) > 0.1  # the friction directions are exercised, not only the normal force
+
+
 def test_the_bicycle_contact_forces_carry_its_weight_by_the_lever_rule():
     """Upright and straight at constant speed nothing accelerates: the ground pushes up on the wheels
     with N_F = g sum(m_i x_i) / w and N_R = M g - N_F (x_i the centres of mass ahead of the rear

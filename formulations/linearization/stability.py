@@ -80,7 +80,7 @@ class StabilityResult:
 
     def to_dict(self) -> dict:
         """Plain data for JSON (complex numbers as [real, imag])."""
-        return {"system": self.system_name, "family": self.family, "parameter": self.parameter,
+        return {"system": self.system_name, "family": self.family, "parameter": self.parameter, "unit": self.unit,
                 "formulation": self.formulation, "values": self.values.tolist(),
                 "eigenvalues": [[[z.real, z.imag] for z in row] for row in self.eigenvalues],
                 "max_real": self.max_real.tolist(), "classes": list(self.classes), "xtol": self.xtol,

@@ -183,10 +183,8 @@ class EnsembleResult:
         return out
 
     def label(self, name: str) -> str:
-        """``name [unit]`` for an input or the outcome's coordinate (just the name where the unit is
-        not known)."""
-        unit = self.units.get(name, "?")
-        return name if unit == "?" else f"{name} [{unit}]"
+        """``name [unit]`` for an input or the outcome's coordinate ("?" where the unit is not known)."""
+        return f"{name} [{self.units.get(name, '?')}]"
 
     def __repr__(self):
         counts = ", ".join(f"{v} with status {k}" for k, v in self.summary()["status_counts"].items())

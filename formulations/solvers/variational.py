@@ -26,6 +26,11 @@ does not change under the swap and each end carries its own impulse. On a system
 rows only it is RATTLE (with M and A constant, Stormer-Verlet with SHAKE and the velocity
 projection; Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1).
 
+The two methods take the same positions: the end impulse of NH-RATTLE acts along the rows at
+p_k+1, as the next step's first impulse does, which absorbs it (as SHAKE's positions are
+RATTLE's). They differ in the velocity at a step point: DLA's is the discrete momentum D2 L_d,
+off the velocity constraints by O(h) and of first order; NH-RATTLE's is on them and of second order.
+
 The first stage is solved for (p_k+1, mu, nu) by Newton's method (a difference Jacobian at the
 first guess of each step, taken again where the iterations contract slowly); a step that does not converge ends the run with a message
 naming the system, the time and the residual. Steps land on every output time (t_eval), so output
@@ -36,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..discrete_lagrangian import DiscreteLagrangian
+from ..discrete_lagrangian import model_of
 from ..errors import CapabilityError
 from ..forms import VARIATIONAL
 from .base import StepFailure, equal_steps, register
@@ -59,7 +64,7 @@ class VariationalStepper:
             raise CapabilityError(f"variational integration got method {method!r} but expected one of "
                                   f"{', '.join(METHODS)}")
         try:
-            self.model = DiscreteLagrangian(system)
+            self.model = model_of(system)
         except ValueError as exc:
             raise CapabilityError(str(exc)) from None
         self.system, self.method, self.h_max = system, method, float(step)

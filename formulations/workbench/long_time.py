@@ -64,20 +64,35 @@ class LongTimeResult:
             invariants = ", ".join(f"{name}: {np.max(err):.1e}" for name, err in run.invariant_errors.items()) or "-"
             lines.append(f"| {run.label} | {run.wall_time:.2f} | {run.steps} | {run.first:.2e} | {run.last:.2e} | "
                          f"{run.trend:.2f} | {invariants} | {run.status} |")
-        return "\n".join(lines)
+        notes = [f"- {run.label} (status {run.status}): {run.message}" for run in self.runs if run.status != 0]
+        return "\n".join(lines + ([""] + notes if notes else []))
 
     def to_json(self) -> str:
         runs = [{k: v for k, v in dataclasses.asdict(run).items() if k not in ("t", "energy_error", "invariant_errors")}
                 | {"invariant_max_errors": {n: float(np.max(e)) for n, e in run.invariant_errors.items()}}
                 for run in self.runs]
-        return json.dumps({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
-                           "cost_per_step_s": self.cost_per_step, "runs": runs}, indent=1)
+        return json.dumps(_finite({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
+                                   "cost_per_step_s": self.cost_per_step, "units": self.units, "runs": runs}), indent=1)
+
+
+def _finite(value):
+    """``value`` with NaN and infinities as None (valid JSON)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
 
 
 def _pilot(system, method, h):
+    """Seconds per step of ``method`` at the step h over PILOT_STEPS steps; a failed pilot is an error."""
     started = time.perf_counter()
-    create("dependent", system, backend="numpy").simulate((0.0, PILOT_STEPS * h), method=method, step=h,
-                                                          t_eval=[0.0, PILOT_STEPS * h])
+    traj = create("dependent", system, backend="numpy").simulate((0.0, PILOT_STEPS * h), method=method, step=h,
+                                                                 t_eval=[0.0, PILOT_STEPS * h])
+    if traj.status < 0:
+        raise ValueError(f"the pilot run of {method} on system {system.name!r} at the step {h:g} s failed: {traj.message}")
     return (time.perf_counter() - started) / PILOT_STEPS
 
 
@@ -113,7 +128,8 @@ def long_time(system, t_end, step, *, points=2000, progress=print, invariants=Tr
         steps = int(round(t_end / grid_step))
         stride = max(1, steps // points)
         t_eval = np.append(np.arange(0, steps, stride) * grid_step, t_end)
-        options = dict(method=method, step=run_step) if run_step else dict(rtol=DOP853_TOL, atol=DOP853_TOL)
+        options = (dict(method=method, step=run_step, max_steps=steps + 10) if run_step else
+                   dict(rtol=DOP853_TOL, atol=DOP853_TOL, max_steps=max(10**6, 10 * steps)))
         started = time.perf_counter()
         traj = create("dependent", system, stabilization=stabilization, backend="numpy").simulate(
             (0.0, t_end), t_eval=t_eval, **options)

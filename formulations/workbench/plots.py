@@ -37,9 +37,6 @@ def _log_ticks(ax):
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-REACTION_UNITS = "N, or N m for a moment"
-
-
 LEVELS = {"position": r"max $|\Phi|$ [m or rad]", "velocity": r"max $|C v|$ [m/s or rad/s]",
           "acceleration": r"max $|C\dot v + \xi|$ [m/s² or rad/s²]"}
 OVERLAID = 4  # configurations drawn in one panel at most; more get a row of panels each
@@ -105,8 +102,7 @@ def reactions(traj, ax=None, names=None):
         unit = traj.unit_of(name)
         units += [unit] if unit not in units else []
         ax.plot(traj.t, traj.reactions[name], label=f"{name} [{unit}]")
-    unit = ", ".join(units) if units != ["?"] else REACTION_UNITS
-    ax.set(xlabel="t [s]", ylabel=f"reaction [{unit}]", title=f"constraint reactions ({traj.formulation})")
+    ax.set(xlabel="t [s]", ylabel=f"reaction [{', '.join(units)}]", title=f"constraint reactions ({traj.formulation})")
     legend(ax)
     ax.grid(True, alpha=0.3)
     return ax
@@ -165,7 +161,7 @@ def plot_stability(result, ax=None):
         ax.axvline(c.value, color="C3", lw=0.8, ls="--")
         ax.annotate(f"{c.value:.6g}", (c.value, 1.0), xycoords=("data", "axes fraction"), rotation=90,
                     va="top", ha="right", fontsize=8, color="C3")
-    ax.set_xlabel(result.parameter + ("" if result.unit == "?" else f" [{result.unit}]"))
+    ax.set_xlabel(f"{result.parameter} [{result.unit}]")
     ax.set_ylabel("eigenvalue [1/s]")
     ax.set_title(f"{result.system_name}: {result.family}")
     ax.legend(loc="best", fontsize=8)

@@ -27,8 +27,9 @@ def build():
     T = m / 2 * (vG.T * vG)[0, 0] + I / 2 * thd**2
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(I, 0.1, "kg m^2", "moment of inertia about G"),
               Parameter(a, 0.5, "m", "distance of G ahead of the blade"))
+    lam = sp.Symbol("lambda_1", real=True)
     return from_lagrangian(
-        NAME, (x, y, th), T, 0, velocities=(xd, yd, thd),
+        NAME, (x, y, th), T, 0, velocities=(xd, yd, thd), multipliers=(lam,),
         nonholonomic=[("lateral blade force", sp.sin(th) * xd - sp.cos(th) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(1, 0, 1),
         description=__doc__,
@@ -38,5 +39,5 @@ def build():
                  blade(x, y, th, a / 2), ground(4 * a),
                  # the ground's sideways force on the blade, m times 1 m/s^2 drawn a long
                  Visual("contact point", "point", (a / 40,), (x, y, 0), colour="#2c3e50"),
-                 Visual("blade force", "arrow", (a / m,), (x, y, 0), end=blade_force(th, sp.Symbol("lambda_1", real=True)),
+                 Visual("blade force", "arrow", (a / m,), (x, y, 0), end=blade_force(th, lam),
                         colour="#c0392b")))

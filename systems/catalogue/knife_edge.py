@@ -32,17 +32,18 @@ def build():
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(J, 0.1, "kg m^2", "moment of inertia about the normal"),
               Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
               Parameter(alpha, 0.3, "rad", "inclination of the plane"))
+    lam = sp.Symbol("lambda_1", real=True)
     return from_lagrangian(
-        NAME, (x, y, phi), T, V, velocities=(xd, yd, phid),
+        NAME, (x, y, phi), T, V, velocities=(xd, yd, phid), multipliers=(lam,),
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
         invariants=[("turning rate", phid)],  # the blade force has no moment about the normal
         description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6",
-        visuals=_visuals(x, y, phi, alpha, m * g))
+        visuals=_visuals(x, y, phi, alpha, m * g, lam))
 
 
-def _visuals(x, y, phi, alpha, weight):
+def _visuals(x, y, phi, alpha, weight, lam):
     """The blade on the slope: plane coordinates turned by the inclination about the y axis (x down
     the slope); the contact point (to trail: the skate's track) and the slope's sideways force on
     the blade (-lambda (sin phi, -cos phi) in plane axes, the weight drawn one blade length long);
@@ -50,7 +51,7 @@ def _visuals(x, y, phi, alpha, weight):
     tilt = Ry(alpha)
     length = sp.Rational(3, 10)
     on_slope = tilt * sp.Matrix([x, y, length / 12])
-    contact, force = tilt * sp.Matrix([x, y, 0]), blade_force(phi, sp.Symbol("lambda_1", real=True))
+    contact, force = tilt * sp.Matrix([x, y, 0]), blade_force(phi, lam)
     return (Visual("blade", "box", (length, length / 20, length / 6), on_slope, tilt * Rz(phi), colour="#2471a3"),
             Visual("contact point", "point", (length / 40,), contact, colour="#2c3e50"),
             Visual("blade force", "arrow", (length / weight,), contact, end=tilt * force, colour="#c0392b"),

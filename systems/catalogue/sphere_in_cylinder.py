@@ -47,7 +47,7 @@ def build():
     r_GP = a * e_rho
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(a, 0.1, "m", "sphere radius"),
               Parameter(R, 0.5, "m", "cylinder radius"),
-              Parameter(k, 0.4, "", "inertia factor, I = k m a^2"),
+              Parameter(k, 0.4, "1", "inertia factor, I = k m a^2"),
               Parameter(g, 9.81, "m/s^2", "gravitational acceleration"))
     alpha, zq = sp.symbols("alpha z_q", real=True)
     eq = sp.symbols("e0:4", real=True)

@@ -15,16 +15,19 @@ from .parsing import UsageError, explain
 OK, FAILED = 0, 1
 DEFAULT_STEP = 0.01
 ALONE = ("formulations", "enforcement", "sweep", "animate", "html")  # options the long comparison does not take
+IGNORED = ("t_end", "rtol", "atol", "backend", "samples", "max_steps")  # ... unless left at their defaults
 
 
 def cmd_compare_long(args, system):
+    """``args.long_defaults``: the compare command's defaults of IGNORED (set by the parser)."""
     from ..long_time import figure, long_time
     from ..output import OutputFolder
 
     given = [f"--{name}" for name in ALONE if getattr(args, name, None)]
+    given += [f"--{name.replace('_', '-')}" for name in IGNORED if getattr(args, name) != args.long_defaults[name]]
     if given:
-        raise UsageError(f"--long runs its own methods (NH-RATTLE, DLA, rk4, DOP853 with projection): it does not "
-                         f"take {', '.join(given)}")
+        raise UsageError(f"--long runs its own methods (NH-RATTLE, DLA, rk4, DOP853 with projection) over T s on the "
+                         f"numpy backend: it does not take {', '.join(given)}")
     if args.force and args.out is None:
         raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
     step = DEFAULT_STEP if args.step is None else args.step

@@ -8,6 +8,7 @@
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
                   [--samples N] [--sweep] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
                   [--html FILE] [--quiet] [--set name=value ...] [--json]
+    pfaff compare SYSTEM --long T [--step H] [--out DIR [--force]] [--quiet] [--set name=value ...] [--json]
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
@@ -100,7 +101,8 @@ def build_parser():
     simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     simulate.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
     simulate.add_argument("--method", default="DOP853", help="integrator (adaptive: RK45, DOP853, Radau, BDF, LSODA, "
-                          "dopri5, IDA, ...; fixed step: rk4, augmented_lagrangian, RKMK4-SE3, RKMK4-SO3xR3)")
+                          "dopri5, IDA, ...; fixed step: rk4, augmented_lagrangian, RKMK4-SE3, RKMK4-SO3xR3, "
+                          "NH-RATTLE, DLA)")
     _run_options(simulate, "fixed step in s of a fixed-step --method (rk4, augmented_lagrangian, RKMK4-*)")
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
                           help="constraint stabilization of the dependent and reduced formulations")
@@ -129,6 +131,9 @@ def build_parser():
                          help="instead: the long-time comparison over T s (variational methods NH-RATTLE and DLA at "
                               "--step, default 0.01 s, against rk4 at equal step and equal cost and DOP853 with "
                               "projection): energy and invariant errors, their trend, a figure with --out")
+    from .long import IGNORED
+
+    compare.set_defaults(long_defaults={name: compare.get_default(name) for name in IGNORED})
     cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
                            description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear", "warm"],

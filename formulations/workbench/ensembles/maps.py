@@ -15,7 +15,7 @@ def _quantity(result):
     """(values (N,), label, limit or None): what the map colours."""
     if result.outcome is not None:
         name, limit = result.outcome["coordinate"], result.outcome["limit"]
-        return result.peak(name), f"max abs({name}) over the run" + result.label(name)[len(name):], limit
+        return result.peak(name), f"max abs({name}) over the run [{result.units.get(name, '?')}]", limit
     return result.columns["error_position"], "max position constraint error [m or rad]", None
 
 
