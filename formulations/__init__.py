@@ -25,6 +25,7 @@ from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
+from .workbench.advisor import Advice, advise
 from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
@@ -45,4 +46,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
            "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
            "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
-           "plot_stability", "derive", "Derivation", "Status"]
+           "plot_stability", "derive", "Derivation", "Status", "advise", "Advice"]

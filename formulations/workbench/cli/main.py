@@ -14,6 +14,8 @@
                 [--set name=value ...] [--json]
     pfaff stability SYSTEM --param P --range A B [--points N] [--family F] [--formulation F] [--out DIR [--force]]
                     [--set name=value ...] [--json]
+    pfaff advise SYSTEM [--t-end T] [--target-error E] [--budget SECONDS] [--out DIR [--force]] [--quiet]
+                 [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
                  [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
@@ -38,7 +40,7 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
                        cmd_export, cmd_list, cmd_simulate)
 from .parsing import UsageError, backend_option, count, join_negative_values, number, tolerance
 from ..output import OutputError
-from . import stability as stability_cli, sweep
+from . import advise as advise_cli, stability as stability_cli, sweep
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
 
@@ -147,6 +149,7 @@ def build_parser():
     cache.set_defaults(run=cmd_cache)
     sweep.add_parser(sub, _command)
     stability_cli.add_parser(sub, _command)
+    advise_cli.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()

@@ -1,0 +1,294 @@
+"""Which formulation, stabilization, integrator and tolerance for this system: the advisor.
+
+``advise(system, t_span, target_error=1e-6, budget=60)`` works in three steps.
+
+1. **What the description says before any run** (``facts``): the counts n, m, l and the redundant
+   rows, rheonomic rows, whether an embedding exists, rigid-body blocks, how well A is conditioned
+   at the start, and the stiffness. The stiffness is the largest decay rate max(-Re lambda) of the
+   dependent formulation's right-hand side, from a difference Jacobian at the start, times the
+   length of t_span.
+2. **Candidates** (``candidates``), chosen from these facts:
+   - every formulation that applies (formulations.workbench.comparison.compare.default_configurations);
+   - without the formulations that need independent rows (reduced, minimal, manifold) where rows
+     are redundant;
+   - with an implicit method (Radau on the dependent and the minimal formulation, and IDA where
+     scikit-sundae is installed) where the system is stiff;
+   - with NH-RATTLE where the variational methods apply and the run is long (50 or more periods of
+     the fastest oscillation).
+3. **Pilot runs**: formulations.compare on a horizon chosen to fit the budget, at three tolerances
+   (rtol = atol) a hundredfold apart around the target divided by the size of the state, against
+   the dependent formulation with projection at 1e-13. Each candidate
+   is scored by the wall time at which its deviation from the reference reaches ``target_error``,
+   interpolated in log-log between its tolerances; compile time is left out. Candidates that
+   failed, or that never reached the target, are ranked last and their reasons are kept.
+
+The recommendation is the fastest candidate at the target, with the tolerance at which its
+deviation reaches the target (interpolated as the time is, halved and rounded down to one digit). This follows the practice of scoring constraint-enforcement methods
+by CPU time at a given accuracy, constraint violation and robustness (Marques, Souto & Flores
+2017; Gonzalez, Dopico, Lugris & Cuadrado, the IFToMM benchmark protocol).
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from systems.arguments import time_span
+from systems.catalogue import as_system
+
+from ..base import create
+from ..discrete_lagrangian import why_not as no_variational
+from ..solvers.options import relative_tolerance
+from .comparison.compare import default_configurations
+
+STIFF = 1e4          # max(-Re lambda) * (t1 - t0) above which explicit methods are in their stability limit
+LONG = 50            # periods of the fastest oscillation beyond which a run counts as long
+PILOT_SHARE = 0.7    # of the budget planned for the pilot runs (the rest: facts, and the estimate's error)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One configuration's pilot results: ``time_at_target`` in s (NaN where the target was not
+    reached), ``tolerance`` the one that reaches it (interpolated between the runs that bracket the
+    target, halved and rounded down to one digit; the sweep's where no run was looser), the deviations and wall
+    times per tolerance, the largest constraint error and energy drift, and the notes behind its rank."""
+
+    label: str
+    time_at_target: float
+    tolerance: float | None
+    tolerances: tuple
+    deviations: tuple
+    wall_times: tuple
+    constraint_error: float
+    energy_drift: float
+    failed: bool
+    notes: tuple = ()
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The advisor's result: ``recommended`` (a configuration string that create/compare accept) at
+    ``rtol`` (= atol), the ranked ``table`` of Candidates, the ``reasons`` in sentences, the
+    ``facts`` read from the description, the pilot horizon and the time the advice took."""
+
+    system_name: str
+    t_span: tuple
+    target_error: float
+    recommended: str | None
+    rtol: float | None
+    table: tuple
+    reasons: tuple
+    facts: dict
+    pilot_span: tuple
+    elapsed: float
+    budget: float
+    comparison: object = field(default=None, compare=False, repr=False)
+
+    def to_markdown(self) -> str:
+        head = (f"**{self.system_name}**: target error {self.target_error:g} over t = {self.t_span[0]:g} .. "
+                f"{self.t_span[1]:g} s (pilot runs over {self.pilot_span[1] - self.pilot_span[0]:g} s)\n\n")
+        pick = (f"Recommended: `{self.recommended}` at rtol = atol = {self.rtol:g}\n\n" if self.recommended
+                else "No candidate reached the target error in the pilot runs.\n\n")
+        lines = ["| rank | configuration | time at target s | tolerance | deviation at the tolerances | "
+                 "max constraint error | energy drift J | notes |", "|---|---|---|---|---|---|---|---|"]
+        for i, c in enumerate(self.table, 1):
+            time_text = f"{c.time_at_target:.3g}" if np.isfinite(c.time_at_target) else "not reached"
+            tol_text = f"{c.tolerance:g}" if c.tolerance is not None else "-"
+            devs = ", ".join(f"{d:.1e}" for d in c.deviations)
+            lines.append(f"| {i} | {c.label} | {time_text} | {tol_text} | {devs} | {c.constraint_error:.1e} | "
+                         f"{c.energy_drift:.1e} | {'; '.join(c.notes) or '-'} |")
+        reasons = "\n".join(f"- {r}" for r in self.reasons)
+        return head + pick + "\n".join(lines) + "\n\n" + reasons + "\n"
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+    def as_dict(self) -> dict:
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "comparison"}
+        data["table"] = [asdict(c) for c in self.table]
+        return _finite(data)
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.as_dict(), **kwargs)
+
+
+def _finite(value):
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
+
+
+def facts(system, t_span=(0.0, 10.0), state0=None) -> dict:
+    """What the description says before any run (module docstring, step 1)."""
+    t0, t1 = time_span(t_span)
+    p, v = system.default_state() if state0 is None else (np.asarray(state0[0], float), np.asarray(state0[1], float))
+    out = {"n": system.n, "m": system.m, "l": system.l, "redundant_rows": list(system.redundant_constraints),
+           "rheonomic": bool(system.is_rheonomic), "embedding": system.embedding is not None,
+           "rigid_body_blocks": bool(system.bodies), "variational": no_variational(system) is None}
+    A = np.asarray(system.numeric.dynamics(t0, p, v, system.params)[6], float)
+    sigma = np.linalg.svd(A, compute_uv=False)
+    out["A_conditioning"] = float(sigma[-1] / sigma[0]) if sigma[0] > 0 else 0.0
+    rates = _rates(system, p, v, t0)
+    out["fastest_decay_per_s"], out["fastest_frequency_rad_s"] = rates
+    out["stiffness"] = rates[0] * (t1 - t0)
+    out["periods"] = rates[1] * (t1 - t0) / (2 * np.pi)
+    return out
+
+
+def _rates(system, p, v, t0):
+    """(max(-Re lambda), max |Im lambda|) of the difference Jacobian of the dependent formulation's
+    right-hand side at (p, v)."""
+    form = create("dependent", system, backend="numpy")
+    y = form.own_state(p, v, t0)
+    f0 = np.asarray(form.rhs(t0, y), float)
+    J = np.empty((y.size, y.size))
+    for j in range(y.size):
+        dy = np.zeros_like(y)
+        dy[j] = 1e-7 * max(1.0, abs(y[j]))
+        J[:, j] = (np.asarray(form.rhs(t0, y + dy), float) - f0) / dy[j]
+    eig = np.linalg.eigvals(J) if np.all(np.isfinite(J)) else np.array([0.0])
+    return float(max(0.0, np.max(-eig.real))), float(np.max(np.abs(eig.imag)))
+
+
+def candidates(system, known: dict) -> tuple:
+    """(configurations, reasons): the configurations worth a pilot run given the facts (step 2)."""
+    configs, reasons = list(default_configurations(system)), []
+    if known["redundant_rows"]:
+        dropped = [c for c in configs if c.split("+")[0].split("@")[0] in ("reduced", "minimal", "manifold")]
+        configs = [c for c in configs if c not in dropped]
+        reasons.append(f"The rows {', '.join(known['redundant_rows'])} are redundant: the formulations that need "
+                       f"independent rows ({', '.join(dropped)}) are left out.")
+    if known["stiffness"] > STIFF:
+        implicit = ["dependent@Radau", "minimal@Radau"]
+        try:
+            import sksundae  # noqa: F401
+            implicit.append("dependent@IDA")
+        except ImportError:
+            pass
+        configs += implicit
+        reasons.append(f"The fastest decay rate, {known['fastest_decay_per_s']:.3g} 1/s, times the interval is "
+                       f"{known['stiffness']:.2g} > {STIFF:g}: the system is stiff over this interval, so the implicit "
+                       f"{', '.join(implicit)} are tried as well.")
+    if known["variational"] and known["periods"] >= LONG:
+        configs.append(f"dependent@NH-RATTLE:{_variational_step(known):.3g}")
+        reasons.append(f"The run spans about {known['periods']:.0f} periods of the fastest oscillation: the "
+                       f"variational NH-RATTLE, whose energy error stays bounded, is tried as well.")
+    if known["A_conditioning"] < 1e-6:
+        reasons.append(f"A is nearly singular at the start (sigma_min / sigma_max = {known['A_conditioning']:.1e}): "
+                       f"formulations whose coordinates break down there may stop.")
+    return tuple(dict.fromkeys(configs)), reasons
+
+
+def _variational_step(known):
+    """A step of a twentieth of the fastest oscillation's period (or 1e-2 s without one)."""
+    w = known["fastest_frequency_rad_s"]
+    return 2 * np.pi / w / 20 if w > 0 else 1e-2
+
+
+def _round_down(x):
+    """x rounded down to one significant digit (3.7e-9 -> 3e-9)."""
+    exponent = int(np.floor(np.log10(x)))
+    return float(f"{int(x / 10.0**exponent + 1e-9)}e{exponent}")
+
+
+def _score(label, points, target):
+    """A Candidate from the sweep points of one configuration (sorted from loose to tight)."""
+    points = sorted(points, key=lambda s: -s.tol)
+    failed = any(s.status < 0 for s in points)
+    usable = [s for s in points if s.status >= 0 and np.isfinite(s.deviation) and s.wall_time > 0]
+    notes = [f"failed at {s.tol:g}" for s in points if s.status < 0]
+    notes += [f"finished with a failed check at {s.tol:g}" for s in points if s.status == 2]
+    reached = [s for s in usable if s.deviation <= target]
+    if reached and reached[0] is usable[0]:
+        t, tol = usable[0].wall_time, usable[0].tol  # already at the loosest tolerance: an upper bound
+        notes.append("reached the target at the loosest tolerance tried (its time is an upper bound)")
+    elif reached:
+        first = reached[0]
+        before = usable[usable.index(first) - 1]
+        x0, x1 = np.log(before.deviation), np.log(max(first.deviation, 1e-300))
+        y0, y1 = np.log(before.wall_time), np.log(first.wall_time)
+        share = (np.log(target) - x0) / (x1 - x0) if x1 != x0 else 1.0
+        t = min(max(float(np.exp(y0 + share * (y1 - y0))), 0.0), first.wall_time)
+        # the tolerance at the target, in log-log between the same two runs, halved and rounded down
+        tol = float(np.exp(np.log(before.tol) + share * (np.log(first.tol) - np.log(before.tol)))) / 2
+        tol = max(_round_down(tol), first.tol)
+    else:
+        t, tol = float("nan"), None
+        notes.append("did not reach the target at the tolerances tried")
+    constraint = max((max(s.position_error, s.velocity_error) for s in usable
+                      if np.isfinite(s.position_error)), default=float("nan"))
+    energy = max((s.energy_drift for s in usable if np.isfinite(s.energy_drift)), default=float("nan"))
+    return Candidate(label, t, tol, tuple(s.tol for s in points), tuple(s.deviation for s in points),
+                     tuple(s.wall_time for s in points), float(constraint), float(energy), failed, tuple(notes))
+
+
+def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget=60.0, configurations=None,
+           progress=None) -> Advice:
+    """The advice for ``system`` over ``t_span`` (module docstring). target_error: the deviation
+    from the reference (max over p and v, on the common grid) to reach. budget: seconds for the
+    whole advice; the pilot horizon is chosen so that the runs fit in it (compile time aside, the
+    numpy backend is used). configurations: the candidates instead of the advisor's choice.
+    progress(i, n, label) is called before each pilot run."""
+    started = time.perf_counter()
+    system = as_system(system)
+    t_span = time_span(t_span)
+    target = relative_tolerance("target_error", target_error)
+    if not (isinstance(budget, (int, float)) and np.isfinite(budget) and budget > 0):
+        raise ValueError(f"advise got budget={budget!r} but expected a number of seconds > 0")
+    known = facts(system, t_span, state0)
+    configs, reasons = candidates(system, known) if configurations is None else (tuple(configurations), [])
+    runs = 1 + len(configs) * 4
+    pilot, scale = _pilot_span(system, t_span, state0, runs, budget * PILOT_SHARE - (time.perf_counter() - started),
+                               target * 1e-2)
+    center = target / scale  # rtol = atol: errors scale with the size of the state
+    tolerances = [min(center * 1e2, 1e-2), center, max(center * 1e-2, 1e-14)]
+    from .comparison.compare import compare
+
+    with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
+        comparison = compare(system, configs, pilot, state0, rtol=tolerances[1], sweep=tolerances, samples=101,
+                             progress=progress, backend="numpy")
+    by_label = {}
+    for point in comparison.sweep:
+        by_label.setdefault(point.label, []).append(point)
+    table = sorted((_score(label, points, target) for label, points in by_label.items()),
+                   key=lambda c: (c.failed, not np.isfinite(c.time_at_target), c.time_at_target))
+    best = table[0] if table and np.isfinite(table[0].time_at_target) and not table[0].failed else None
+    if pilot != t_span:
+        reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
+                          f"for, to fit the budget of {budget:g} s.")
+    if best is not None:
+        reasons.append(f"{best.label} reached a deviation of {target:g} from the reference fastest, in about "
+                       f"{best.time_at_target:.3g} s of the pilot, at rtol = atol = {best.tolerance:g}.")
+        for other in table[1:3]:
+            if np.isfinite(other.time_at_target) and not other.failed:
+                reasons.append(f"{other.label} took {other.time_at_target / best.time_at_target:.2g} times as long.")
+    for c in table:
+        if c.failed or not np.isfinite(c.time_at_target):
+            reasons.append(f"{c.label}: {'; '.join(c.notes)}.")
+    return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
+                  tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison)
+
+
+def _pilot_span(system, t_span, state0, runs, seconds, tol):
+    """(horizon, scale): the horizon of the pilot runs, t_span or its beginning where a run of the
+    dependent formulation with projection over a tenth of it at ``tol`` suggests that ``runs`` runs
+    over t_span would not fit in ``seconds`` (the reference at 1e-13 costs more, the looser
+    tolerances less); and the largest entry of p and v in that run (at least 1), the scale of the
+    errors a tolerance gives."""
+    t0, t1 = t_span
+    form = create("dependent", system, stabilization="projection", backend="numpy")
+    with np.errstate(all="ignore"):  # twice: the first run pays for one-time evaluations
+        probe = [form.simulate((t0, t0 + (t1 - t0) / 10), state0, rtol=tol, atol=tol) for _ in range(2)][-1]
+    states = np.hstack([probe.p, probe.v])
+    scale = float(max(1.0, np.max(np.abs(states[np.isfinite(states)]), initial=0.0)))
+    per_run = 10 * (probe.stats.wall_time + probe.stats.setup_time)
+    if per_run * runs <= seconds:
+        return t_span, scale
+    share = min(max(seconds / (per_run * runs), 0.02), 1.0)
+    return (t0, t0 + (t1 - t0) * share), scale

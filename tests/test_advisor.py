@@ -1,0 +1,72 @@
+"""The formulation advisor (formulations.workbench.advisor): its rules on systems with redundant
+rows, stiffness or a long horizon, a recommendation that reaches the target error when re-run,
+the budget kept, and the command line."""
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+from formulations.workbench.advisor import _score, advise, candidates, facts
+
+
+def _kinds(configs):
+    return {c.split("@")[0].split("+")[0] for c in configs}
+
+
+def test_redundant_rows_leave_out_the_formulations_that_need_independent_rows():
+    bricard = systems.load("bricard")  # one of its 24 rows depends on the others
+    known = facts(bricard, (0.0, 2.0))
+    configs, reasons = candidates(bricard, known)
+    assert known["redundant_rows"] and _kinds(configs) == {"dependent"}
+    assert any("redundant" in r for r in reasons)
+
+
+def test_a_stiff_system_gets_implicit_methods_and_a_long_oscillation_a_variational_one():
+    governor = systems.load("flyball_governor")  # a decay rate of about 8e3 1/s (its regulator)
+    stiff, reasons = candidates(governor, facts(governor, (0.0, 10.0)))
+    assert "dependent@Radau" in stiff and any("stiff" in r for r in reasons)
+    skate = systems.load("knife_edge")
+    calm, _ = candidates(skate, facts(skate, (0.0, 10.0)))
+    assert not any("Radau" in c or "IDA" in c for c in calm)
+    pendulum = systems.load("pendulum_cartesian")
+    long, reasons = candidates(pendulum, facts(pendulum, (0.0, 200.0)))  # about 100 swings
+    assert any(c.startswith("dependent@NH-RATTLE") for c in long) and any("periods" in r for r in reasons)
+    short, _ = candidates(pendulum, facts(pendulum, (0.0, 2.0)))
+    assert not any("NH-RATTLE" in c for c in short)
+
+
+def test_the_recommendation_reaches_the_target_within_the_budget():
+    """Re-run at the recommended tolerance over the pilot horizon, the recommended configuration
+    deviates from the reference by less than the target; the advice takes no longer than its
+    budget and one more pilot run."""
+    skate = systems.load("knife_edge")
+    advice = advise(skate, (0.0, 4.0), target_error=1e-6, budget=8.0)
+    assert advice.recommended is not None and advice.table[0].label == advice.recommended
+    check = F.compare(skate, [advice.recommended], advice.pilot_span, rtol=advice.rtol, samples=101,
+                      backend="numpy")
+    assert check.rows[0].status == 0 and check.rows[0].deviation < 1e-6
+    longest = max(point.wall_time for point in advice.comparison.sweep)
+    assert advice.elapsed < advice.budget + longest
+    assert "Recommended" in advice.to_markdown() and advice.as_dict()["recommended"] == advice.recommended
+
+
+def test_time_at_target_is_read_between_the_bracketing_runs():
+    """The scoring of a configuration: the wall time where the deviation crosses the target, in
+    log-log between the two runs around it, and no time where no run reaches it."""
+    from formulations.workbench.comparison.compare import SweepPoint
+
+    points = [SweepPoint("x", 1e-4, 0.01, 0, 1e-3, 0.0), SweepPoint("x", 1e-6, 0.04, 0, 1e-5, 0.0),
+              SweepPoint("x", 1e-8, 0.16, 0, 1e-7, 0.0)]
+    scored = _score("x", points, 1e-6)  # halfway in log deviation between 1e-5 and 1e-7: halfway in log time
+    assert np.isclose(scored.time_at_target, 0.08) and scored.tolerance == 5e-8
+    assert np.isnan(_score("x", points, 1e-9).time_at_target)
+
+
+def test_advise_from_the_command_line(tmp_path, capsys):
+    from formulations.workbench.cli.main import main
+
+    out = tmp_path / "advice"
+    assert main(["advise", "knife_edge", "--t-end", "1", "--budget", "5", "--out", str(out), "--quiet"]) == 0
+    assert "Recommended" in capsys.readouterr().out
+    assert {"advice.md", "advice.json", "work_precision.png"} <= {p.name for p in out.iterdir()}
+    assert main(["advise", "knife_edge", "--target-error", "2"]) == 2
