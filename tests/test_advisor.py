@@ -70,3 +70,12 @@ def test_advise_from_the_command_line(tmp_path, capsys):
     assert "Recommended" in capsys.readouterr().out
     assert {"advice.md", "advice.json", "work_precision.png"} <= {p.name for p in out.iterdir()}
     assert main(["advise", "knife_edge", "--target-error", "2"]) == 2
+
+
+def test_a_reference_that_stops_at_a_singular_configuration_bounds_the_pilot_runs():
+    """The N-four-bar chain reaches a configuration where Phi_p loses rank at t = 1.2357 s: the
+    reference stops there, so the advice measures the candidates before it and says why."""
+    advice = advise(systems.load("n_four_bar"), (0.0, 2.0), budget=8.0)
+    assert advice.pilot_span[1] < 1.2357
+    assert any("singular configuration" in reason for reason in advice.reasons)
+    assert advice.recommended is not None

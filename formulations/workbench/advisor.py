@@ -95,7 +95,7 @@ class Advice:
                  "max constraint error | energy drift J | notes |", "|---|---|---|---|---|---|---|---|"]
         for i, c in enumerate(self.table, 1):
             time_text = f"{c.time_at_target:.3g}" if np.isfinite(c.time_at_target) else "not reached"
-            tol_text = f"{c.tolerance:g}" if c.tolerance is not None else "-"
+            tol_text = f"{c.tolerance:.3g}" if c.tolerance is not None else "-"
             devs = ", ".join(f"{d:.1e}" for d in c.deviations)
             lines.append(f"| {i} | {c.label} | {time_text} | {tol_text} | {devs} | {c.constraint_error:.1e} | "
                          f"{c.energy_drift:.1e} | {'; '.join(c.notes) or '-'} |")
@@ -202,8 +202,8 @@ def _score(label, points, target):
     points = sorted(points, key=lambda s: -s.tol)
     failed = any(s.status < 0 for s in points)
     usable = [s for s in points if s.status >= 0 and np.isfinite(s.deviation) and s.wall_time > 0]
-    notes = [f"failed at {s.tol:g}" for s in points if s.status < 0]
-    notes += [f"finished with a failed check at {s.tol:g}" for s in points if s.status == 2]
+    notes = [f"failed at {s.tol:.3g}" for s in points if s.status < 0]
+    notes += [f"finished with a failed check at {s.tol:.3g}" for s in points if s.status == 2]
     reached = [s for s in usable if s.deviation <= target]
     if reached and reached[0] is usable[0]:
         t, tol = usable[0].wall_time, usable[0].tol  # already at the loosest tolerance: an upper bound
@@ -250,18 +250,30 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     tolerances = [min(center * 1e2, 1e-2), center, max(center * 1e-2, 1e-14)]
     from .comparison.compare import compare
 
-    with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
-        comparison = compare(system, configs, pilot, state0, rtol=tolerances[1], sweep=tolerances, samples=101,
-                             progress=progress, backend="numpy")
+    def pilot_runs(span):
+        with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
+            return compare(system, configs, span, state0, rtol=tolerances[1], sweep=tolerances, samples=101,
+                           progress=progress, backend="numpy")
+
+    if pilot != t_span:
+        reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
+                          f"for, to fit the budget of {budget:g} s.")
+    comparison = pilot_runs(pilot)
+    stop = comparison.reference
+    if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
+        pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
+        reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s: "
+                       f"{stop.message.split('stopped at t = ', 1)[-1].split(': ', 1)[-1]}. Past that point no run can be checked against it; the "
+                       f"pilot runs are measured over {pilot[1] - pilot[0]:.3g} s, before it, and a run over the "
+                       f"whole interval needs a formulation that passes or stops cleanly there (see the failures "
+                       f"below).")
+        comparison = pilot_runs(pilot)
     by_label = {}
     for point in comparison.sweep:
         by_label.setdefault(point.label, []).append(point)
     table = sorted((_score(label, points, target) for label, points in by_label.items()),
                    key=lambda c: (c.failed, not np.isfinite(c.time_at_target), c.time_at_target))
     best = table[0] if table and np.isfinite(table[0].time_at_target) and not table[0].failed else None
-    if pilot != t_span:
-        reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
-                          f"for, to fit the budget of {budget:g} s.")
     if best is not None:
         reasons.append(f"{best.label} reached a deviation of {target:g} from the reference fastest, in about "
                        f"{best.time_at_target:.3g} s of the pilot, at rtol = atol = {best.tolerance:g}.")
