@@ -243,7 +243,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
         raise ValueError(f"advise got budget={budget!r} but expected a number of seconds > 0")
     known = facts(system, t_span, state0)
     configs, reasons = candidates(system, known) if configurations is None else (tuple(configurations), [])
-    runs = 1 + len(configs) * 4
+    runs = 4 + len(configs) * 4  # the reference at 1e-13 costs about three runs at the target
     pilot, scale = _pilot_span(system, t_span, state0, runs, budget * PILOT_SHARE - (time.perf_counter() - started),
                                target * 1e-2)
     center = target / scale  # rtol = atol: errors scale with the size of the state
@@ -258,8 +258,17 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     if pilot != t_span:
         reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
                           f"for, to fit the budget of {budget:g} s.")
+    first = time.perf_counter()
     comparison = pilot_runs(pilot)
-    stop = comparison.reference
+    stop, spent = comparison.reference, time.perf_counter() - first
+    room = budget - (time.perf_counter() - started) >= spent  # for a second round of pilot runs
+    if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0] and not room:
+        reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s and "
+                       f"the budget leaves no room to measure the candidates again before that point: their "
+                       f"deviations past it are not checked, so nothing is recommended (a larger budget would).")
+        table = ()
+        return Advice(system.name, t_span, target, None, None, table, tuple(reasons), known, pilot,
+                      time.perf_counter() - started, float(budget), comparison)
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
         pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
         reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s: "
