@@ -41,7 +41,7 @@ from systems.catalogue import as_system
 from ..base import create
 from ..discrete_lagrangian import why_not as no_variational
 from ..solvers.options import relative_tolerance
-from .comparison.compare import default_configurations
+from .comparison.compare import default_configurations, finite
 
 STIFF = 1e4          # max(-Re lambda) * (t1 - t0) above which explicit methods are in their stability limit
 LONG = 50            # periods of the fastest oscillation beyond which a run counts as long
@@ -108,20 +108,10 @@ class Advice:
     def as_dict(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "comparison"}
         data["table"] = [asdict(c) for c in self.table]
-        return _finite(data)
+        return finite(data)
 
     def to_json(self, **kwargs) -> str:
         return json.dumps(self.as_dict(), **kwargs)
-
-
-def _finite(value):
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
 
 
 def facts(system, t_span=(0.0, 10.0), state0=None) -> dict:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..base import create
 from ..discrete_lagrangian import why_not
+from .comparison.compare import finite
 
 PILOT_STEPS = 200
 DOP853_TOL = 1e-6
@@ -71,19 +72,8 @@ class LongTimeResult:
         runs = [{k: v for k, v in dataclasses.asdict(run).items() if k not in ("t", "energy_error", "invariant_errors")}
                 | {"invariant_max_errors": {n: float(np.max(e)) for n, e in run.invariant_errors.items()}}
                 for run in self.runs]
-        return json.dumps(_finite({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
+        return json.dumps(finite({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
                                    "cost_per_step_s": self.cost_per_step, "units": self.units, "runs": runs}), indent=1)
-
-
-def _finite(value):
-    """``value`` with NaN and infinities as None (valid JSON)."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
 
 
 def _pilot(system, method, h):

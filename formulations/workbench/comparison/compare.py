@@ -222,7 +222,7 @@ class Comparison:
                 "rows": [asdict(r) for r in self.rows], "sweep": [asdict(s) for s in self.sweep]}
 
     def to_json(self, **kwargs) -> str:
-        return json.dumps(_finite(self.as_dict()), **kwargs)
+        return json.dumps(finite(self.as_dict()), **kwargs)
 
     def reading(self) -> list:
         """Short statements on the results: most accurate per unit time, drift, failures."""
@@ -264,13 +264,14 @@ class Comparison:
                 f"{self.rtol:g}: {len(self.rows)} configurations: {rows}{more}; {len(self.sweep)} sweep points>")
 
 
-def _finite(obj):
+def finite(obj):
+    """``obj`` with NaN and infinities as None, through dicts, lists and tuples (valid JSON)."""
     if isinstance(obj, float):
         return obj if np.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {k: finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
+        return [finite(v) for v in obj]
     return obj
 
 
