@@ -56,8 +56,6 @@ def main(argv=None):
     figures = ROOT / "docs" / "figures" / "long-time"
     out.mkdir(parents=True, exist_ok=True)
     figures.mkdir(parents=True, exist_ok=True)
-    lines = ["| case | method | wall s | steps | energy error, first tenth [J] | last tenth [J] | trend | "
-             "invariants: largest change | status |", "|---|---|---|---|---|---|---|---|---|"]
     results = []
     for case in args.cases.split(","):
         name, values, period, h = CASES[case]
@@ -66,13 +64,28 @@ def main(argv=None):
         result = long_time(system, args.periods * period, h, progress=lambda text: print(f"{case}: {text}", flush=True),
                            invariants="b" not in values)  # the contact oscillator's holds for b = 0 only
         figure(result, figures / f"{case}.png", period=period)
-        for row in result.to_markdown().splitlines()[2:]:
-            lines.append(f"| {case} " + row)
         results.append({"case": case, "parameters": values, "period_s": period, "periods": args.periods,
                         **json.loads(result.to_json())})
-        (out / "long_time.md").write_text("\n".join(lines) + "\n")
+        (out / "long_time.md").write_text(table(results))
         (out / "long_time.json").write_text(json.dumps(results, indent=1))
-    print("\n".join(lines))
+    print(table(results))
+
+
+def table(results) -> str:
+    """The Markdown table of the cases (from their JSON), and the messages of the runs that did not
+    finish cleanly."""
+    lines = ["| case | method | wall s | steps | energy error, first tenth [J] | last tenth [J] | trend | "
+             "invariants: largest change | status |", "|---|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for result in results:
+        for run in result["runs"]:
+            invariants = ", ".join(f"{n}: {e:.1e}" for n, e in run["invariant_max_errors"].items()) or "-"
+            trend = "-" if run["trend"] is None else f"{run['trend']:.2f}"
+            lines.append(f"| {result['case']} | {run['label']} | {run['wall_time']:.1f} | {run['steps']} | "
+                         f"{run['first']:.2e} | {run['last']:.2e} | {trend} | {invariants} | {run['status']} |")
+            if run["status"] != 0:
+                notes.append(f"- {result['case']}, {run['label']} (status {run['status']}): {run['message']}")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
 if __name__ == "__main__":

@@ -144,8 +144,8 @@ def _residuals(traj, system, tol, adaptive):
         drift = float(np.max(np.abs(energy - energy[0])))
         scale = 1 + float(np.max(np.abs(energy)))
         if drift > share * scale:
-            notes.append(f"the energy drifts by {drift:.2e} J in a conservative system, beyond {how} = "
-                         f"{share * scale:.1e} J")
+            notes.append(f"the energy moves away from its start by up to {drift:.2e} J in a conservative system, "
+                         f"beyond {how} = {share * scale:.1e} J")
     if not feedback and system.is_rheonomic and only_constraints_work(system):
         notes += _energy_balance(traj, share, how)
     return notes

@@ -41,6 +41,7 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
 from .parsing import UsageError, backend_option, count, join_negative_values, number, tolerance
 from ..output import OutputError
 from . import advise as advise_cli, stability as stability_cli, sweep
+from .long import IGNORED
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
 
@@ -86,6 +87,33 @@ def html_option(parser, what):
                         "self-contained page: open it in a browser; systems with visuals)")
 
 
+def _compare_parser(compare):
+    """The options of ``compare``, and the defaults of those --long does not take."""
+    compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
+                         help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
+    compare.add_argument("--enforcement", action="store_true",
+                         help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
+                              "reduced, minimal, manifold), with any --formulations added")
+    compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
+    compare.add_argument("--atol", type=number(), default=None, help="absolute tolerance (default: --rtol)")
+    _run_options(compare, "fixed step in s of the augmented Lagrangian under --enforcement (default: 1e-3)")
+    backend_option(compare)
+    compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
+    compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
+    compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
+                         "(a new or an empty one)")
+    compare.add_argument("--force", action="store_true",
+                         help="write into a non-empty --out folder: replaces the report files, keeps other files")
+    compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out "
+                         "(rolling_disc, sphere_in_cylinder)")
+    html_option(compare, "the reference run")
+    compare.add_argument("--long", type=number(), default=None, metavar="T",
+                         help="instead: the long-time comparison over T s (variational methods NH-RATTLE and DLA at "
+                              "--step, default 0.01 s, against rk4 at equal step and equal cost and DOP853 with "
+                              "projection): energy and invariant errors, their trend, a figure with --out")
+    compare.set_defaults(long_defaults={name: compare.get_default(name) for name in IGNORED})
+
+
 def build_parser():
     parser = Parser(prog="pfaff", description="A workbench for constrained mechanical systems.",
                     epilog="exit status: 0 ok, 1 a run did not finish (partial results kept), "
@@ -110,32 +138,7 @@ def build_parser():
                           help="constraint stabilization of the dependent and reduced formulations")
     backend_option(simulate)
     html_option(simulate, "the run")
-    compare = _command(sub, "compare", "compare formulations side by side", cmd_compare)
-    compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
-                         help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
-    compare.add_argument("--enforcement", action="store_true",
-                         help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
-                              "reduced, minimal, manifold), with any --formulations added")
-    compare.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
-    compare.add_argument("--atol", type=number(), default=None, help="absolute tolerance (default: --rtol)")
-    _run_options(compare, "fixed step in s of the augmented Lagrangian under --enforcement (default: 1e-3)")
-    backend_option(compare)
-    compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
-    compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
-    compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
-                         "(a new or an empty one)")
-    compare.add_argument("--force", action="store_true",
-                         help="write into a non-empty --out folder: replaces the report files, keeps other files")
-    compare.add_argument("--animate", action="store_true", help="also write a GIF of the motion into --out "
-                         "(rolling_disc, sphere_in_cylinder)")
-    html_option(compare, "the reference run")
-    compare.add_argument("--long", type=number(), default=None, metavar="T",
-                         help="instead: the long-time comparison over T s (variational methods NH-RATTLE and DLA at "
-                              "--step, default 0.01 s, against rk4 at equal step and equal cost and DOP853 with "
-                              "projection): energy and invariant errors, their trend, a figure with --out")
-    from .long import IGNORED
-
-    compare.set_defaults(long_defaults={name: compare.get_default(name) for name in IGNORED})
+    _compare_parser(_command(sub, "compare", "compare formulations side by side", cmd_compare))
     cache = sub.add_parser("cache", help="the folder of compiled kernels (backend 'compiled')",
                            description="the folder of compiled kernels (backend 'compiled')")
     cache.add_argument("action", choices=["info", "clear", "warm"],
