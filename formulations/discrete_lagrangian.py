@@ -30,8 +30,19 @@ import numpy as np
 import sympy as sp
 
 
+_REASONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def why_not(system) -> str | None:
-    """None where ``system`` has the structure the variational integrators need; otherwise why not."""
+    """None where ``system`` has the structure the variational integrators need; otherwise why not
+    (worked out once per System: solvers ask it whenever they match a formulation)."""
+    if system not in _REASONS:
+        _REASONS[system] = (_why_not(system),)
+    return _REASONS[system][0]
+
+
+def _why_not(system) -> str | None:
     n_p, n = len(system.coordinates), len(system.velocities)
     if n_p != n:
         return (f"the variational methods write the Lagrangian in (p, p') with p' = A v, A square and invertible: "
@@ -51,9 +62,6 @@ def why_not(system) -> str | None:
     return None
 
 
-_MODELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def model_of(system) -> "DiscreteLagrangian":
     """The DiscreteLagrangian of ``system``, built once per System (a sympy build of tenths of a s)."""
     model = _MODELS.get(system)
@@ -65,8 +73,10 @@ def model_of(system) -> "DiscreteLagrangian":
 class DiscreteLagrangian:
     """The numeric pieces of the trapezoidal discrete Lagrangian of ``system`` at its parameter values.
 
-    ``at(p)`` -> Pieces at one configuration; ``D1``/``D2`` of L_d; ``momentum(p, v)`` = A^-T M v and
-    ``velocity(p, P)`` = M^-1 A^T P, the Legendre map and its inverse."""
+    ``at(p)`` -> the pieces at one configuration (A, its derivatives, M, its derivatives, grad V,
+    Phi, Phi_p, C_nh); ``D(h, p0, p1, ...)`` -> (D1 L_d, D2 L_d) with the discrete forces;
+    ``momentum(pieces, v)`` = A^-T M v and ``velocity(pieces, P)`` = M^-1 A^T P, the Legendre map
+    and its inverse."""
 
     def __init__(self, system):
         reason = why_not(system)

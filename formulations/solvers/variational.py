@@ -32,10 +32,10 @@ RATTLE's). They differ in the velocity at a step point: DLA's is the discrete mo
 off the velocity constraints by O(h) and of first order; NH-RATTLE's is on them and of second order.
 
 The first stage is solved for (p_k+1, mu, nu) by Newton's method (a difference Jacobian at the
-first guess of each step, taken again where the iterations contract slowly); a step that does not converge ends the run with a message
-naming the system, the time and the residual. Steps land on every output time (t_eval), so output
-points are step points (output times closer together than the step shorten the steps between them,
-as with the other fixed-step methods).
+first guess of each step, taken again where the iterations contract slowly); a step that does not
+converge ends the run with a message naming the system, the time and the residual. Steps land on
+every output time (t_eval), so output points are step points (output times closer together than
+the step shorten the steps between them, as with the other fixed-step methods).
 """
 from __future__ import annotations
 
@@ -101,6 +101,7 @@ class VariationalStepper:
     def _impulse_directions(self):
         """a(p0)^T = A^-T C_nh^T (n, l) at the step's start."""
         self.a0T = self.model.solve_A(self.pieces, self.pieces[7].T, transposed=True)
+
     def step(self):
         t0, t1 = self.t, float(self.times[self.index])
         h = t1 - t0

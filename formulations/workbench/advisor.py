@@ -261,11 +261,11 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
                       time.perf_counter() - started, float(budget), comparison)
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
         pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
+        why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
         reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s: "
-                       f"{stop.message.split('stopped at t = ', 1)[-1].split(': ', 1)[-1]}. Past that point no run can be checked against it; the "
-                       f"pilot runs are measured over {pilot[1] - pilot[0]:.3g} s, before it, and a run over the "
-                       f"whole interval needs a formulation that passes or stops cleanly there (see the failures "
-                       f"below).")
+                       f"{why}. Past that point no run can be checked against it; the pilot runs are measured over "
+                       f"{pilot[1] - pilot[0]:.3g} s, before it, and a run over the whole interval needs a "
+                       f"formulation that passes or stops cleanly there (see the failures below).")
         comparison = pilot_runs(pilot)
     by_label = {}
     for point in comparison.sweep:
@@ -273,6 +273,14 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     table = sorted((_score(label, points, target) for label, points in by_label.items()),
                    key=lambda c: (c.failed, not np.isfinite(c.time_at_target), c.time_at_target))
     best = table[0] if table and np.isfinite(table[0].time_at_target) and not table[0].failed else None
+    reasons += _ranking_reasons(table, best, target)
+    return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
+                  tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison)
+
+
+def _ranking_reasons(table, best, target) -> list:
+    """Sentences on the ranking: the fastest, the next two against it, and every failure."""
+    reasons = []
     if best is not None:
         reasons.append(f"{best.label} reached a deviation of {target:g} from the reference fastest, in about "
                        f"{best.time_at_target:.3g} s of the pilot, at rtol = atol = {best.tolerance:g}.")
@@ -282,8 +290,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     for c in table:
         if c.failed or not np.isfinite(c.time_at_target):
             reasons.append(f"{c.label}: {'; '.join(c.notes)}.")
-    return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
-                  tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison)
+    return reasons
 
 
 def _pilot_span(system, t_span, state0, runs, seconds, tol):
