@@ -5,7 +5,7 @@ The methods: NH-RATTLE and DLA at the step h (formulations.solvers.variational),
 the step of equal cost (h times the ratio of the costs per step, medians of five interleaved pilot
 runs of 200 steps), and DOP853 on the dependent formulation with projection at rtol = atol = 1e-6.
 States are recorded every few steps on the step grid (so that the fixed steps stay equal), about
-``points`` of them per run. The trend of an error is the ratio of its largest value over the last
+``points`` of them per run, with strides that vary so as not to follow one phase of the motion. The trend of an error is the ratio of its largest value over the last
 tenth of the run to that over the first tenth: about 1 for a bounded error, about 10 for a linear
 drift.
 """
@@ -86,6 +86,20 @@ def _pilot(system, method, h):
     return (time.perf_counter() - started) / PILOT_STEPS
 
 
+def _recording_times(t_end, step, points, seed=0):
+    """About ``points`` times on the step grid (multiples of ``step``), ending at the whole number of
+    steps nearest t_end (a shorter last step would change what DLA reports there), spaced by a
+    stride drawn anew each time from 0.5 to 1.5 times the mean one: a fixed stride that happens to
+    be a whole number of the motion's periods would record one phase only and hide the oscillation
+    of an error (with 2000 points over 10^4 periods a fixed stride is five periods)."""
+    steps = int(round(t_end / step))
+    mean = max(1, steps // points)
+    strides = np.random.default_rng(seed).integers(max(1, mean // 2), max(2, mean + mean // 2 + 1), size=points + 10)
+    marks = np.cumsum(np.concatenate([[0], strides]))
+    marks = marks[marks < steps]
+    return np.append(marks, steps) * step
+
+
 def _trend(error):
     tenth = max(1, (error.size - 1) // 10)
     first, last = float(np.max(error[1:tenth + 1], initial=0.0)), float(np.max(error[-tenth:], initial=0.0))
@@ -114,15 +128,13 @@ def long_time(system, t_end, step, *, points=2000, progress=print, invariants=Tr
             (f"DOP853 + projection, {DOP853_TOL:g}", "projection", "DOP853", None)]
     runs = []
     for label, stabilization, method, run_step in plan:
-        grid_step = run_step or h
-        steps = int(round(t_end / grid_step))
-        stride = max(1, steps // points)
-        t_eval = np.append(np.arange(0, steps, stride) * grid_step, t_end)
+        t_eval = _recording_times(t_end, run_step or h, points)
+        steps = int(round(t_end / (run_step or h)))
         options = (dict(method=method, step=run_step, max_steps=steps + 10) if run_step else
                    dict(rtol=DOP853_TOL, atol=DOP853_TOL, max_steps=max(10**6, 10 * steps)))
         started = time.perf_counter()
         traj = create("dependent", system, stabilization=stabilization, backend="numpy").simulate(
-            (0.0, t_end), t_eval=t_eval, **options)
+            (0.0, float(t_eval[-1])), t_eval=t_eval, **options)
         wall = time.perf_counter() - started
         energy_error = np.abs(traj.energy - traj.energy[0])
         followed = traj.invariants if invariants else {}
