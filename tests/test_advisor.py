@@ -40,7 +40,8 @@ def test_the_recommendation_reaches_the_target_within_the_budget():
     deviates from the reference by less than the target; the advice takes no longer than its
     budget and one more pilot run."""
     skate = systems.load("knife_edge")
-    advice = advise(skate, (0.0, 4.0), target_error=1e-6, budget=8.0)
+    advice = advise(skate, (0.0, 4.0), target_error=1e-6, budget=8.0,
+                    configurations=["dependent", "dependent+projection", "minimal"])
     assert advice.recommended is not None and advice.table[0].label == advice.recommended
     check = F.compare(skate, [advice.recommended], advice.pilot_span, rtol=advice.rtol, samples=101,
                       backend="numpy")
@@ -77,7 +78,8 @@ def test_a_reference_that_stops_at_a_singular_configuration_bounds_the_pilot_run
     reference stops there: the advice never rests on runs past that point. It measures the
     candidates again before it, or, where the budget leaves no room for that, recommends nothing,
     and says which."""
-    advice = advise(systems.load("n_four_bar"), (0.0, 1.3), budget=6.0)
+    advice = advise(systems.load("n_four_bar"), (0.0, 1.3), budget=6.0,
+                    configurations=["dependent", "dependent+projection", "manifold"])
     assert any("stops at t = 1.2357" in reason for reason in advice.reasons), advice.reasons
     if advice.recommended is not None:
         assert advice.pilot_span[1] < 1.2357

@@ -46,8 +46,8 @@ def test_the_catalogue_gets_its_physical_units(name, expected):
     assert {key: system.unit_of(key) for key in expected} == expected
 
 
-@pytest.mark.parametrize("name", ["rolling_disc", "slider_crank", "sphere_in_cylinder", "n_pendulum", "knife_edge",
-                                  "flyball_governor", "driven_slider_crank", "chaplygin_sleigh", "vertical_disc"])
+@pytest.mark.parametrize("name", ["rolling_disc", "slider_crank", "sphere_in_cylinder", "flyball_governor",
+                                  "driven_slider_crank"])
 def test_under_the_found_units_every_term_of_the_energy_is_in_joules(name):
     """An independent check of the analysis: it reads M's diagonal and A, never the potential or
     M's coupling terms, yet every term of T + V comes out in J."""
