@@ -51,6 +51,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--periods", type=float, default=1e4)
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument("--name", default="long_time", help="the output files' name in benchmarks/output")
     args = parser.parse_args(argv)
     out = ROOT / "benchmarks" / "output"
     figures = ROOT / "docs" / "figures" / "long-time"
@@ -66,8 +67,8 @@ def main(argv=None):
         figure(result, figures / f"{case}.png", period=period)
         results.append({"case": case, "parameters": values, "period_s": period, "periods": args.periods,
                         **json.loads(result.to_json())})
-        (out / "long_time.md").write_text(table(results))
-        (out / "long_time.json").write_text(json.dumps(results, indent=1))
+        (out / f"{args.name}.md").write_text(table(results))
+        (out / f"{args.name}.json").write_text(json.dumps(results, indent=1))
     print(table(results))
 
 
