@@ -29,7 +29,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 
 import systems  # noqa: E402
-from formulations.workbench.long_time import figure, long_time  # noqa: E402
+from formulations.workbench.long_time import figure, long_time, table as long_time_table  # noqa: E402
 
 H_MP = 2 * np.sin(np.pi / 40)  # McLachlan & Perlmutter's step for the contact oscillator
 CASES = {  # case: (catalogue system, parameter values, period in s of its default motion or None, step h in s)
@@ -73,21 +73,9 @@ def main(argv=None):
 
 
 def table(results) -> str:
-    """The Markdown table of the cases (from their JSON), and the messages of the runs that did not
-    finish cleanly."""
-    lines = ["| case | method | wall s | steps | energy error, first tenth [J] | last tenth [J] | trend | "
-             "invariants: largest change | status |", "|---|---|---|---|---|---|---|---|---|"]
-    notes = []
-    for result in results:
-        for run in result["runs"]:
-            invariants = ", ".join(f"{n}: {e:.1e}" for n, e in run["invariant_max_errors"].items()) or "-"
-            trend = "-" if run["trend"] is None else f"{run['trend']:.2f}"
-            lines.append(f"| {result['case']} | {run['label']} | {run['wall_time']:.1f} | {run['steps']} | "
-                         f"{run['first']:.2e} | {run['last']:.2e} | {trend} | {invariants} | {run['status']} |")
-            if run["status"] != 0:
-                notes.append(f"- {result['case']}, {run['label']} (status {run['status']}): {run['message']}")
-    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
-
+    """The Markdown table of the cases (from their JSON), one row per run."""
+    runs = [run for result in results for run in result["runs"]]
+    return long_time_table(runs, [result["case"] for result in results for _ in result["runs"]])
 
 if __name__ == "__main__":
     main()

@@ -59,14 +59,7 @@ class LongTimeResult:
     units: dict = dataclasses.field(default_factory=dict)  # of the invariants (System.unit_of)
 
     def to_markdown(self) -> str:
-        lines = ["| method | wall s | steps | energy error, first tenth [J] | last tenth [J] | trend | invariants, "
-                 "largest error | status |", "|---|---|---|---|---|---|---|---|"]
-        for run in self.runs:
-            invariants = ", ".join(f"{name}: {np.max(err):.1e}" for name, err in run.invariant_errors.items()) or "-"
-            lines.append(f"| {run.label} | {run.wall_time:.2f} | {run.steps} | {run.first:.2e} | {run.last:.2e} | "
-                         f"{run.trend:.2f} | {invariants} | {run.status} |")
-        notes = [f"- {run.label} (status {run.status}): {run.message}" for run in self.runs if run.status != 0]
-        return "\n".join(lines + ([""] + notes if notes else []))
+        return table(json.loads(self.to_json())["runs"])
 
     def to_json(self) -> str:
         runs = [{k: v for k, v in dataclasses.asdict(run).items() if k not in ("t", "energy_error", "invariant_errors")}
@@ -74,6 +67,25 @@ class LongTimeResult:
                 for run in self.runs]
         return json.dumps(finite({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
                                    "cost_per_step_s": self.cost_per_step, "units": self.units, "runs": runs}), indent=1)
+
+
+def table(runs, case=None) -> str:
+    """The Markdown table of runs as ``LongTimeResult.to_json`` gives them (a column ``case`` first
+    where given, for several systems), and the messages of the runs that did not finish cleanly."""
+    head = ("| case " if case is not None else "") + ("| method | wall s | steps | energy error, first tenth [J] | "
+                                                      "last tenth [J] | trend | invariants, largest change | status |")
+    lines = [head, "|---" * head.count(" | ") + "|---|"]
+    notes = []
+    for run, name in zip(runs, case if isinstance(case, list) else [case] * len(runs)):
+        invariants = ", ".join(f"{n}: {e:.1e}" for n, e in run["invariant_max_errors"].items()) or "-"
+        trend = "-" if run["trend"] is None else f"{run['trend']:.2f}"
+        first = f"| {name} " if name is not None else ""
+        lines.append(f"{first}| {run['label']} | {run['wall_time']:.1f} | {run['steps']} | {run['first']:.2e} | "
+                     f"{run['last']:.2e} | {trend} | {invariants} | {run['status']} |")
+        if run["status"] != 0:
+            notes.append(f"- {'' if name is None else name + ', '}{run['label']} (status {run['status']}): "
+                         f"{run['message']}")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
 def _pilot(system, method, h):
