@@ -26,6 +26,8 @@ from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
 from .workbench.advisor import Advice, advise
+from .control import optimal_control
+from .results.optimal_control import ControlStats, OptimalControlResult
 from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble

@@ -138,6 +138,7 @@ class Formulation(ABC):
     compiled_python_rhs = False          # whether Python loops may call the compiled rhs (constants fixed for a run)
     compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     redundant_rows = False               # whether it runs systems whose constraint rows are dependent
+    inputs = None                        # an InputSchedule while simulate runs with inputs (formulations.inputs)
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     gives_saddle: ClassVar[bool] = False      # whether ``saddle`` is served: the DAE forms (IDA)
@@ -236,7 +237,11 @@ class Formulation(ABC):
     def dynamics(self, t, p, v):
         """(p renormalized, the system's dynamics pieces (M, d, f0, F, C, xi, A, pdd2)) at (t, p, v)."""
         p = renormalize(self.system, p) if self.system.unit_norm_blocks else p
-        return p, self.num.dynamics(t, p, v, self.par)
+        return p, self.num.dynamics(t, p, v, self.params_at(t, p, v))
+
+    def params_at(self, t, p, v):
+        """The parameter vector at (t, p, v): the system's, with the run's inputs where it has them."""
+        return self.par if self.inputs is None else self.inputs.params(self.par, t, p, v)
 
     def compiled_rhs_source(self) -> str:
         """Source of a numba module for the COMPILED_ODE form (formulations.kernels: evaluate, rhs,
@@ -302,6 +307,9 @@ class Formulation(ABC):
         if form == COMPILED_ODE:
             if self.backend != "compiled":
                 return "the compiled right-hand side needs backend='compiled'"
+            if self.inputs is not None:
+                return ("inputs that vary during the run are evaluated in Python, on the compiled primitives (the "
+                        "compiled loops hold the parameters fixed)")
             if self.system.is_rheonomic and not self.compiled_rheonomic:
                 return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side for "
                         f"rheonomic or affine constraints (system {self.system.name!r}); its evaluation in Python on "

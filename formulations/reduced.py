@@ -109,7 +109,7 @@ class Reduced(Formulation):
         p, D, A_q, A, _ = self.geometry.at(q, t)
         d_0 = self.geometry.drift(q, A, t)
         v = D @ w + d_0
-        M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.par)
+        M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.params_at(t, p, v))
         gamma = self.geometry.gamma(q, w, A, pdd2, t)
         C_nh = C[m:]
         b = -xi[m:] - C_nh @ gamma
@@ -167,7 +167,7 @@ class Reduced(Formulation):
         q = self.geometry.renormalize(q)
         p, D, _, A, C = self.geometry.at(q, t)
         d_0 = self.geometry.drift(q, A, t)
-        M = self.num.dynamics(t, p, D @ w + d_0, self.par)[0]
+        M = self.num.dynamics(t, p, D @ w + d_0, self.par)[0]  # inputs enter f only
         m = self.system.m
         C_bar = C[m:] @ D
         c_bar = c_bar_nh(self.num, self.par, m, p, t, C, d_0)

@@ -1,4 +1,4 @@
-"""The layout shows the pipeline: systems -> formulations -> solvers -> results -> workbench, and the
+"""The layout shows the pipeline: systems -> formulations -> solvers -> results -> control -> workbench, and the
 import graph keeps to it, without cycles (imports inside functions counted); old import paths still
 work, with a warning."""
 import ast
@@ -18,7 +18,7 @@ def _layer(module: str) -> str:
         return "systems"
     if parts[0] != "formulations":
         return "outside"
-    if len(parts) > 1 and parts[1] in ("solvers", "results", "workbench"):
+    if len(parts) > 1 and parts[1] in ("solvers", "results", "control", "workbench"):
         return parts[1]
     return "formulations"
 
@@ -43,10 +43,11 @@ def _imports(path: pathlib.Path):
 
 
 FORBIDDEN = {
-    "systems": {"formulations", "solvers", "results", "workbench"},
-    "formulations": {"solvers", "results", "workbench"},
-    "solvers": {"workbench"},
-    "results": {"solvers", "workbench"},
+    "systems": {"formulations", "solvers", "results", "control", "workbench"},
+    "formulations": {"solvers", "results", "control", "workbench"},
+    "solvers": {"control", "workbench"},
+    "results": {"solvers", "control", "workbench"},
+    "control": {"workbench"},
 }
 # the package facade formulations/__init__.py re-exports the public names of every layer
 FACADES = {ROOT / "formulations" / "__init__.py", ROOT / "formulations" / "_moved.py"}

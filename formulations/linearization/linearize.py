@@ -95,7 +95,7 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
                               f"expected a fixed map: use the 'dependent' formulation")
     t = real("t", t)
     tol = real("tol", tol, positive=True)
-    inputs = _input_names(system, inputs)
+    inputs = input_names(system, inputs)
     symbolic = method == "symbolic"
     z0_sym = symbolic_point(system, p0, v0) if symbolic else None
     if symbolic:
@@ -150,7 +150,9 @@ def _fixed_parameters(system, symbols):
             if par.name not in symbols and par.symbol.name not in symbols}
 
 
-def _input_names(system, inputs):
+def input_names(system, inputs):
+    """The names of parameters of ``system`` that are forces or torques (they enter only M, d and f),
+    as a tuple; UnknownNameError or ArgumentError naming the first that is not."""
     if isinstance(inputs, str):
         inputs = (inputs,)
     inputs = tuple(inputs)

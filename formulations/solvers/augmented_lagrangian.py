@@ -114,7 +114,7 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
     ends = equal_steps(t0, targets, step)  # equal steps of at most ``step`` landing on every target
-    if formulation.backend == "compiled" and formulation.compiled_dae:
+    if formulation.backend == "compiled" and formulation.compiled_dae and formulation.inputs is None:
         return _run_compiled(formulation, t0, np.concatenate([p, v]), ends, grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0

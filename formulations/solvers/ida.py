@@ -124,7 +124,7 @@ class CompiledResidual(Residual):
     @staticmethod
     def available(formulation) -> bool:
         """True where the formulation runs on the compiled backend and its module has dae_residual."""
-        return formulation.backend == "compiled" and formulation.compiled_dae
+        return formulation.backend == "compiled" and formulation.compiled_dae and formulation.inputs is None
 
     def residual(self, t, Y, YP, res):
         self.evaluations += 1

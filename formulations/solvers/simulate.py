@@ -12,10 +12,11 @@ from systems.numeric.compiling import compiled_seconds, watch_compiling
 from ..coordinates.charts import ChartError
 from ..errors import CapabilityError, RunInterrupted, StopRun
 from ..forms import EVENTS
+from ..inputs import InputSchedule
 from ..results.assessment import assess
 from ..results.recording import trajectory
 from ..results.trajectory import Stats, Trajectory
-from . import options as inputs
+from . import options as checking
 from .base import Problem, create, names, solver_class
 from .faults import explain_step_failure, guarded_rhs
 from .options import MAX_STEPS
@@ -56,7 +57,7 @@ def _alternatives(formulation, events) -> str:
 
 def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="DOP853", max_step=np.inf,
              t_eval=None, events=(), step=None, first_step=None, project_initial=False,
-             check_initial=True, max_steps=MAX_STEPS) -> Trajectory:
+             check_initial=True, max_steps=MAX_STEPS, inputs=None) -> Trajectory:
     """Integrate ``formulation`` from the dependent state ``state0`` = (p, v) (default: the system's).
 
     method: a registered solver (formulations.solvers.names(): scipy's and our Runge-Kutta methods,
@@ -77,20 +78,38 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     are not finite at t = ...") ends the run with status -1 and a message naming the system, the
     time and the quantity; the trajectory computed so far is kept. A finished run whose result fails
     a check (formulations.results.assessment) gets status 2 and says why (see Trajectory).
+    inputs: {name of a force or torque parameter: (times, values) interpolated linearly, covering
+    t_span | callable u(t, p, v) -> value (feedback)} (formulations.inputs): parameters that vary
+    during the run; the run evaluates the formulation in Python on the backend's primitives (the
+    machine-code loops hold the parameters fixed), the energy check of a conservative system is
+    left out (the inputs do work) and ``settings["inputs"]`` names them.
     Ctrl-C raises formulations.RunInterrupted, a KeyboardInterrupt whose ``trajectory`` holds the
     run up to its last accepted step (status -1).
     Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
     """
     started = time.perf_counter()
     system = formulation.system
-    args = inputs.check(system, t_span, state0, rtol=rtol, atol=atol, t_eval=t_eval, events=events, step=step,
+    args = checking.check(system, t_span, state0, rtol=rtol, atol=atol, t_eval=t_eval, events=events, step=step,
                         max_step=max_step, first_step=first_step, max_steps=max_steps)
+    schedule = None
+    if inputs_given := inputs is not None:
+        schedule = InputSchedule(system, inputs)
+        schedule.check_span(args.t_span)
+    held, formulation.inputs = formulation.inputs, schedule
+    try:
+        return _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given)
+    finally:
+        formulation.inputs = held
+
+
+def _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given):
+    """simulate after its arguments are checked (formulation.inputs set for the run)."""
     # compiling counts from the start: preparing the run may compile (the module behind y') as well
     with watch_compiling() as compiling:
         p0, v0 = _initial_state(formulation, args, project_initial, check_initial)
         solver = _solver(method, args)
         events = args.events
-        inputs.check_event_values(events, args.t_span[0], p0, v0)
+        checking.check_event_values(events, args.t_span[0], p0, v0)
         form = match(formulation, solver, events)
         try:
             problem = _problem(formulation, form, solver, args, p0, v0)
@@ -106,6 +125,8 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     stats = _stats(formulation, problem, run, wall, setup, compiling.seconds)
     settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
+    if inputs_given:
+        settings["inputs"] = formulation.inputs.names
     traj = trajectory(formulation, run, stats, message, settings, events)
     traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
                   adaptive=solver.step is None, initial_violation=not check_initial,
@@ -120,7 +141,7 @@ def _initial_state(formulation, args, project_initial, check_initial):
     ``project_initial``, refused where it violates the constraints with ``check_initial``."""
     system = formulation.system
     p0, v0 = system.default_state() if args.p0 is None else (args.p0, args.v0)
-    inputs.check_tolerance_scale(args.atol, p0, v0)
+    checking.check_tolerance_scale(args.atol, p0, v0)
     t0 = float(args.t_span[0])
     if project_initial:
         p0, v0 = system.consistent_state(p0, v0, t=t0)
@@ -143,7 +164,7 @@ def _solver(method, args):
     """The solver of ``method``, checked against the fixed step and told max_steps where it counts
     its own steps."""
     solver = create(method, args.step)
-    inputs.check_fixed_step(solver, args.t_span, args.max_steps)
+    checking.check_fixed_step(solver, args.t_span, args.max_steps)
     if solver.max_steps is not None:  # a loop that counts its own steps (the compiled one)
         solver = copy.copy(solver)
         solver.max_steps = args.max_steps
@@ -160,10 +181,10 @@ def _problem(formulation, form, solver, args, p0, v0) -> Problem:
     y0 = formulation.own_state(p0, v0, t0)  # on charts: the first chart, taken here
     formulation.resolve_stabilization(args.t_span, y0)
     recorder = _recorder(formulation)
-    if args.t_eval is not None and args.t_eval.size > inputs.LARGE_OUTPUT:
+    if args.t_eval is not None and args.t_eval.size > checking.LARGE_OUTPUT:
         timer = time.perf_counter()
         recorder(args.t_span[0], np.array(y0, float), False)
-        inputs.warn_large_output(args.t_eval, time.perf_counter() - timer)
+        checking.warn_large_output(args.t_eval, time.perf_counter() - timer)
     events = args.events
     problem = Problem(formulation, form, None, args.t_span, y0, args.rtol, args.atol, recorder,
                       max_step=args.max_step, first_step=args.first_step, t_eval=args.t_eval, events=events,

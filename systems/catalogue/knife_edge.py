@@ -10,6 +10,9 @@ phi(0) = 0 and phi'(0) = w, phi = w t and
   x = g sin(alpha) / (2 w^2) sin^2(w t),   y = g sin(alpha) / (2 w^2) (w t - sin(2 w t) / 2):
 the skate does not slide down the slope on average but drifts across it. The turning rate phi' is
 conserved (the blade force has no moment about the normal), and so is the energy.
+
+Inputs (zero by default): a forward force F along the blade and a steering torque tau about the
+normal, the controls of a cart or a unicycle in motion planning.
 """
 import sympy as sp
 
@@ -27,14 +30,18 @@ def build():
     x, y, phi = sp.symbols("x y phi", real=True)
     xd, yd, phid = sp.symbols("x_dot y_dot phi_dot", real=True)
     m, J, g, alpha = sp.symbols("m J g alpha", positive=True)
+    F, tau = sp.symbols("F tau", real=True)
     T = m / 2 * (xd**2 + yd**2) + J / 2 * phid**2
     V = -m * g * sp.sin(alpha) * x
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(J, 0.1, "kg m^2", "moment of inertia about the normal"),
               Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
-              Parameter(alpha, 0.3, "rad", "inclination of the plane"))
+              Parameter(alpha, 0.3, "rad", "inclination of the plane"),
+              Parameter(F, 0.0, "N", "forward force along the blade (an input)"),
+              Parameter(tau, 0.0, "N m", "steering torque about the normal (an input)"))
     lam = sp.Symbol("lambda_1", real=True)
     return from_lagrangian(
         NAME, (x, y, phi), T, V, velocities=(xd, yd, phid), multipliers=(lam,),
+        forces=(F * sp.cos(phi), F * sp.sin(phi), tau),
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
         invariants=[("turning rate", phid)],  # the blade force has no moment about the normal

@@ -37,13 +37,14 @@ def build():
     w1, w2, w3 = sp.symbols("omega_1 omega_2 omega_3", real=True)
     m, r, g = sp.symbols("m r g", positive=True)
     h, delta = sp.symbols("h delta", nonnegative=True)
+    tau_drive, tau_steer = sp.symbols("tau_drive tau_steer", real=True)
     p, v = (x, y, z, psi, theta, phi), (vx, vy, vz, w1, w2, w3)
     c, s = sp.cos(theta), sp.sin(theta)
     A = sp.diag(sp.eye(3), sp.Matrix([[0, 0, 1 / c], [1, 0, 0], [0, 1, -s / c]]))
     R_lean = Rz(psi) * Rx(theta)
     omega_lean = sp.Matrix([w1, w2, w3])
     N = sp.Symbol("lambda_N", real=True)
-    torque = R_lean * sp.Matrix([0, -delta * N * sp.sign(w2), 0])
+    torque = R_lean * sp.Matrix([0, tau_drive - delta * N * sp.sign(w2), 0]) + sp.Matrix([0, 0, tau_steer])
     disc = RigidBody("disc", m, sp.diag(m * (r**2 / 4 + h**2 / 12), m * r**2 / 2, m * (r**2 / 4 + h**2 / 12)),
                      sp.Matrix([x, y, z]), rotation=R_lean * Ry(phi),
                      angular_velocity=Ry(phi).T * omega_lean, torque=torque)
@@ -56,7 +57,9 @@ def build():
               Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
               Parameter(h, 0.0, "m", "thickness (0: thin disc)", alias="thickness"),
               Parameter(delta, 0.0, "m", "rolling-resistance lever arm of the normal force",
-                        alias="rolling_resistance"))
+                        alias="rolling_resistance"),
+              Parameter(tau_drive, 0.0, "N m", "driving torque about the axle (an input)"),
+              Parameter(tau_steer, 0.0, "N m", "steering torque about the vertical (an input)"))
     q = (x, y, psi, theta, phi)
     embedding = Embedding(coordinates=q, g=sp.Matrix([x, y, r * c + h / 2 * s, psi, theta, phi]),
                           inverse=sp.Matrix([x, y, psi, theta, phi]))

@@ -1,0 +1,264 @@
+"""A formulation's equations as CasADi functions, for direct collocation.
+
+Every formulation is written here the same way (Kane's form of each, DESIGN section 2): own
+coordinates q and velocity state s, the kinematics q' = K(q, s, t), the velocity map
+v = V(q, s, t) with its partial velocities B = dV/ds, and, with s' = a, the equations of motion in
+index-1 form (the constraints' time derivative G' = 0 beside the balance) at every collocation
+point, and the constraint rows themselves:
+
+    dependent   q = p, s = v, V = v, B = I; z = lambda (all rows)
+                balance  M a + d - f + C^T lambda = 0,   G' = 0
+                rows     Phi = 0,  G = [C_h v + Phi_t;  C_nh v + c_nh] = 0
+    reduced     q, s = w of the embedding p = g(q, t), V = A^-1 (g_q A_q w + g_t), z = lambda_nh
+                balance  B^T (M v' + d - f) + (C_nh B)^T lambda_nh = 0,   G' = 0
+                rows     G = C_nh V + c_nh = 0
+    minimal     s = u, w = W(q, u) solves C_nh V(q, w) + c_nh = 0 for the dependent entries of w
+                balance  B^T (M v' + d - f) = 0;  no rows
+
+with v' = B a + (dV/dq) q' + dV/dt. Stabilization "projection" imposes the rows at every mesh
+node, with slack multipliers sigma that move each node's state along the rows' gradients: a
+position row's in q, a velocity row's in s only (Posa, Kuindersma & Tedrake, ICRA 2016: without
+them the rows and the collocated index-1 equations over-determine the state; a velocity row's
+gradient in q would be tangent to the constraint manifold, a free move along the motion). "none"
+imposes the rows at t0 only, and the drift is reported. Inputs are
+parameters that enter f; the other parameters are numbers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import sympy as sp
+
+from systems.errors import ArgumentError
+
+from ..errors import CapabilityError
+from .bridge import casadi
+from .casadi_expressions import Converter
+
+KINDS = ("dependent", "dependent+projection", "dependent+none", "reduced", "reduced+projection", "reduced+none",
+         "minimal")
+
+
+@dataclass(frozen=True)
+class ControlModel:
+    """CasADi functions of one formulation (see the module docstring); names of its variables."""
+
+    label: str
+    q_names: tuple
+    s_names: tuple
+    z_names: tuple           # the multipliers carried (constraint names)
+    input_names: tuple
+    kinematics: object       # (q, s, t) -> q'
+    balance: object          # (q, s, a, z, u, t) -> the equations of motion in index-1 form
+    rows: object             # (q, s, t) -> the position and velocity constraints on q, s
+    rows_jacobian: object    # (q, s, t) -> the directions of the slacks in (q, s): d Phi/dq, d G/ds
+    projected: bool          # the rows hold at every node (else at t0 only)
+    row_names: tuple         # what each row constrains
+    dependent: object        # (q, s, t) -> (p, v)
+    note: str = ""           # how the velocities were chosen (minimal)
+
+    @property
+    def sizes(self):
+        return len(self.q_names), len(self.s_names), len(self.z_names), len(self.input_names)
+
+    @property
+    def carried(self):
+        return self.z_names
+
+
+def build(system, kind: str, inputs, independent=None, q_guess=None) -> ControlModel:
+    """The ControlModel of formulation ``kind`` (one of KINDS) for ``system`` with input parameter
+    names ``inputs``; ``independent`` names the entries of w kept as u (minimal; default the
+    system's choice, else pivoting on C_bar_nh at ``q_guess``)."""
+    if kind not in KINDS:
+        raise ArgumentError(f"optimal_control got formulation={kind!r} but expected one of: {', '.join(KINDS)}",
+                            "formulation")
+    ca = casadi()
+    base = _Pieces(system, inputs)
+    base_kind, _, stabilization = kind.partition("+")
+    projected = stabilization != "none"
+    if base_kind == "dependent":
+        return _dependent(base, ca, projected)
+    return _reduced(base, ca, projected) if base_kind == "reduced" else _minimal(base, ca, independent, q_guess)
+
+
+class _Pieces:
+    """The primitives of a description as CasADi expressions in p, v, u, t (and lambda where f
+    holds them), the parameters that are not inputs replaced by their values."""
+
+    def __init__(self, system, inputs):
+        ca = casadi()
+        self.system, self.ca, self.input_names = system, ca, tuple(inputs)
+        if system.unit_norm_blocks:
+            raise CapabilityError(f"optimal_control: system {system.name!r} holds orientations by Euler parameters "
+                                  f"(A is not square); its transcription is not written yet")
+        n_p, n = len(system.coordinates), system.n
+        self.p, self.v, self.t = ca.SX.sym("p", n_p), ca.SX.sym("v", n), ca.SX.sym("t")
+        self.u = ca.SX.sym("u", len(inputs))
+        self.lam = ca.SX.sym("lambda", system.m + system.l)
+        symbols = {s: self.p[i] for i, s in enumerate(system.coordinates)}
+        symbols.update({s: self.v[i] for i, s in enumerate(system.velocities)})
+        symbols.update({s: self.lam[i] for i, s in enumerate(system.multipliers)})
+        symbols[system.time] = self.t
+        by_name = {par.name: par.symbol for par in system.parameters}
+        symbols.update({by_name[name]: self.u[i] for i, name in enumerate(inputs)})
+        values = {s: v for s, v in system.parameter_map.items() if s.name not in inputs}
+        self.to_casadi = Converter(symbols, values)
+        conv = self.to_casadi.matrix
+        self.A, self.M, self.d, self.f = conv(system.A), conv(system.M), conv(system.d), conv(system.f)
+        self.nonideal = ca.depends_on(self.f, self.lam) if system.m + system.l else False
+        self.Phi = conv(system.Phi) if system.m else ca.SX(0, 1)
+        self.C_nh, self.c_nh = conv(system.C_nh), conv(system.c_nh)
+        self.Phi_p = ca.jacobian(self.Phi, self.p) if system.m else ca.SX(0, n_p)
+        self.C = ca.vertcat(self.Phi_p @ self.A, self.C_nh)
+        self.G = ca.vertcat(self.Phi_p @ self.A @ self.v + ca.jacobian(self.Phi, self.t), self.C_nh @ self.v + self.c_nh)
+
+
+def _dependent(b, ca, projected):
+    system = b.system
+    a = ca.SX.sym("a", system.n)
+    qdot = b.A @ b.v
+    balance = ca.vertcat(b.M @ a + b.d - b.f + b.C.T @ b.lam, _rate(ca, b.G, b.p, b.v, qdot, a, b.t))
+    names = tuple(f"{name} (position)" for name in system.holonomic_names) \
+        + tuple(f"{name} (velocity)" for name in system.holonomic_names) + system.nonholonomic_names
+    return _model(ca, "dependent+" + ("projection" if projected else "none"), system.coordinate_names,
+                  system.velocity_names, b, b.p, b.v, b.lam, a, qdot, balance, ca.vertcat(b.Phi, b.G), b.p, b.v,
+                  tuple(system.constraint_names), projected, names, positions=system.m)
+
+
+def _rate(ca, G, q, s, qdot, a, t):
+    """G' = dG/dq q' + dG/ds a + dG/dt."""
+    return ca.jtimes(G, q, qdot) + ca.jtimes(G, s, a) + ca.jacobian(G, t)
+
+
+def _embedded(b, ca):
+    """(q, w, p(q, t), V(q, w, t), q'(q, w)) of the embedding, or of q = p where m = 0."""
+    system = b.system
+    if not system.m:
+        return system.coordinate_names, system.velocity_names, b.p, b.v, b.p, b.v, b.A @ b.v
+    emb = system.embedding
+    if emb is None:
+        raise CapabilityError(f"optimal_control: system {system.name!r} has holonomic rows but no embedding "
+                              f"p = g(q); use formulation 'dependent'")
+    q, w = ca.SX.sym("q", len(emb.coordinates)), ca.SX.sym("w", len(emb.velocities))
+    conv = Converter({**{s: q[i] for i, s in enumerate(emb.coordinates)}, system.time: b.t},
+                     {s: v for s, v in system.parameter_map.items()})
+    g, A_q = conv.matrix(emb.g), conv.matrix(emb.A_q)
+    p_of_q = g
+    A = ca.substitute(b.A, b.p, p_of_q)
+    V = ca.solve(A, ca.jacobian(g, q) @ A_q @ w + ca.jacobian(g, b.t))
+    return emb.coordinate_names, tuple(s.name for s in emb.velocities), q, w, p_of_q, V, A_q @ w
+
+
+def _kane(b, ca, q, s, qdot, p_of_q, V):
+    """(a, B, M v' + d - f at p(q), V(q, s)) with v' = B a + dV/dq q' + dV/dt."""
+    a = ca.SX.sym("a", s.shape[0])
+    B = ca.jacobian(V, s)
+    vdot = B @ a + ca.jtimes(V, q, qdot) + ca.jacobian(V, b.t)
+    at = lambda e: ca.substitute([e], [b.p, b.v], [p_of_q, V])[0]  # noqa: E731
+    return a, B, at(b.M) @ vdot + at(b.d) - at(b.f), at
+
+
+def _reduced(b, ca, projected):
+    if b.nonideal:
+        raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
+                              f"multipliers (non-ideal rows); formulation 'reduced' does not carry them all: use "
+                              f"'dependent'")
+    q_names, w_names, q, w, p_of_q, V, qdot = _embedded(b, ca)
+    a, B, residual, at = _kane(b, ca, q, w, qdot, p_of_q, V)
+    lam = ca.SX.sym("lambda_nh", b.system.l)
+    G = at(b.C_nh) @ V + at(b.c_nh)
+    balance = ca.vertcat(B.T @ residual + (at(b.C_nh) @ B).T @ lam, _rate(ca, G, q, w, qdot, a, b.t))
+    names = tuple(b.system.nonholonomic_names)
+    return _model(ca, "reduced+" + ("projection" if projected else "none"), q_names, w_names, b, q, w, lam, a, qdot,
+                  balance, G, p_of_q, V, names, projected, names)
+
+
+def _minimal(b, ca, independent, q_guess):
+    if b.nonideal:
+        raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
+                              f"multipliers (non-ideal rows); formulation 'minimal' carries none: use 'dependent'")
+    q_names, w_names, q, w, p_of_q, V, qdot_w = _embedded(b, ca)
+    system = b.system
+    rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
+    C_bar = ca.jacobian(rows, w)
+    keep, note = _choose(system, ca, w_names, C_bar, q, independent, q_guess, b.t)
+    drop = [i for i in range(len(w_names)) if i not in keep]
+    u = ca.SX.sym("u_ind", len(keep))
+    if drop:
+        c_bar = ca.substitute(rows, w, ca.SX.zeros(w.shape[0]))
+        solved = -ca.solve(C_bar[:, drop], C_bar[:, keep] @ u + c_bar)
+    W = ca.SX(len(w_names), 1)
+    for j, i in enumerate(keep):
+        W[i] = u[j]
+    for j, i in enumerate(drop):
+        W[i] = solved[j]
+    V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
+    a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
+    return _model(ca, "minimal", q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
+                  B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note)
+
+
+def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):
+    """Indices of w kept as u: the names asked for, the system's own choice, else the columns left
+    by pivoted QR of C_bar_nh at q_guess (coordinate partitioning)."""
+    r = len(w_names) - system.l
+    wanted = independent if independent is not None else system.independent_velocities
+    if wanted and all(name in w_names for name in wanted):
+        if len(wanted) != r:
+            raise ArgumentError(f"optimal_control got independent={tuple(wanted)} but expected {r} names of "
+                                f"{', '.join(w_names)}", "independent")
+        return [w_names.index(name) for name in wanted], f"u = ({', '.join(wanted)})"
+    if independent is not None:
+        unknown = [name for name in independent if name not in w_names]
+        raise ArgumentError(f"optimal_control got independent names {unknown} but expected names of "
+                            f"{', '.join(w_names)}", "independent")
+    if not system.l:
+        return list(range(len(w_names))), f"u = ({', '.join(w_names)})"
+    at = ca.Function("C_bar", [q, t], [C_bar])
+    q0 = np.zeros(q.shape[0]) if q_guess is None else np.asarray(q_guess, float)
+    _, _, order = scipy.linalg.qr(np.array(at(q0, 0.0)), pivoting=True)
+    keep = sorted(int(i) for i in order[system.l:])
+    names = tuple(w_names[i] for i in keep)
+    return keep, f"u = ({', '.join(names)}), chosen by pivoting on C_bar_nh at the first node"
+
+
+def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v, carried, projected, row_names,
+           note="", positions=0):
+    """The ControlModel; the first ``positions`` rows are position rows (Phi), the rest velocity rows."""
+    directions = ca.vertcat(ca.horzcat(ca.jacobian(rows[:positions], q), ca.SX(positions, s.shape[0])),
+                            ca.horzcat(ca.SX(rows.shape[0] - positions, q.shape[0]), ca.jacobian(rows[positions:], s)))
+    return ControlModel(
+        label, tuple(q_names), tuple(s_names), tuple(carried), b.input_names,
+        ca.Function("kinematics", [q, s, b.t], [qdot]),
+        ca.Function("balance", [q, s, a, z, b.u, b.t], [balance]),
+        ca.Function("rows", [q, s, b.t], [rows]),
+        ca.Function("rows_jacobian", [q, s, b.t], [directions]),
+        projected, tuple(row_names),
+        ca.Function("dependent", [q, s, b.t], [p, v]), note)
+
+
+def expression_function(system, model_inputs, text: str, where: str):
+    """A CasADi function (p, v, u, t) -> value of a user expression in the names of p, v, the
+    inputs and t (parameters by their values); ArgumentError naming what is unknown."""
+    ca = casadi()
+    names = {s.name: s for s in (*system.coordinates, *system.velocities)}
+    by_name = {par.name: par.symbol for par in system.parameters}
+    for name in model_inputs:
+        names[name] = by_name[name]
+    names[system.time.name] = system.time
+    for par in system.parameters:
+        names.setdefault(par.name, par.symbol)
+    try:
+        expr = sp.sympify(text, locals=names)
+    except (sp.SympifyError, SyntaxError, TypeError) as exc:
+        raise ArgumentError(f"optimal_control got {where}={text!r}, which is not an expression: {exc}", where) from exc
+    unknown = sorted(str(s) for s in expr.free_symbols if s not in set(names.values()))
+    if unknown:
+        raise ArgumentError(f"optimal_control got {where}={text!r} with unknown names {unknown}; expected names of "
+                            f"coordinates, velocities, inputs and parameters of {system.name}", where)
+    pieces = _Pieces(system, tuple(model_inputs))
+    value = pieces.to_casadi(expr)
+    return ca.Function(where, [pieces.p, pieces.v, pieces.u, pieces.t], [value])

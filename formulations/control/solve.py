@@ -1,0 +1,263 @@
+"""formulations.optimal_control: direct collocation of a formulation's own equations, solved by IPOPT."""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from systems.catalogue import as_system
+
+from ..results.optimal_control import ControlStats, OptimalControlResult
+from ..results.status import Status
+from .bridge import casadi
+from .model import build, expression_function
+from .problem import problem
+
+_CONVERGED = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
+
+
+def optimal_control(system, formulation, t_span, initial=None, final=None, inputs=(), cost="effort", *,
+                    path=None, nodes=40, scheme="trapezoidal", free_time=False, t1_bounds=None, guess=None,
+                    independent=None, tol=1e-10, max_iter=1000, check=True, check_rtol=1e-10, mesh_tol=None,
+                    max_nodes=640):
+    """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``, by direct
+    collocation of formulation ``formulation``'s own equations (formulations.control.model).
+
+    formulation: "dependent" (= "dependent+ggl": position and velocity constraints at every point,
+    Gear-Gupta-Leimkuhler multipliers mu keep the kinematics on them), "dependent+none" (index 1:
+    the constraints at t0 only, their drift reported), "reduced" or "minimal". t_span: (t0, t1) s,
+    t1 the first guess when free_time. initial, final: {name of p or v: value}; the names not
+    given are free. inputs: names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}.
+    cost: "effort" (the integral of the sum of the inputs' squares), "time" or an integrand in the
+    names of p, v, the inputs and t. path: {name of p, v, an input or a carried multiplier (a
+    constraint name): (lo, hi)}. nodes: mesh intervals N; scheme: "trapezoidal" or
+    "hermite-simpson". guess: a Trajectory (its states interpolated) or None (a straight line
+    between the boundary values, the rest from the default state, velocities 0). tol: IPOPT's.
+    check: re-simulate the optimal inputs with ``simulate`` at rtol ``check_rtol`` and report the
+    miss of the final conditions (result.resimulation); a miss above 1e-3 of the move's size
+    (formulations.control.check.MISS_SHARE) makes the status WARNED. mesh_tol: estimate the
+    collocation error of every interval (result.interval_errors, by simulating each) and double
+    the mesh, from the last solution, until the largest is below mesh_tol or nodes would pass
+    max_nodes (then the status is WARNED).
+    """
+    system = as_system(system)
+    prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,
+                   free_time=free_time, t1_bounds=t1_bounds)
+    result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
+    if mesh_tol is not None and result.success:
+        result = _refined(system, formulation, prob, result, independent, tol, max_iter, float(mesh_tol),
+                          int(max_nodes), check_rtol)
+    if check and result.success:
+        from .check import with_resimulation
+
+        result = with_resimulation(result, system, prob, rtol=check_rtol)
+    return result
+
+
+def _refined(system, formulation, prob, result, independent, tol, max_iter, mesh_tol, max_nodes, rtol):
+    """Double the mesh from the last solution until every interval's error is below mesh_tol."""
+    from .check import interval_errors
+
+    while True:
+        errors = interval_errors(result, system, rtol)
+        result = dataclasses.replace(result, interval_errors=errors)
+        if np.max(errors) <= mesh_tol or not result.success:
+            return result
+        if 2 * prob.nodes > max_nodes:
+            return dataclasses.replace(result, status=Status.WARNED, message=(
+                f"{result.message}; the largest collocation error {np.max(errors):.3g} is above mesh_tol = "
+                f"{mesh_tol:g} at {prob.nodes} intervals, and {2 * prob.nodes} would pass max_nodes = {max_nodes}"))
+        prob = dataclasses.replace(prob, nodes=2 * prob.nodes)
+        result = _solve(system, formulation, prob, result, independent, tol, max_iter)
+
+
+def _solve(system, formulation, prob, guess, independent, tol, max_iter):
+    ca = casadi()
+    start = time.perf_counter()
+    guesser = _Guess(system, prob, guess)
+    model = build(system, formulation, prob.inputs, independent, guesser.q_start())
+    guesser.attach(model)
+    named = _named(system, model)
+    trans = _transcribe(system, model, prob, guesser, named)
+    solver = ca.nlpsol("optimal_control", "ipopt", trans.nlp,
+                       {"ipopt.print_level": 0, "print_time": False, "ipopt.sb": "yes", "ipopt.tol": tol,
+                        "ipopt.max_iter": int(max_iter)})
+    build_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    out = solver(x0=trans.x0, lbx=trans.lbx, ubx=trans.ubx, lbg=trans.lbg, ubg=trans.ubg)
+    seconds = time.perf_counter() - start
+    return _result(system, model, prob, trans, solver, out, solver.stats(), seconds, build_seconds)
+
+
+def _transcribe(system, model, prob, guesser, named):
+    from .transcription import transcribe
+
+    ca = casadi()
+    integrand = _integrand(system, model, prob, ca)
+    return transcribe(model, prob, guesser, named, integrand, _path(system, model, prob, ca))
+
+
+def _named(system, model):
+    """(q, s, t) -> {name of p, v, q, s: CasADi value}."""
+    def named(q, s, t):
+        p, v = model.dependent(q, s, t)
+        out = {name: p[i] for i, name in enumerate(system.coordinate_names)}
+        out.update({name: v[i] for i, name in enumerate(system.velocity_names)})
+        return out
+    return named
+
+
+def _integrand(system, model, prob, ca):
+    if prob.cost == "time":
+        return None
+    if prob.cost == "effort":
+        return lambda q, s, u, t: ca.sumsqr(u)
+    value = expression_function(system, prob.inputs, prob.cost, "cost")
+
+    def integrand(q, s, u, t):
+        p, v = model.dependent(q, s, t)
+        return value(p, v, u, t)
+    return integrand
+
+
+def _path(system, model, prob, ca):
+    """{name: (function (q, s, z, u, t) -> value, lo, hi)} for the path bounds."""
+    out = {}
+    for name, (lo, hi) in prob.path.items():
+        if name in prob.inputs:
+            i = prob.inputs.index(name)
+            out[name] = (lambda q, s, z, u, t, i=i: u[i], lo, hi)
+        elif name in model.carried:
+            i = model.carried.index(name)
+            out[name] = (lambda q, s, z, u, t, i=i: z[i], lo, hi)
+        elif name in system.coordinate_names or name in system.velocity_names:
+            out[name] = (lambda q, s, z, u, t, name=name: _named(system, model)(q, s, t)[name], lo, hi)
+        else:
+            from systems.errors import ArgumentError
+
+            carried = f"; formulation {model.label!r} carries the multipliers {', '.join(model.carried)}" \
+                if model.carried else f"; formulation {model.label!r} carries no multipliers: use 'dependent'"
+            raise ArgumentError(f"optimal_control got path bounds on {name!r} but expected a name of p, v or an "
+                                f"input of {system.name}{carried}", "path")
+    return out
+
+
+class _Guess:
+    """The first guess at a point of the horizon, in the model's own variables."""
+
+    def __init__(self, system, prob, trajectory):
+        self.system, self.prob, self.trajectory = system, prob, trajectory
+        p, v = system.default_state()
+        v = np.zeros_like(v)
+        names_p, names_v = system.coordinate_names, system.velocity_names
+        self.ends = []
+        for conditions in (prob.initial, {**prob.initial, **prob.final}):
+            pe, ve = p.copy(), v.copy()
+            for name, value in conditions.items():
+                if name in names_p:
+                    pe[names_p.index(name)] = value
+                else:
+                    ve[names_v.index(name)] = value
+            self.ends.append((pe, ve))
+
+    def dependent(self, fraction):
+        if self.trajectory is not None:
+            traj = self.trajectory
+            tt = traj.t[0] + fraction * (traj.t[-1] - traj.t[0])
+            p = np.array([np.interp(tt, traj.t, traj.p[:, i]) for i in range(traj.p.shape[1])])
+            v = np.array([np.interp(tt, traj.t, traj.v[:, i]) for i in range(traj.v.shape[1])])
+            return p, v
+        (p0, v0), (p1, v1) = self.ends
+        return p0 + fraction * (p1 - p0), v0 + fraction * (v1 - v0)
+
+    def q_start(self):
+        return self._q(self.dependent(0.0)[0])
+
+    def _q(self, p):
+        system = self.system
+        if not system.m:
+            return p
+        return np.asarray(system.numeric.inverse(p, system.params, self.prob.t0), float).ravel()
+
+    def attach(self, model):
+        ca = casadi()
+        nq, ns, _, _ = model.sizes
+        q, s, t = ca.SX.sym("q", nq), ca.SX.sym("s", ns), ca.SX.sym("t")
+        _, v = model.dependent(q, s, t)
+        self.model = model
+        self.velocity = ca.Function("velocity", [q, t], [ca.substitute(v, s, ca.DM.zeros(ns)), ca.jacobian(v, s)])
+        self.uses_p = model.q_names == self.system.coordinate_names
+
+    def __call__(self, fraction):
+        p, v = self.dependent(fraction)
+        t = self.prob.t0 + fraction * (self.prob.t1 - self.prob.t0)
+        q = p if self.uses_p else self._q(p)
+        V0, B = (np.array(x) for x in self.velocity(q, t))
+        s = np.linalg.lstsq(B, v - V0.ravel(), rcond=None)[0]
+        return q, s, self._inputs(fraction)
+
+    def _inputs(self, fraction):
+        """The guessed inputs: those of a previous solution where the guess is one, else 0."""
+        source = self.trajectory
+        if source is None or not hasattr(source, "input_names"):
+            return np.zeros(len(self.prob.inputs))
+        tt = source.t[0] + fraction * (source.t[-1] - source.t[0])
+        return np.array([np.interp(tt, source.t, source.input(name)) if name in source.input_names else 0.0
+                         for name in self.prob.inputs])
+
+
+def _result(system, model, prob, trans, solver, out, info, seconds, build_seconds):
+    x = np.array(out["x"]).ravel()
+    g = np.array(out["g"]).ravel()
+    T = float(x[trans.duration][0]) if trans.duration is not None else prob.t1 - prob.t0
+    t = prob.t0 + trans.fractions * T
+    P, V, U, Z = [], [], [], []
+    for point, tk in zip(trans.points, t):
+        p, v = model.dependent(x[point["q"]], x[point["s"]], tk)
+        P.append(np.array(p).ravel()), V.append(np.array(v).ravel())
+        U.append(x[point["u"]]), Z.append(x[point["z"]][:len(model.carried)])
+    P, V = np.array(P), np.array(V)
+    converged = info.get("return_status") in _CONVERGED
+    jac = solver.get_function("nlp_jac_g") if hasattr(solver, "get_function") else None
+    nnz = int(jac.sparsity_out(1).nnz()) if jac is not None else -1
+    stats = ControlStats(int(trans.nlp["x"].shape[0]), int(trans.nlp["g"].shape[0]), nnz,
+                         int(info.get("iter_count", -1)), seconds, build_seconds,
+                         float(np.max(np.abs(g[trans.defects]), initial=0.0)), _constraint_residual(system, t, P, V))
+    message = info.get("return_status", "unknown")
+    missed = _missed(system, prob, P, V)
+    if not converged:
+        message = f"IPOPT did not converge ({message}); the last iterate is kept"
+    elif missed:
+        converged, message = False, (f"IPOPT converged ({message}), but the solution misses {missed}: a condition "
+                                     f"that the others imply near the first guess was not imposed; give a guess "
+                                     f"nearer the target")
+    return OptimalControlResult(system.name, model.label, prob.scheme, t, P, V, prob.inputs, np.array(U),
+                                model.carried, np.array(Z) if model.carried else None, float(out["f"]),
+                                Status.SUCCESS if converged else Status.FAILED, message, stats,
+                                system.coordinate_names, system.velocity_names, model.note,
+                                units={name: system.unit_of(name) for name in
+                                       (*system.coordinate_names, *system.velocity_names, *prob.inputs)})
+
+
+def _missed(system, prob, P, V):
+    """The boundary conditions the solution misses by more than 1e-6 (1 + |value|), as text."""
+    out = []
+    for where, conditions, p, v in (("initial", prob.initial, P[0], V[0]), ("final", prob.final, P[-1], V[-1])):
+        for name, value in conditions.items():
+            got = p[system.coordinate_names.index(name)] if name in system.coordinate_names \
+                else v[system.velocity_names.index(name)]
+            if not abs(got - value) <= 1e-6 * (1 + abs(value)):
+                out.append(f"the {where} {name} = {value:g} (reached {got:.6g})")
+    return "; ".join(out)
+
+
+def _constraint_residual(system, t, P, V):
+    """max |Phi(p)| and |C v + c| over the points, by the system's numeric functions."""
+    if not system.m + system.l:
+        return 0.0
+    worst = 0.0
+    for tk, p, v in zip(t, P, V):
+        Phi, _, C, c = system.numeric.constraint_terms(p, system.params, tk)
+        worst = max(worst, float(np.max(np.abs(Phi), initial=0.0)), float(np.max(np.abs(C @ v + c), initial=0.0)))
+    return worst

@@ -1,0 +1,260 @@
+"""Optimal control through the formulations (formulations.optimal_control), against closed forms
+(minimum-effort rest-to-rest moves, minimum time with bounded force), against each other, against
+an independent CasADi transcription written here, under mesh refinement, and by re-simulating the
+optimal inputs with simulate."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import formulations
+import systems
+from formulations import Status
+from systems.errors import ArgumentError, UnknownNameError
+
+casadi = pytest.importorskip("casadi")
+
+ALL = ("dependent", "dependent+none", "reduced", "minimal")
+REST = {"x": 0.0, "y": 0.0, "phi": 0.0, "x_dot": 0.0, "y_dot": 0.0, "phi_dot": 0.0}
+SIDEWAYS = {"x": 0.0, "y": 1.0, "phi": 0.0, "x_dot": 0.0, "y_dot": 0.0, "phi_dot": 0.0}
+KNIFE = dict(initial=REST, final=SIDEWAYS, inputs=["F", "tau"], path={"phi": (-1.2, 1.2)})
+
+
+def _cart(m=2.0):
+    """A mass m on a line pushed by a force F: m x'' = F."""
+    x, xd, F, mass = sp.symbols("x x_dot F m", real=True)
+    return systems.from_lagrangian("cart", (x,), mass * xd**2 / 2, velocities=(xd,), forces=(F,),
+                                   parameters=(systems.Parameter(mass, m, "kg"), systems.Parameter(F, 0.0, "N")),
+                                   default_p=(0,), default_v=(0,))
+
+
+def _ring(m=2.0, L=0.5):
+    """A bead of mass m on a ring of radius L in Cartesian coordinates (no gravity), turned by a
+    torque tau about the centre: Phi = x^2 + y^2 - L^2, embedding (L cos th, L sin th)."""
+    x, y, xd, yd, tau, mass, length = sp.symbols("x y x_dot y_dot tau m L", real=True)
+    th = sp.Symbol("th", real=True)
+    emb = systems.Embedding(coordinates=(th,), g=sp.Matrix([length * sp.cos(th), length * sp.sin(th)]),
+                            inverse=sp.Matrix([sp.atan2(y, x)]))
+    return systems.from_lagrangian(
+        "ring", (x, y), mass * (xd**2 + yd**2) / 2, velocities=(xd, yd),
+        forces=(-tau * y / length**2, tau * x / length**2), holonomic=[("ring force", (x**2 + y**2 - length**2) / 2)],
+        parameters=(systems.Parameter(mass, m, "kg"), systems.Parameter(length, L, "m"),
+                    systems.Parameter(tau, 0.0, "N m")), default_p=(L, 0), default_v=(0, 0), embedding=emb)
+
+
+def test_rest_to_rest_move_matches_the_closed_form():
+    # min int F^2 dt, x: 0 -> D in T at rest: F = 6 m D / T^2 (1 - 2 t / T), cost 12 m^2 D^2 / T^3
+    m, D, T = 2.0, 1.0, 1.5
+    exact = 12 * m**2 * D**2 / T**3
+    cart = _cart(m)
+    run = dict(initial={"x": 0.0, "x_dot": 0.0}, final={"x": D, "x_dot": 0.0}, inputs=["F"])
+    hs = formulations.optimal_control(cart, "minimal", (0.0, T), nodes=8, scheme="hermite-simpson", **run)
+    assert hs.success and hs.resimulation.largest_miss < 1e-8
+    assert hs.cost == pytest.approx(exact, rel=1e-9)     # cubic x, linear F: Hermite-Simpson is exact
+    assert np.allclose(hs.input("F"), 6 * m * D / T**2 * (1 - 2 * hs.t / T), atol=1e-7)
+    errors = [abs(formulations.optimal_control(cart, "dependent", (0.0, T), nodes=N, **run).cost - exact)
+              for N in (8, 16, 32)]
+    assert 3.5 < errors[0] / errors[1] < 4.5 and 3.5 < errors[1] / errors[2] < 4.5   # trapezoidal: order 2
+
+
+@pytest.mark.parametrize("formulation", ALL)
+def test_rest_to_rest_turn_on_a_holonomic_ring(formulation):
+    # the ring's angle is a double integrator with J = m L^2: cost 12 J^2 Theta^2 / T^3 = 12 m^2 L^4 Theta^2 / T^3.
+    # In the angle (reduced, minimal) the states are cubic and Hermite-Simpson is exact; in x, y they are not
+    m, L, angle, T = 2.0, 0.5, 1.0, 2.0
+    ring = _ring(m, L)
+    res = formulations.optimal_control(ring, formulation, (0.0, T), initial={"x": L, "y": 0.0, "x_dot": 0.0,
+                                                                            "y_dot": 0.0},
+                                       final={"x": L * math.cos(angle), "y": L * math.sin(angle), "x_dot": 0.0,
+                                              "y_dot": 0.0},
+                                       inputs=["tau"], nodes=16, scheme="hermite-simpson")
+    assert res.status == Status.SUCCESS, res.message
+    exact = formulation in ("reduced", "minimal")
+    assert res.cost == pytest.approx(12 * m**2 * L**4 * angle**2 / T**3, rel=1e-9 if exact else 1e-3)
+    assert res.resimulation.largest_miss < (1e-8 if exact else 1e-5) * res.resimulation.scale
+    if formulation != "dependent+none":   # on the circle at every mesh node (midpoints: collocation error)
+        x, y = res.p[::2].T
+        assert np.max(np.abs(x**2 + y**2 - L**2)) < 1e-10
+    assert ("ring force" in res.multiplier_names) == formulation.startswith("dependent")
+
+
+def test_knife_edge_parking_is_the_same_problem_in_every_formulation():
+    seed = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                        check=False, **KNIFE)
+    assert seed.success
+    costs, sizes = {}, {}
+    for formulation in ("dependent", "reduced", "minimal"):
+        res = formulations.optimal_control("knife_edge", formulation, (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                           guess=seed, check=False, **KNIFE)
+        assert res.success, res.message
+        costs[formulation], sizes[formulation] = res.cost, res.stats.variables
+    assert costs["dependent"] == pytest.approx(costs["reduced"], rel=1e-8)   # m = 0: the same equations
+    assert costs["minimal"] == pytest.approx(costs["dependent"], rel=1e-4)
+    assert sizes["minimal"] < sizes["reduced"]      # the minimal NLP is the smaller one
+
+
+def test_knife_edge_costs_converge_at_hermite_simpson_order_and_the_inputs_reach_the_target():
+    runs = {}
+    guess = None
+    for N in (20, 40, 160):
+        runs[N] = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=N,
+                                               scheme="hermite-simpson", guess=guess, check=N == 160, **KNIFE)
+        guess = runs[N]
+        assert runs[N].success
+    ratio = abs(runs[20].cost - runs[160].cost) / abs(runs[40].cost - runs[160].cost)
+    assert ratio > 8          # about 16 for order 4 (11 measured: the reference is not exact)
+    fine = runs[160]
+    assert fine.resimulation.largest_miss < 1e-6 * fine.resimulation.scale
+    assert np.max(np.abs(fine.state("phi"))) <= 1.2 + 1e-6         # the path bound holds
+
+
+def _hand_written_knife_edge(N, T=2.0):
+    """The parking problem transcribed by hand (Hermite-Simpson, separated) on the knife edge's
+    equations in the forward speed s along the blade: x' = s cos phi, y' = s sin phi,
+    m s' = F + m g sin(alpha) cos(phi), J omega' = tau (Bloch 2003, section 1.6)."""
+    ca = casadi
+    m, J, g, alpha = 1.0, 0.1, 9.81, 0.3
+
+    def rate(z, u):
+        x, y, phi, s, w = (z[i] for i in range(5))
+        return ca.vertcat(s * ca.cos(phi), s * ca.sin(phi), w, (u[0] + m * g * ca.sin(alpha) * ca.cos(phi)) / m,
+                          u[1] / J)
+    Z = [ca.SX.sym(f"z{k}", 5) for k in range(2 * N + 1)]
+    U = [ca.SX.sym(f"u{k}", 2) for k in range(2 * N + 1)]
+    h, g_, J_ = T / N, [], 0
+    for k in range(0, 2 * N, 2):
+        f0, fm, f1 = rate(Z[k], U[k]), rate(Z[k + 1], U[k + 1]), rate(Z[k + 2], U[k + 2])
+        g_ += [Z[k + 1] - (Z[k] + Z[k + 2]) / 2 - h / 8 * (f0 - f1), Z[k + 2] - Z[k] - h / 6 * (f0 + 4 * fm + f1)]
+        J_ += h / 6 * (ca.sumsqr(U[k]) + 4 * ca.sumsqr(U[k + 1]) + ca.sumsqr(U[k + 2]))
+    g_ += [Z[0], Z[-1] - ca.DM([0, 1, 0, 0, 0])]
+    w = ca.vertcat(*Z, *U)
+    lb = np.concatenate([np.tile([-np.inf, -np.inf, -1.2, -np.inf, -np.inf], 2 * N + 1), np.full(2 * (2 * N + 1), -np.inf)])
+    solver = ca.nlpsol("hand", "ipopt", {"x": w, "f": J_, "g": ca.vertcat(*g_)},
+                       {"ipopt.print_level": 0, "print_time": False, "ipopt.sb": "yes", "ipopt.tol": 1e-10})
+    guess = np.zeros(w.shape[0])
+    guess[1:5 * (2 * N + 1):5] = np.linspace(0, 1, 2 * N + 1)
+    out = solver(x0=guess, lbx=lb, ubx=-lb, lbg=0, ubg=0)
+    return float(out["f"]), solver.stats()["return_status"]
+
+
+def test_an_independent_transcription_finds_the_same_optimum():
+    N = 40
+    theirs, status = _hand_written_knife_edge(N)
+    assert status == "Solve_Succeeded"
+    ours = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=N, scheme="hermite-simpson",
+                                        check=False, **KNIFE)
+    assert ours.cost == pytest.approx(theirs, rel=2e-4)   # different coordinates, each within ~1e-4 of the limit
+
+
+def test_rolling_disc_moved_sideways_by_its_torques():
+    disc = systems.load("rolling_disc")
+    p, v = disc.family("rolling").state(disc, spin=5.0)
+    initial = dict(zip(disc.coordinate_names, p)) | dict(zip(disc.velocity_names, v))
+    final = {"y": 0.5, "psi": 0.0, "theta": 0.0, "omega_1": 0.0, "omega_3": 0.0, "omega_2": 5.0}
+    costs = {}
+    for formulation in ("dependent", "reduced", "minimal"):
+        res = formulations.optimal_control(disc, formulation, (0.0, 2.0), initial, final,
+                                           ["tau_drive", "tau_steer"], nodes=24, scheme="hermite-simpson")
+        assert res.converged, res.message
+        costs[formulation] = res.cost
+        assert res.resimulation.largest_miss < 2e-3 * res.resimulation.scale   # spin, lean rates: order 4 in h
+    assert costs["reduced"] == pytest.approx(costs["dependent"], rel=1e-4)
+    assert costs["minimal"] == pytest.approx(costs["dependent"], rel=1e-4)
+
+
+def test_minimum_time_with_a_bounded_force_is_bang_bang():
+    # |F| <= F_max, x: 0 -> D at rest: T* = 2 sqrt(m D / F_max)
+    m, D, F_max = 2.0, 1.0, 4.0
+    res = formulations.optimal_control(_cart(m), "minimal", (0.0, 1.0), {"x": 0.0, "x_dot": 0.0},
+                                       {"x": D, "x_dot": 0.0}, [f"F:{-F_max}:{F_max}"], cost="time", free_time=True,
+                                       nodes=40, check=False)
+    assert res.success
+    assert res.cost == pytest.approx(2 * math.sqrt(m * D / F_max), rel=2e-3) and res.t[-1] == pytest.approx(res.cost)
+    assert np.all(np.abs(res.input("F")) <= F_max + 1e-7)
+
+
+def test_path_bounds_on_a_multiplier_hold_and_are_refused_where_none_is_carried():
+    ring = _ring()
+    args = dict(initial={"x": 0.5, "y": 0.0, "x_dot": 0.0, "y_dot": 0.0},
+                final={"x": 0.0, "y": 0.5, "x_dot": 0.0, "y_dot": 0.0}, inputs=["tau"], nodes=10,
+                scheme="hermite-simpson", check=False)
+    free = formulations.optimal_control(ring, "dependent", (0.0, 1.0), **args)
+    bound = 0.8 * float(np.max(np.abs(free.multipliers[:, 0])))
+    held = formulations.optimal_control(ring, "dependent", (0.0, 1.0), path={"ring force": (-bound, bound)}, **args)
+    assert held.success and np.max(np.abs(held.multipliers[:, 0])) <= bound + 1e-7 and held.cost > free.cost
+    with pytest.raises(ArgumentError, match="carries no multipliers"):
+        formulations.optimal_control(ring, "minimal", (0.0, 1.0), path={"ring force": (-bound, bound)}, **args)
+
+
+def test_mesh_refinement_on_request_brings_every_interval_below_the_tolerance():
+    res = formulations.optimal_control(_cart(), "dependent", (0.0, 1.0), {"x": 0.0, "x_dot": 0.0},
+                                       {"x": 1.0, "x_dot": 0.0}, ["F"], nodes=4, mesh_tol=1e-4, check=False)
+    assert res.success and np.max(res.interval_errors) <= 1e-4
+    assert len(res.t) - 1 > 4 and len(res.interval_errors) == len(res.t) - 1
+
+
+def test_simulate_takes_inputs_as_samples_and_as_feedback():
+    m = 2.0
+    cart = _cart(m)
+    form = formulations.create("minimal", cart)
+    t = np.linspace(0.0, 1.0, 11)
+    ramp = form.simulate((0.0, 1.0), ([0.0], [0.0]), rtol=1e-12, atol=1e-12, inputs={"F": (t, 3.0 * t)})
+    assert ramp.p[-1][0] == pytest.approx(3.0 / (6 * m), rel=1e-9)         # x = F' t^3 / (6 m)
+    assert ramp.status == Status.SUCCESS and ramp.settings["inputs"] == ("F",)
+    k = 0.7
+    damped = form.simulate((0.0, 1.0), ([0.0], [1.0]), rtol=1e-12, atol=1e-12,
+                           inputs={"F": lambda time, p, v: -k * v[0]})
+    assert damped.v[-1][0] == pytest.approx(math.exp(-k / m), rel=1e-9)   # m v' = -k v
+    plain = form.simulate((0.0, 1.0), ([0.0], [1.0]), rtol=1e-12, atol=1e-12)
+    assert plain.v[-1][0] == pytest.approx(1.0) and "inputs" not in plain.settings
+
+
+@pytest.mark.parametrize("inputs, match", [
+    ({"G": ([0, 1], [0, 0])}, "'G'"),
+    ({"m": ([0, 1], [1, 1])}, "does not enter only the forces"),
+    ({"F": ([0, 0.5], [0, 0])}, "does not cover t_span"),
+    ({"F": ([0, 1, 0.5], [0, 0, 0])}, "not increasing"),
+    ({"F": "fast"}, "expected \\(times, values\\)"),
+])
+def test_simulate_refuses_bad_inputs(inputs, match):
+    form = formulations.create("minimal", _cart())
+    with pytest.raises((ArgumentError, UnknownNameError), match=match):
+        form.simulate((0.0, 1.0), ([0.0], [0.0]), inputs=inputs)
+
+
+@pytest.mark.parametrize("change, error, match", [
+    (dict(inputs=["push"]), UnknownNameError, "'push'"),
+    (dict(inputs=["alpha"]), None, None),      # the slope enters f only: a legitimate input
+    (dict(final={"z": 1.0}), UnknownNameError, "'z'"),
+    (dict(inputs=["F:2:1"]), ArgumentError, "lo < hi"),
+    (dict(cost="time"), ArgumentError, "free_time=True"),
+    (dict(cost="F**2 + speed"), ArgumentError, "unknown names \\['speed'\\]"),
+    (dict(path={"phi": (0.5, 1.0)}), ArgumentError, "exclude the initial value"),
+    (dict(nodes=1), ArgumentError, "nodes"),
+    (dict(scheme="euler"), UnknownNameError, "euler"),
+    (dict(formulation="manifold"), ArgumentError, "formulation='manifold'"),
+    (dict(initial=REST | {"y_dot": 1.0}), ArgumentError, "y_dot = 1 does not follow from the others"),
+    (dict(initial=REST | {"y_dot": 1.0}, formulation="dependent"), ArgumentError,
+     "violate the constraint 'lateral blade force'"),
+])
+def test_bad_problems_are_named_before_any_solve(change, error, match):
+    args = dict(formulation="minimal", initial=REST, final=SIDEWAYS, inputs=["F", "tau"], nodes=4, check=False,
+                max_iter=3)
+    args.update(change)
+    formulation = args.pop("formulation")
+    if error is None:
+        formulations.optimal_control("knife_edge", formulation, (0.0, 2.0), **args)
+        return
+    with pytest.raises(error, match=match):
+        formulations.optimal_control("knife_edge", formulation, (0.0, 2.0), **args)
+
+
+def test_unreachable_targets_and_unconverged_solves_say_so():
+    cart = _cart()
+    weak = formulations.optimal_control(cart, "minimal", (0.0, 1.0), {"x": 0.0, "x_dot": 0.0},
+                                        {"x": 10.0, "x_dot": 0.0}, ["F:-0.1:0.1"], nodes=10)
+    assert weak.status == Status.FAILED and "did not converge" in weak.message and weak.resimulation is None
+    short = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=10, max_iter=2, **KNIFE)
+    assert short.status == Status.FAILED and "Maximum_Iterations_Exceeded" in short.message
+    assert "failed" in str(short)
