@@ -258,3 +258,42 @@ def test_unreachable_targets_and_unconverged_solves_say_so():
     short = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=10, max_iter=2, **KNIFE)
     assert short.status == Status.FAILED and "Maximum_Iterations_Exceeded" in short.message
     assert "failed" in str(short)
+
+
+@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+def test_the_exported_residual_vanishes_on_a_simulated_motion(formulation):
+    # a driven run of the rolling disc (numpy backend), its own states and rates fed to the export
+    from formulations.control.export import implicit_residual
+
+    disc = systems.load("rolling_disc")
+    drive = {"tau_drive": lambda t, p, v: 0.2 * math.sin(t), "tau_steer": lambda t, p, v: 0.05}
+    form = formulations.create(formulation, disc, backend="numpy")
+    traj = form.simulate((0.0, 1.0), rtol=1e-10, atol=1e-10, inputs=drive)
+    residual = implicit_residual(disc, formulation, inputs=list(drive), parameters="values")
+    F = residual.casadi_functions()["F"]
+    for k in (3, len(traj.t) // 2, len(traj.t) - 1):
+        t, y, p, v = traj.t[k], traj.state[k], traj.p[k], traj.v[k]
+        r = [drive[name](t, p, v) for name in residual.names["r"]]
+        form.inputs = formulations.inputs.InputSchedule(disc, drive)
+        ydot, _, lam = form.accelerations(t, y)
+        form.inputs = None
+        carried = [lam[disc.constraint_names.index(name)] for name in residual.names["lambda"]]
+        value = np.array(F(ydot, y, carried, r, [])).ravel()
+        assert np.max(np.abs(value)) < 1e-8, (formulation, k, value)
+
+
+def test_the_sympy_residual_is_the_description_and_its_jacobians_are_sparse():
+    from formulations.control.export import implicit_residual
+
+    knife = systems.load("knife_edge")
+    residual = implicit_residual(knife, "dependent", inputs=["F", "tau"])
+    symbol = {par.name: par.symbol for par in knife.parameters}
+    phi = knife.coordinates[2]
+    assert residual.jacobian("r") == sp.Matrix([[0, 0], [0, 0], [0, 0], [-sp.cos(phi), 0], [-sp.sin(phi), 0],
+                                                [0, -1], [0, 0]])
+    assert residual.pattern("lambda") == [(3, 0), (4, 0)]            # the blade force acts on x and y only
+    assert residual.names["par"] == ("m", "J", "g", "alpha") and symbol["m"] in residual.symbols["par"]
+    three = implicit_residual(knife, "dependent", inputs=["F", "tau"], form="index-3")
+    assert three.F[-1] == sp.sin(phi) * knife.velocities[0] - sp.cos(phi) * knife.velocities[1]
+    with pytest.raises(ArgumentError, match="index-3 form is that of the dependent"):
+        implicit_residual(knife, "minimal", form="index-3")

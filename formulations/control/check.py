@@ -57,7 +57,7 @@ def resimulate(result, system, final: dict, rtol=1e-10):
     largest = max([abs(x) for x in miss.values()] + [0.0])
     if traj.status < 0:
         largest = float("inf")
-    return Resimulation(form.label(), rtol, miss, largest, scale, traj.message if traj.status < 0 else "")
+    return Resimulation(form.label(), rtol, miss, largest, scale, traj.message if traj.status < 0 else "", traj)
 
 
 def with_resimulation(result, system, prob, rtol=1e-10):

@@ -58,6 +58,7 @@ class ControlModel:
     row_names: tuple         # what each row constrains
     dependent: object        # (q, s, t) -> (p, v)
     note: str = ""           # how the velocities were chosen (minimal)
+    parameter_names: tuple = ()  # symbolic models: the parameters of the last argument ``par``
 
     @property
     def sizes(self):
@@ -68,15 +69,16 @@ class ControlModel:
         return self.z_names
 
 
-def build(system, kind: str, inputs, independent=None, q_guess=None) -> ControlModel:
+def build(system, kind: str, inputs, independent=None, q_guess=None, symbolic=False) -> ControlModel:
     """The ControlModel of formulation ``kind`` (one of KINDS) for ``system`` with input parameter
     names ``inputs``; ``independent`` names the entries of w kept as u (minimal; default the
-    system's choice, else pivoting on C_bar_nh at ``q_guess``)."""
+    system's choice, else pivoting on C_bar_nh at ``q_guess``). symbolic: the other parameters
+    stay symbols, the last argument ``par`` of every function (formulations.control.export)."""
     if kind not in KINDS:
         raise ArgumentError(f"optimal_control got formulation={kind!r} but expected one of: {', '.join(KINDS)}",
                             "formulation")
     ca = casadi()
-    base = _Pieces(system, inputs)
+    base = _Pieces(system, inputs, symbolic)
     base_kind, _, stabilization = kind.partition("+")
     projected = stabilization != "none"
     if base_kind == "dependent":
@@ -86,11 +88,16 @@ def build(system, kind: str, inputs, independent=None, q_guess=None) -> ControlM
 
 class _Pieces:
     """The primitives of a description as CasADi expressions in p, v, u, t (and lambda where f
-    holds them), the parameters that are not inputs replaced by their values."""
+    holds them); the parameters that are not inputs replaced by their values, or (symbolic) kept
+    as the entries of ``par`` (their order: ``parameter_names``)."""
 
-    def __init__(self, system, inputs):
+    def __init__(self, system, inputs, symbolic=False):
         ca = casadi()
         self.system, self.ca, self.input_names = system, ca, tuple(inputs)
+        kept = [par for par in system.parameters if par.name not in self.input_names]
+        self.parameter_names = tuple(par.name for par in kept) if symbolic else ()
+        self.par = ca.SX.sym("par", len(self.parameter_names))
+        self.parameters = {par.symbol: self.par[i] for i, par in enumerate(kept)} if symbolic else {}
         if system.unit_norm_blocks:
             raise CapabilityError(f"optimal_control: system {system.name!r} holds orientations by Euler parameters "
                                   f"(A is not square); its transcription is not written yet")
@@ -104,8 +111,8 @@ class _Pieces:
         symbols[system.time] = self.t
         by_name = {par.name: par.symbol for par in system.parameters}
         symbols.update({by_name[name]: self.u[i] for i, name in enumerate(inputs)})
-        values = {s: v for s, v in system.parameter_map.items() if s.name not in inputs}
-        self.to_casadi = Converter(symbols, values)
+        symbols.update(self.parameters)
+        self.to_casadi = Converter(symbols, self.values())
         conv = self.to_casadi.matrix
         self.A, self.M, self.d, self.f = conv(system.A), conv(system.M), conv(system.d), conv(system.f)
         self.nonideal = ca.depends_on(self.f, self.lam) if system.m + system.l else False
@@ -114,6 +121,11 @@ class _Pieces:
         self.Phi_p = ca.jacobian(self.Phi, self.p) if system.m else ca.SX(0, n_p)
         self.C = ca.vertcat(self.Phi_p @ self.A, self.C_nh)
         self.G = ca.vertcat(self.Phi_p @ self.A @ self.v + ca.jacobian(self.Phi, self.t), self.C_nh @ self.v + self.c_nh)
+
+    def values(self):
+        """{parameter symbol: value} for the parameters that are numbers here."""
+        return {s: v for s, v in self.system.parameter_map.items()
+                if s.name not in self.input_names and s not in self.parameters}
 
 
 def _dependent(b, ca, projected):
@@ -143,8 +155,8 @@ def _embedded(b, ca):
         raise CapabilityError(f"optimal_control: system {system.name!r} has holonomic rows but no embedding "
                               f"p = g(q); use formulation 'dependent'")
     q, w = ca.SX.sym("q", len(emb.coordinates)), ca.SX.sym("w", len(emb.velocities))
-    conv = Converter({**{s: q[i] for i, s in enumerate(emb.coordinates)}, system.time: b.t},
-                     {s: v for s, v in system.parameter_map.items()})
+    conv = Converter({**{s: q[i] for i, s in enumerate(emb.coordinates)}, system.time: b.t, **b.parameters},
+                     b.values())
     g, A_q = conv.matrix(emb.g), conv.matrix(emb.A_q)
     p_of_q = g
     A = ca.substitute(b.A, b.p, p_of_q)
@@ -184,7 +196,9 @@ def _minimal(b, ca, independent, q_guess):
     system = b.system
     rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
     C_bar = ca.jacobian(rows, w)
-    keep, note = _choose(system, ca, w_names, C_bar, q, independent, q_guess, b.t)
+    numeric = ca.substitute(C_bar, b.par, ca.DM([system.parameter_dict[name] for name in b.parameter_names])) \
+        if b.parameter_names else C_bar
+    keep, note = _choose(system, ca, w_names, numeric, q, independent, q_guess, b.t)
     drop = [i for i in range(len(w_names)) if i not in keep]
     u = ca.SX.sym("u_ind", len(keep))
     if drop:
@@ -230,14 +244,18 @@ def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v
     """The ControlModel; the first ``positions`` rows are position rows (Phi), the rest velocity rows."""
     directions = ca.vertcat(ca.horzcat(ca.jacobian(rows[:positions], q), ca.SX(positions, s.shape[0])),
                             ca.horzcat(ca.SX(rows.shape[0] - positions, q.shape[0]), ca.jacobian(rows[positions:], s)))
+    par = [b.par] if b.parameter_names else []
+
+    def function(name, args, out):
+        return ca.Function(name, args + par, out)
     return ControlModel(
         label, tuple(q_names), tuple(s_names), tuple(carried), b.input_names,
-        ca.Function("kinematics", [q, s, b.t], [qdot]),
-        ca.Function("balance", [q, s, a, z, b.u, b.t], [balance]),
-        ca.Function("rows", [q, s, b.t], [rows]),
-        ca.Function("rows_jacobian", [q, s, b.t], [directions]),
+        function("kinematics", [q, s, b.t], [qdot]),
+        function("balance", [q, s, a, z, b.u, b.t], [balance]),
+        function("rows", [q, s, b.t], [rows]),
+        function("rows_jacobian", [q, s, b.t], [directions]),
         projected, tuple(row_names),
-        ca.Function("dependent", [q, s, b.t], [p, v]), note)
+        function("dependent", [q, s, b.t], [p, v]), note, b.parameter_names)
 
 
 def expression_function(system, model_inputs, text: str, where: str):

@@ -169,7 +169,17 @@ class _Guess:
             v = np.array([np.interp(tt, traj.t, traj.v[:, i]) for i in range(traj.v.shape[1])])
             return p, v
         (p0, v0), (p1, v1) = self.ends
-        return p0 + fraction * (p1 - p0), v0 + fraction * (v1 - v0)
+        p, v = p0 + fraction * (p1 - p0), v0 + fraction * (v1 - v0)
+        return self._on_constraints(p, fraction), v
+
+    def _on_constraints(self, p, fraction):
+        """p moved onto Phi = 0 through the embedding (p = g(h(p))), where the system has one: a
+        straight line in p between the boundary values leaves the constraint manifold."""
+        system = self.system
+        if not system.m or system.embedding is None:
+            return p
+        t = self.prob.t0 + fraction * (self.prob.t1 - self.prob.t0)
+        return np.asarray(system.numeric.embedding(self._q(p), system.params, t)[0], float).ravel()
 
     def q_start(self):
         return self._q(self.dependent(0.0)[0])

@@ -40,6 +40,7 @@ class Resimulation:
     largest_miss: float
     scale: float          # the size of the move the final conditions ask for (for a relative miss)
     failure: str = ""     # the run's message where it failed (largest_miss is then inf)
+    trajectory: object = field(default=None, repr=False)  # the re-simulated Trajectory (Trajectory.show draws it)
 
 
 @dataclass(frozen=True)

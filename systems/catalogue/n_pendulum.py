@@ -5,7 +5,9 @@ every link; v = p'. Uniform links of mass m and length L (J = m L^2 / 12), y up,
 The top of link 1 is pinned at the origin and the top of link i to the bottom of link i - 1:
   joint i horizontal force, joint i vertical force   (two rows per joint; the multipliers are the
   forces on link i from the link above, or from the support)
-so 3n - 2n = n degrees of freedom remain. Embedding q = (theta1, ..., thetan). ``n`` is a build
+so 3n - 2n = n degrees of freedom remain. A motor at the support turns link 1 with the torque tau
+(an input, zero by default: with n = 1 the torque-driven swing-up, with n = 2 the Pendubot).
+Embedding q = (theta1, ..., thetan). ``n`` is a build
 option: systems.load("n_pendulum", n=5). Drawn as rods in the vertical x-z plane of a 3D scene (the
 plane's y is the scene's z).
 """
@@ -22,6 +24,7 @@ def build(n=3):
     if not (isinstance(n, int) and n >= 1):
         raise ValueError(f"n_pendulum got n={n!r} but expected a whole number >= 1")
     m, L, g = sp.symbols("m L g", positive=True)
+    tau = sp.Symbol("tau", real=True)
     p, v, T, V, holonomic = [], [], sp.S.Zero, sp.S.Zero, []
     bottom = sp.Matrix([0, 0])
     thetas = sp.symbols(f"theta1:{n + 1}", real=True)
@@ -46,9 +49,10 @@ def build(n=3):
     angles = [sp.Rational(1, 2) * (-1) ** i for i in range(n)]
     at = dict(zip(thetas, angles))
     return from_lagrangian(
-        NAME, p, T, V, velocities=v, holonomic=holonomic,
+        NAME, p, T, V, velocities=v, holonomic=holonomic, forces=[tau if j == 2 else 0 for j in range(3 * n)],
         parameters=(Parameter(m, 1.0, "kg", "mass of a link"), Parameter(L, 1.0, "m", "length of a link"),
-                    Parameter(g, 9.81, "m/s^2", "gravity")),
+                    Parameter(g, 9.81, "m/s^2", "gravity"),
+                    Parameter(tau, 0.0, "N m", "torque of the motor at the support on link 1 (an input)")),
         default_p=tuple(e.subs(at) for e in g_pos), default_v=(0,) * (3 * n),
         embedding=Embedding(coordinates=thetas, g=sp.Matrix(g_pos), inverse=sp.Matrix(p[2::3])),
         description=__doc__, reference="a standard benchmark of multibody codes",

@@ -16,6 +16,9 @@
                     [--set name=value ...] [--json]
     pfaff advise SYSTEM [--t-end T] [--target-error E] [--budget SECONDS] [--out DIR [--force]] [--quiet]
                  [--set name=value ...] [--json]
+    pfaff optimize SYSTEM --inputs NAME[:LO:HI] ... [--from NAME=VALUE ...] [--to NAME=VALUE ...] [--t-end T|free]
+                   [--cost effort|time|EXPR] [--path NAME:LO:HI ...] [--formulation F ...] [--nodes N]
+                   [--scheme S] [--out DIR [--force]] [--html FILE] [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
                  [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
@@ -40,7 +43,7 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
                        cmd_export, cmd_list, cmd_simulate)
 from .parsing import UsageError, backend_option, count, join_negative_values, number, tolerance
 from ..output import OutputError
-from . import advise as advise_cli, stability as stability_cli, sweep
+from . import advise as advise_cli, optimize as optimize_cli, stability as stability_cli, sweep
 from .long import IGNORED
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
@@ -153,6 +156,7 @@ def build_parser():
     sweep.add_parser(sub, _command)
     stability_cli.add_parser(sub, _command)
     advise_cli.add_parser(sub, _command)
+    optimize_cli.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()
