@@ -1,9 +1,10 @@
-"""Every docs page runs as a script: its Python blocks, in order, saved as one file and run with
-python in a new folder with a new PFAFF_CACHE_DIR (tests/reader.py), as a reader who copies the page.
+"""Every docs page runs: its Python blocks, in order.
 
-The pages that take long that way (their first compile of machine code in a new cache folder) run
-as scripts with ``-m slow``; in the default run their blocks run in this process instead, in one
-namespace, with the compiled kernels of the usual cache folder.
+In the default run each page runs in this process, in a namespace of its own and a new folder,
+with the suite's imports and the compiled kernels of its cache folder (the registries of
+formulations and solvers, which a page may extend, are restored after it). With ``-m slow`` each
+page also runs as a reader runs it: saved as one script and run with python in a new folder with a
+new PFAFF_CACHE_DIR (tests/reader.py), on the numpy backend and on the default one.
 """
 import pathlib
 import re
@@ -16,9 +17,6 @@ from reader import environment, outcome, run
 DOCS = sorted((pathlib.Path(__file__).parent.parent / "docs").glob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
-# seconds as a script in a new cache folder: cli about 60 (pfaff sweep compiles its kernels),
-# compiled-backend about 60; every other page under 15
-SLOW = {"cli", "compiled-backend"}
 
 
 def page_param(page, *marks):
@@ -33,7 +31,28 @@ def blocks(page):
     return found
 
 
-@pytest.mark.parametrize("page", [page_param(p, *([pytest.mark.slow] if p.stem in SLOW else [])) for p in DOCS])
+@pytest.mark.parametrize("page", [page_param(p) for p in DOCS])
+def test_page_runs(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    import matplotlib.pyplot as plt
+
+    from formulations import base
+    from formulations.solvers import base as solver_base
+
+    kept = dict(base._REGISTRY), dict(solver_base._REGISTRY)
+    try:
+        namespace = {"__name__": "__main__"}
+        for i, code in enumerate(blocks(page)):
+            exec(compile(code, f"{page.name}[block {i + 1}]", "exec"), namespace)
+    finally:
+        for registry, before in zip((base._REGISTRY, solver_base._REGISTRY), kept):
+            registry.clear()
+            registry.update(before)
+        plt.close("all")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [page_param(p) for p in DOCS])
 def test_page_runs_as_script(page, tmp_path):
     """On the numpy backend: the compiled one, a reader's default, would compile each formulation's
     module anew in every page's new cache folder (test_page_runs_as_a_reader_runs_it runs them so)."""
@@ -55,15 +74,3 @@ def _run_page(page, tmp_path, backend):
     script.write_text("\n\n".join(blocks(page)))
     result = run([sys.executable, script.name], work, environment(tmp_path, backend), timeout=3000)
     assert result.returncode == 0, f"{page.name} as a script\n{outcome(result)}"
-
-
-@pytest.mark.parametrize("page", [page_param(p) for p in DOCS if p.stem in SLOW])
-def test_slow_page_runs_in_process(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    namespace = {"__name__": "__main__"}
-    for i, code in enumerate(blocks(page)):
-        exec(compile(code, f"{page.name}[block {i + 1}]", "exec"), namespace)
-
-
-def test_slow_pages_exist():
-    assert SLOW <= {p.stem for p in DOCS}

@@ -100,6 +100,11 @@ def check_stability(args, cwd, stdout):
     assert {"stability.md", "stability.json", "stability.png"} <= {f.name for f in out_path(args, cwd).iterdir()}
 
 
+def check_optimize(args, cwd, stdout):
+    assert "| minimal | hermite-simpson |" in stdout
+    assert {"report.md", "solutions.json", "minimal.png"} <= {f.name for f in out_path(args, cwd).iterdir()}
+
+
 # what each command leaves beyond exit status 0, by the command's start
 CHECKS = {
     "pfaff list": check_list,
@@ -114,6 +119,7 @@ CHECKS = {
     "pfaff sweep rolling_disc": check_sweep,
     "pfaff stability rolling_disc": check_stability,
     "pfaff simulate bicycle": check_scene,
+    "pfaff optimize knife_edge": check_optimize,
 }
 
 
