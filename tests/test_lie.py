@@ -16,7 +16,8 @@ ANGLES = (0.0, 1e-9, 1e-4, 0.05, 0.0999, 0.1001, 0.7, 2.0, 3.0, np.pi - 1e-6)
 
 
 def _twist(angle):
-    X = RNG.standard_normal(6)
+    """A twist whose rotation part has norm ``angle``: the same for every order the tests run in."""
+    X = np.random.default_rng([7, hash(float(angle)) % 2**32]).standard_normal(6)
     n = np.linalg.norm(X[:3])
     X[:3] *= angle / n
     return X
@@ -33,7 +34,7 @@ def test_exponentials_match_the_matrix_exponential_and_invert_by_log(angle):
     R, t = se3_exp(X)
     assert np.allclose(R, E[:3, :3], atol=1e-14, rtol=0) and np.allclose(t, E[:3, 3], atol=1e-14, rtol=0)
     assert np.allclose(so3_exp(X[:3]), sl.expm(hat(X[:3])), atol=1e-14, rtol=0)
-    assert np.allclose(R.T @ R, np.eye(3), atol=1e-15, rtol=0)
+    assert np.allclose(R.T @ R, np.eye(3), atol=4e-15, rtol=0)   # 1.6e-15 at most over 20000 twists of angle 3
     assert np.allclose(so3_log(R), X[:3], atol=1e-9 if angle > 3 else 1e-14, rtol=0)
     assert np.allclose(se3_log(R, t), X, atol=1e-8 if angle > 3 else 1e-13, rtol=0)
 
