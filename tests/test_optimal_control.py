@@ -53,6 +53,9 @@ def test_rest_to_rest_move_matches_the_closed_form():
     assert hs.success and hs.resimulation.largest_miss < 1e-8
     assert hs.cost == pytest.approx(exact, rel=1e-9)     # cubic x, linear F: Hermite-Simpson is exact
     assert np.allclose(hs.input("F"), 6 * m * D / T**2 * (1 - 2 * hs.t / T), atol=1e-7)
+    written = formulations.optimal_control(cart, "minimal", (0.0, T), nodes=8, scheme="hermite-simpson",
+                                           cost="F**2 + 0 * x_dot", check=False, **run)
+    assert written.cost == pytest.approx(exact, rel=1e-9)     # the same integrand, given as an expression
     errors = [abs(formulations.optimal_control(cart, "dependent", (0.0, T), nodes=N, **run).cost - exact)
               for N in (8, 16, 32)]
     assert 3.5 < errors[0] / errors[1] < 4.5 and 3.5 < errors[1] / errors[2] < 4.5   # trapezoidal: order 2

@@ -7,12 +7,15 @@ import time
 import numpy as np
 
 from systems.catalogue import as_system
+from systems.errors import ArgumentError
 
 from ..results.optimal_control import ControlStats, OptimalControlResult
 from ..results.status import Status
 from .bridge import casadi
+from .check import interval_errors, with_resimulation
 from .model import build, expression_function
 from .problem import problem
+from .transcription import transcribe
 
 _CONVERGED = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
@@ -24,16 +27,18 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``, by direct
     collocation of formulation ``formulation``'s own equations (formulations.control.model).
 
-    formulation: "dependent" (= "dependent+ggl": position and velocity constraints at every point,
-    Gear-Gupta-Leimkuhler multipliers mu keep the kinematics on them), "dependent+none" (index 1:
-    the constraints at t0 only, their drift reported), "reduced" or "minimal". t_span: (t0, t1) s,
+    formulation: "dependent" (= "dependent+projection": the position and velocity constraints at
+    every mesh node, slack multipliers keeping the collocated motion on them), "dependent+none"
+    (index 1, the constraints at t0 only, their drift reported), "reduced" (= "reduced+projection"),
+    "reduced+none" or "minimal" (formulations.control.model). t_span: (t0, t1) s,
     t1 the first guess when free_time. initial, final: {name of p or v: value}; the names not
     given are free. inputs: names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}.
     cost: "effort" (the integral of the sum of the inputs' squares), "time" or an integrand in the
     names of p, v, the inputs and t. path: {name of p, v, an input or a carried multiplier (a
     constraint name): (lo, hi)}. nodes: mesh intervals N; scheme: "trapezoidal" or
-    "hermite-simpson". guess: a Trajectory (its states interpolated) or None (a straight line
-    between the boundary values, the rest from the default state, velocities 0). tol: IPOPT's.
+    "hermite-simpson". guess: a Trajectory or an OptimalControlResult (its states, and inputs,
+    interpolated) or None (a straight line between the boundary values, the rest from the default
+    state, velocities 0, moved onto Phi = 0 through the embedding). tol: IPOPT's.
     check: re-simulate the optimal inputs with ``simulate`` at rtol ``check_rtol`` and report the
     miss of the final conditions (result.resimulation); a miss above 1e-3 of the move's size
     (formulations.control.check.MISS_SHARE) makes the status WARNED. mesh_tol: estimate the
@@ -49,16 +54,12 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
         result = _refined(system, formulation, prob, result, independent, tol, max_iter, float(mesh_tol),
                           int(max_nodes), check_rtol)
     if check and result.success:
-        from .check import with_resimulation
-
         result = with_resimulation(result, system, prob, rtol=check_rtol)
     return result
 
 
 def _refined(system, formulation, prob, result, independent, tol, max_iter, mesh_tol, max_nodes, rtol):
     """Double the mesh from the last solution until every interval's error is below mesh_tol."""
-    from .check import interval_errors
-
     while True:
         errors = interval_errors(result, system, rtol)
         result = dataclasses.replace(result, interval_errors=errors)
@@ -91,15 +92,13 @@ def _solve(system, formulation, prob, guess, independent, tol, max_iter):
 
 
 def _transcribe(system, model, prob, guesser, named):
-    from .transcription import transcribe
-
     ca = casadi()
     integrand = _integrand(system, model, prob, ca)
     return transcribe(model, prob, guesser, named, integrand, _path(system, model, prob, ca))
 
 
 def _named(system, model):
-    """(q, s, t) -> {name of p, v, q, s: CasADi value}."""
+    """(q, s, t) -> {name of p or v: CasADi value}, through the model's map to (p, v)."""
     def named(q, s, t):
         p, v = model.dependent(q, s, t)
         out = {name: p[i] for i, name in enumerate(system.coordinate_names)}
@@ -134,8 +133,6 @@ def _path(system, model, prob, ca):
         elif name in system.coordinate_names or name in system.velocity_names:
             out[name] = (lambda q, s, z, u, t, name=name: _named(system, model)(q, s, t)[name], lo, hi)
         else:
-            from systems.errors import ArgumentError
-
             carried = f"; formulation {model.label!r} carries the multipliers {', '.join(model.carried)}" \
                 if model.carried else f"; formulation {model.label!r} carries no multipliers: use 'dependent'"
             raise ArgumentError(f"optimal_control got path bounds on {name!r} but expected a name of p, v or an "
