@@ -2,6 +2,7 @@
 
     python benchmarks/advisor.py                  # six systems, about 15 minutes
     python benchmarks/advisor.py --systems rolling_disc,flyball_governor --budget 30
+    python benchmarks/advisor.py --catalogue      # the advice alone on every catalogue system, about 30 minutes
 
 Per system: ``formulations.advise`` at its default target error (1e-6) and the given budget, then,
 independently, ``formulations.compare`` of the same candidates over the advice's pilot horizon at
@@ -9,7 +10,10 @@ the same three tolerances, three times (A B C ... A B C ...), each candidate sco
 scores it (time at the target error, interpolated in log-log) with the median of the three. The
 table gives the recommendation, its tolerance, its time at the target in the independent runs,
 the best candidate there and its time, their ratio (the issue's bar: 1.5) and the advice's own
-time against its budget. Writes benchmarks/output/advisor.md and .json.
+time against its budget. Writes benchmarks/output/advisor.md and .json. With --catalogue: the
+advice alone (``formulations.advise`` as ``pfaff advise`` runs it: the default 10 s interval and
+budget) on every catalogue system, its recommendation, the time at the target in its pilot runs
+and its own time against the budget; writes benchmarks/output/advisor_catalogue.md and .json.
 """
 from __future__ import annotations
 
@@ -59,11 +63,36 @@ def measure(name, t_end, budget, repeat=3):
             "advice_s": advice.elapsed, "budget_s": budget, "medians": median, "reasons": list(advice.reasons)}
 
 
+def catalogue(budget):
+    """The advice alone on every catalogue system, as pfaff advise gives it (t_end 10 s)."""
+    lines = ["| system | recommended | rtol | time at target in the pilot s | pilot s | candidates | advice s / budget s |",
+             "|---|---|---|---|---|---|---|"]
+    rows = []
+    for name in systems.names():
+        advice = F.advise(systems.load(name), (0.0, 10.0), budget=budget)
+        best = advice.table[0] if advice.recommended else None
+        rows.append({"system": name, "recommended": advice.recommended, "rtol": advice.rtol,
+                     "time_at_target_s": best.time_at_target if best else float("nan"),
+                     "pilot_s": advice.pilot_span[1] - advice.pilot_span[0], "candidates": len(advice.table),
+                     "advice_s": advice.elapsed, "budget_s": budget, "reasons": list(advice.reasons)})
+        row = rows[-1]
+        rtol = f"{row['rtol']:g}" if row["rtol"] else "-"
+        lines.append(f"| {name} | {row['recommended'] or 'none'} | {rtol} | {row['time_at_target_s']:.3g} | "
+                     f"{row['pilot_s']:.3g} | {row['candidates']} | {row['advice_s']:.1f} / {budget:g} |")
+        print(lines[-1], flush=True)
+    out = ROOT / "benchmarks" / "output"
+    (out / "advisor_catalogue.md").write_text("\n".join(lines) + "\n")
+    (out / "advisor_catalogue.json").write_text(json.dumps(finite(rows), indent=1))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", default=",".join(CASES))
     parser.add_argument("--budget", type=float, default=60.0)
+    parser.add_argument("--catalogue", action="store_true", help="the advice alone on every catalogue system")
     args = parser.parse_args(argv)
+    if args.catalogue:
+        return catalogue(args.budget)
     rows = []
     lines = ["| system | interval s | pilot s | recommended | rtol | its time at target s | best in the full "
              "comparison | its time s | ratio | advice s / budget s |", "|---|---|---|---|---|---|---|---|---|---|"]
