@@ -51,6 +51,15 @@ def test_the_recommendation_reaches_the_target_within_the_budget():
     assert "Recommended" in advice.to_markdown() and advice.as_dict()["recommended"] == advice.recommended
 
 
+def test_the_budget_holds_where_the_motion_speeds_up():
+    """Andrews' mechanism turns ever faster: a probe of its first instants underestimates later
+    runs, so the pilot horizon grows by measured rounds and the advice stays within its budget."""
+    advice = advise(systems.load("andrews_squeezer"), (0.0, 10.0), budget=6.0, configurations=["dependent", "minimal"])
+    longest = max(point.wall_time for point in advice.comparison.sweep)
+    assert advice.elapsed < advice.budget + longest
+    assert advice.pilot_span[1] < 10.0 and "to fit the budget of 6 s" in advice.reasons[0]
+
+
 def test_time_at_target_is_read_between_the_bracketing_runs():
     """The scoring of a configuration: the wall time where the deviation crosses the target, in
     log-log between the two runs around it, and no time where no run reaches it."""

@@ -245,12 +245,12 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
             return compare(system, configs, span, state0, rtol=tolerances[1], sweep=tolerances, samples=101,
                            progress=progress, backend="numpy")
 
+    deadline = started + budget * PILOT_SHARE
+    comparison, pilot, spent = _grown(pilot_runs, t_span, pilot, deadline)
     if pilot != t_span:
         reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
                           f"for, to fit the budget of {budget:g} s.")
-    first = time.perf_counter()
-    comparison = pilot_runs(pilot)
-    stop, spent = comparison.reference, time.perf_counter() - first
+    stop = comparison.reference
     room = budget - (time.perf_counter() - started) >= spent  # for a second round of pilot runs
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0] and not room:
         reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s and "
@@ -278,6 +278,25 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
                   tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison)
 
 
+def _grown(pilot_runs, t_span, pilot, deadline):
+    """(comparison, horizon, seconds): the pilot runs over ``pilot`` where that is all of t_span;
+    otherwise over a horizon grown from an eighth of ``pilot`` by doubling, while the next round,
+    predicted from how the last one grew, ends before ``deadline``. The probe's estimate can be far
+    off where the motion speeds up (Andrews' mechanism): the rounds measure the runs themselves,
+    and the advice keeps its budget to within about one round."""
+    t0, t1 = t_span
+    length = pilot[1] - t0 if pilot == t_span else (pilot[1] - t0) / 8
+    previous = None
+    while True:
+        start = time.perf_counter()
+        comparison = pilot_runs((t0, t0 + length))
+        spent = time.perf_counter() - start
+        growth = max(2.0, spent / previous) if previous else 2.5
+        if t0 + length >= t1 or time.perf_counter() + spent * growth > deadline:
+            return comparison, (t0, float(t0 + length)), spent
+        previous, length = spent, min(2 * length, t1 - t0)
+
+
 def _ranking_reasons(table, best, target) -> list:
     """Sentences on the ranking: the fastest, the next two against it, and every failure."""
     reasons = []
@@ -294,19 +313,28 @@ def _ranking_reasons(table, best, target) -> list:
 
 
 def _pilot_span(system, t_span, state0, runs, seconds, tol):
-    """(horizon, scale): the horizon of the pilot runs, t_span or its beginning where a run of the
-    dependent formulation with projection over a tenth of it at ``tol`` suggests that ``runs`` runs
-    over t_span would not fit in ``seconds`` (the reference at 1e-13 costs more, the looser
-    tolerances less); and the largest entry of p and v in that run (at least 1), the scale of the
-    errors a tolerance gives."""
+    """(horizon, scale): the horizon of the pilot runs, t_span or its beginning where probe runs of
+    the dependent formulation with projection at ``tol`` suggest that ``runs`` runs over t_span would
+    not fit in ``seconds`` (the reference at 1e-13 costs more, the looser tolerances less); and the
+    largest entry of p and v in the last probe (at least 1), the scale of the errors a tolerance
+    gives. The probes start over a thousandth of t_span and grow tenfold while they are cheap, up to
+    a tenth of it, so that a system whose motion is expensive (Andrews' mechanism over seconds)
+    is found out by a short probe, not by a long one."""
     t0, t1 = t_span
     form = create("dependent", system, stabilization="projection", backend="numpy")
-    with np.errstate(all="ignore"):  # twice: the first run pays for one-time evaluations
-        probe = [form.simulate((t0, t0 + (t1 - t0) / 10), state0, rtol=tol, atol=tol) for _ in range(2)][-1]
+    span = (t1 - t0) / 1000
+    with np.errstate(all="ignore"):  # a diverging probe is read by its status
+        form.simulate((t0, t0 + span), state0, rtol=tol, atol=tol)  # pays for the one-time evaluations
+        while True:
+            probe = form.simulate((t0, t0 + span), state0, rtol=tol, atol=tol)
+            spent = probe.stats.wall_time + probe.stats.setup_time
+            if span >= (t1 - t0) / 10 or probe.status < 0 or 10 * spent > seconds / 10:  # the next: a tenth
+                break
+            span = min(10 * span, (t1 - t0) / 10)
     states = np.hstack([probe.p, probe.v])
     scale = float(max(1.0, np.max(np.abs(states[np.isfinite(states)]), initial=0.0)))
-    per_run = 10 * (probe.stats.wall_time + probe.stats.setup_time)
+    per_run = spent * (t1 - t0) / span
     if per_run * runs <= seconds:
         return t_span, scale
-    share = min(max(seconds / (per_run * runs), 0.02), 1.0)
+    share = min(max(seconds / (per_run * runs), 1e-6), 1.0)
     return (t0, t0 + (t1 - t0) * share), scale
