@@ -60,6 +60,18 @@ def test_the_budget_holds_where_the_motion_speeds_up():
     assert advice.pilot_span[1] < 10.0 and "to fit the budget of 6 s" in advice.reasons[0]
 
 
+def test_a_tighter_ladder_follows_where_no_candidate_reached_the_target():
+    """The triple slider-crank over 4 s amplifies errors: at the first three tolerances no run comes
+    within 1e-6 of the reference; the candidates run again tighter, and the one recommended reaches
+    the target when re-run at the recommended tolerance."""
+    crank = systems.load("triple_slider_crank")
+    advice = advise(crank, (0.0, 4.0), budget=20.0, configurations=["dependent"])
+    assert any("ran again" in reason for reason in advice.reasons), advice.reasons
+    assert advice.recommended == "dependent" and len(advice.table[0].tolerances) == 6
+    check = F.compare(crank, ["dependent"], advice.pilot_span, rtol=advice.rtol, samples=101, backend="numpy")
+    assert check.rows[0].status == 0 and check.rows[0].deviation < 1e-6
+
+
 def test_time_at_target_is_read_between_the_bracketing_runs():
     """The scoring of a configuration: the wall time where the deviation crosses the target, in
     log-log between the two runs around it, and no time where no run reaches it."""
