@@ -177,6 +177,19 @@ def test_minimum_time_with_a_bounded_force_is_bang_bang():
     assert np.all(np.abs(res.input("F")) <= F_max + 1e-7)
 
 
+def test_a_minimal_choice_that_turns_singular_is_no_solution():
+    # without the heading bound the blade turns past phi = pi/2, where u = (x_dot, phi_dot) cannot
+    # give y_dot: collocation steps over the singularity, and the result says so instead of "optimal"
+    free = dict(KNIFE, path={})
+    res = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                       check=False, **free)
+    assert res.status == Status.FAILED and "u = (x_dot, phi_dot) is singular between t = " in res.message
+    assert np.max(np.abs(res.state("phi"))) > math.pi / 2
+    other = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                         guess=res, **free)
+    assert other.converged and other.resimulation.largest_miss < 1e-3 * other.resimulation.scale
+
+
 def test_path_bounds_on_a_multiplier_hold_and_are_refused_where_none_is_carried():
     ring = _ring()
     args = dict(initial={"x": 0.5, "y": 0.0, "x_dot": 0.0, "y_dot": 0.0},

@@ -59,6 +59,7 @@ class ControlModel:
     dependent: object        # (q, s, t) -> (p, v)
     note: str = ""           # how the velocities were chosen (minimal)
     parameter_names: tuple = ()  # symbolic models: the parameters of the last argument ``par``
+    partition: object = None  # minimal: (q, t) -> det of C_bar_nh's columns solved for (0 where u is singular)
 
     @property
     def sizes(self):
@@ -212,7 +213,8 @@ def _minimal(b, ca, independent, q_guess):
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
     a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
     return _model(ca, "minimal", q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
-                  B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note)
+                  B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note,
+                  partition=ca.det(C_bar[:, drop]) if drop else None)
 
 
 def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):
@@ -240,7 +242,7 @@ def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):
 
 
 def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v, carried, projected, row_names,
-           note="", positions=0):
+           note="", positions=0, partition=None):
     """The ControlModel; the first ``positions`` rows are position rows (Phi), the rest velocity rows."""
     directions = ca.vertcat(ca.horzcat(ca.jacobian(rows[:positions], q), ca.SX(positions, s.shape[0])),
                             ca.horzcat(ca.SX(rows.shape[0] - positions, q.shape[0]), ca.jacobian(rows[positions:], s)))
@@ -255,7 +257,8 @@ def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v
         function("rows", [q, s, b.t], [rows]),
         function("rows_jacobian", [q, s, b.t], [directions]),
         projected, tuple(row_names),
-        function("dependent", [q, s, b.t], [p, v]), note, b.parameter_names)
+        function("dependent", [q, s, b.t], [p, v]), note, b.parameter_names,
+        function("partition", [q, b.t], [partition]) if partition is not None else None)
 
 
 def expression_function(system, model_inputs, text: str, where: str):

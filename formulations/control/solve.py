@@ -233,8 +233,15 @@ def _result(system, model, prob, trans, solver, out, info, seconds, build_second
                          float(np.max(np.abs(g[trans.defects]), initial=0.0)), _constraint_residual(system, t, P, V))
     message = info.get("return_status", "unknown")
     missed = _missed(system, prob, P, V)
+    crossed = _partition_crossed(model, [x[point["q"]] for point in trans.points], t)
     if not converged:
         message = f"IPOPT did not converge ({message}); the last iterate is kept"
+    elif crossed:
+        converged, message = False, (f"IPOPT converged ({message}), but the minimal formulation's choice "
+                                     f"u = ({', '.join(model.s_names)}) is singular {crossed}: the collocation steps over "
+                                     f"the singularity and the solution is not a motion. Choose other independent "
+                                     f"velocities (independent=...), bound the path away from it, or use "
+                                     f"'dependent' or 'reduced'")
     elif missed:
         converged, message = False, (f"IPOPT converged ({message}), but the solution misses {missed}: a condition "
                                      f"that the others imply near the first guess was not imposed; give a guess "
@@ -245,6 +252,21 @@ def _result(system, model, prob, trans, solver, out, info, seconds, build_second
                                 system.coordinate_names, system.velocity_names, model.note,
                                 units={name: system.unit_of(name) for name in
                                        (*system.coordinate_names, *system.velocity_names, *prob.inputs)})
+
+
+def _partition_crossed(model, qs, t):
+    """Where the minimal formulation's partition is singular along the solution, as text ('' where
+    it is not): det of the columns of C_bar_nh solved for changes sign between two points, or falls
+    below 1e-6 of its largest value."""
+    if model.partition is None:
+        return ""
+    det = np.array([float(model.partition(q, tk)) for q, tk in zip(qs, t)])
+    flips = np.nonzero(np.sign(det[:-1]) * np.sign(det[1:]) < 0)[0]
+    if flips.size:
+        k = int(flips[0])
+        return f"between t = {t[k]:.4g} and {t[k + 1]:.4g} s (det C_bar_nh,dependent changes sign)"
+    small = np.nonzero(np.abs(det) <= 1e-6 * np.max(np.abs(det)))[0]
+    return f"at t = {t[int(small[0])]:.4g} s (det C_bar_nh,dependent = {det[int(small[0])]:.2g})" if small.size else ""
 
 
 def _missed(system, prob, P, V):
