@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from systems.errors import ArgumentError, UnknownNameError
+from systems.errors import ArgumentError
+
+from .linearization.linearize import input_names
 
 
 class InputSchedule:
@@ -27,12 +29,10 @@ class InputSchedule:
         names = system.parameter_names
         forces = system.f.free_symbols - system.M.free_symbols - system.d.free_symbols
         self.system, self.index, self.sources = system, [], []
+        input_names(system, list(inputs))  # known parameters, none in the kinematics or the constraints
         for name, source in inputs.items():
-            if name not in names:
-                raise UnknownNameError(f"parameter of system {system.name!r} (an input)", name, names,
-                                       argument="inputs")
             symbol = system.parameters[names.index(name)].symbol
-            if symbol not in forces or symbol in _structural(system):
+            if symbol not in forces:
                 raise ArgumentError(f"simulate got input {name!r}, which does not enter only the forces f of system "
                                     f"{system.name!r}; expected a force or torque parameter", "inputs")
             self.index.append(names.index(name))
@@ -58,11 +58,6 @@ class InputSchedule:
             out[i] = value
         return out
 
-    def values(self, t, p, v) -> dict:
-        """{name: value} at one state (for the record of a run)."""
-        par = self.params(self.system.params, t, p, v)
-        return {name: float(par[i]) for name, i in zip(self.names, self.index)}
-
 
 class _Samples:
     def __init__(self, t, values):
@@ -85,8 +80,3 @@ def _samples(name, source):
         raise ArgumentError(f"simulate got input {name!r} with times that are not increasing or values that are "
                             f"not finite", "inputs")
     return _Samples(t, values)
-
-
-def _structural(system):
-    return (system.A.free_symbols | system.Phi.free_symbols | system.C_nh.free_symbols
-            | (system.embedding.g.free_symbols if system.embedding is not None else set()))

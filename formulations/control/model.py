@@ -92,7 +92,7 @@ class _Pieces:
     holds them); the parameters that are not inputs replaced by their values, or (symbolic) kept
     as the entries of ``par`` (their order: ``parameter_names``)."""
 
-    def __init__(self, system, inputs, symbolic=False):
+    def __init__(self, system, inputs, symbolic=False, pieces=True):
         ca = casadi()
         self.system, self.ca, self.input_names = system, ca, tuple(inputs)
         kept = [par for par in system.parameters if par.name not in self.input_names]
@@ -114,6 +114,11 @@ class _Pieces:
         symbols.update({by_name[name]: self.u[i] for i, name in enumerate(inputs)})
         symbols.update(self.parameters)
         self.to_casadi = Converter(symbols, self.values())
+        if pieces:  # pieces=False: the variables and the converter only (a user's expression)
+            self._convert(system, ca, n_p, n)
+
+    def _convert(self, system, ca, n_p, n):
+        """A, M, d, f, Phi, C_nh, c_nh as CasADi, and Phi_p, C, G from them."""
         conv = self.to_casadi.matrix
         self.A, self.M, self.d, self.f = conv(system.A), conv(system.M), conv(system.d), conv(system.f)
         self.nonideal = ca.depends_on(self.f, self.lam) if system.m + system.l else False
@@ -280,6 +285,6 @@ def expression_function(system, model_inputs, text: str, where: str):
     if unknown:
         raise ArgumentError(f"optimal_control got {where}={text!r} with unknown names {unknown}; expected names of "
                             f"coordinates, velocities, inputs and parameters of {system.name}", where)
-    pieces = _Pieces(system, tuple(model_inputs))
+    pieces = _Pieces(system, tuple(model_inputs), pieces=False)
     value = pieces.to_casadi(expr)
     return ca.Function(where, [pieces.p, pieces.v, pieces.u, pieces.t], [value])

@@ -36,7 +36,6 @@ class Transcription:
     fractions: np.ndarray  # (n_points,) position of each point in [0, 1] of the horizon
     duration: object      # slice of the final-time variable, or None
     defects: slice        # rows of g that are collocation defects
-    node_rows: slice      # rows of g that are node equations
 
 
 class _Builder:
@@ -96,10 +95,8 @@ def transcribe(model, prob, guess, named, cost_integrand, path_functions) -> Tra
         u, su = b.var(nu, ulo, uhi, guess=np.clip(u_g, ulo, uhi))
         points.append({"q": sq, "s": ss, "a": sa, "z": sz, "u": su})
         values.append((q, s, a, z, u, prob.t0 + frac * T))
-    start = b.rows()
     for q, s, a, z, u, t in values:
         b.eq(model.balance(q, s, a, z, u, t))
-    node_rows = slice(start, b.rows())
     slack, imposed = _rows(b, ca, model, prob, named, guess, values, fractions, step)
     _boundary(b, named, values[0], prob.initial, imposed[0])
     _boundary(b, named, values[-1], prob.final, imposed[len(values) - 1])
@@ -121,7 +118,7 @@ def transcribe(model, prob, guess, named, cost_integrand, path_functions) -> Tra
     J = _cost(ca, prob, values, cost_integrand, h, step == 2, T)
     nlp = {"x": ca.vertcat(*b.w), "f": J, "g": ca.vertcat(*b.g)}
     return Transcription(nlp, np.concatenate(b.lb), np.concatenate(b.ub), np.concatenate(b.glb), np.concatenate(b.gub),
-                         np.concatenate(b.guess), points, fractions, duration, defects, node_rows)
+                         np.concatenate(b.guess), points, fractions, duration, defects)
 
 
 def _rows(b, ca, model, prob, named, guess, values, fractions, step):

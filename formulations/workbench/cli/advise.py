@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from .parsing import UsageError, explain, load_system, number
+from .parsing import UsageError, explain, load_system, number, out_options, output_folder
 from ..progress import Progress
 
 OK, FAILED = 0, 1
@@ -25,8 +25,7 @@ def add_parser(sub, command):
                         help="the deviation from a tight reference to reach (max over p and v; default 1e-6)")
     parser.add_argument("--budget", type=number(), default=60.0, metavar="SECONDS",
                         help="seconds for the whole advice; the pilot runs are shortened to fit (default 60)")
-    parser.add_argument("--out", metavar="DIR", help="write advice.md, advice.json and work_precision.png here")
-    parser.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    out_options(parser, "advice.md, advice.json and work_precision.png")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
     return parser
@@ -34,12 +33,9 @@ def add_parser(sub, command):
 
 def cmd_advise(args):
     from ..advisor import advise
-    from ..output import OutputFolder
 
     system = load_system(args.system, args.set)
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    folder = output_folder(args)
     try:
         with Progress(f"advise {system.name}", quiet=args.quiet or args.json) as progress:
             advice = advise(system, (0.0, args.t_end), target_error=args.target_error, budget=args.budget,

@@ -13,7 +13,7 @@ from formulations.configuration import parse_configuration
 from formulations.solvers.options import tolerances
 
 from ..comparison import estimate
-from .parsing import UsageError, explain, load_system
+from .parsing import UsageError, explain, load_system, output_folder
 from ..progress import Progress
 
 OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
@@ -224,7 +224,6 @@ def _check_animation(args, system):
 def cmd_compare(args):
     import formulations
     from ..comparison.compare import REFERENCE_TOL
-    from ..output import OutputFolder
 
     system = load_system(args.system, args.set)
     if args.long is not None:
@@ -244,9 +243,7 @@ def cmd_compare(args):
               repeats, c.step) for c, f in zip(configs.configurations, configs.formulations)]
     count = 1 + len(configs) * repeats
     what = f"compare {system.name} to {args.t_end:g} s ({count} runs)"
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    folder = output_folder(args)
     try:
         with folder if folder is not None else _nothing():
             interrupted = None

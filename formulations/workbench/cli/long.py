@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from .parsing import UsageError, explain
+from .parsing import UsageError, explain, output_folder
 
 OK, FAILED = 0, 1
 DEFAULT_STEP = 0.01
@@ -21,17 +21,14 @@ IGNORED = ("t_end", "rtol", "atol", "backend", "samples", "max_steps")  # ... un
 def cmd_compare_long(args, system):
     """``args.long_defaults``: the compare command's defaults of IGNORED (set by the parser)."""
     from ..long_time import figure, long_time
-    from ..output import OutputFolder
 
     given = [f"--{name}" for name in ALONE if getattr(args, name, None)]
     given += [f"--{name.replace('_', '-')}" for name in IGNORED if getattr(args, name) != args.long_defaults[name]]
     if given:
         raise UsageError(f"--long runs its own methods (NH-RATTLE, DLA, rk4, DOP853 with projection) over T s on the "
                          f"numpy backend: it does not take {', '.join(given)}")
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
     step = DEFAULT_STEP if args.step is None else args.step
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    folder = output_folder(args)
     quiet = args.quiet or args.json
     try:
         result = long_time(system, args.long, step, progress=None if quiet else

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .parsing import UsageError, count, explain, load_system, number
+from .parsing import UsageError, count, explain, load_system, number, out_options, output_folder
 
 OK, FAILED = 0, 1
 
@@ -40,8 +40,7 @@ def add_parser(sub, command):
                              "compare (default: minimal)")
     parser.add_argument("--nodes", type=count(2), default=40, help="mesh intervals (default 40)")
     parser.add_argument("--scheme", default="hermite-simpson", choices=["trapezoidal", "hermite-simpson"])
-    parser.add_argument("--out", metavar="DIR", help="write report.md, solutions.json and the figures here")
-    parser.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    out_options(parser, "report.md, solutions.json and the figures")
     parser.add_argument("--html", metavar="FILE", help="write a 3D scene of the first solution re-simulated")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
     return parser
@@ -77,12 +76,10 @@ def cmd_optimize(args):
     from formulations.solvers import MissingDependencyError
 
     from ..comparison import control_table
-    from ..output import OutputFolder
     from .commands import _check_html, _write_scene
 
     system = load_system(args.system, args.set)
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
+    folder = output_folder(args)
     _check_html(args, system)
     free = args.t_end == "free"
     try:
@@ -93,7 +90,6 @@ def cmd_optimize(args):
         casadi()
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
     results = []
     for formulation in args.formulation or ["minimal"]:
         try:

@@ -176,3 +176,19 @@ def backend_option(parser):
                              "cached on disk; its first use on a machine compiles for a while), numpy (the reference, "
                              "no compile step), or auto (compiled where numba is installed); default: "
                              "$PFAFF_BACKEND, else auto")
+
+
+def out_options(parser, files):
+    """--out DIR (``files`` written there) and --force, as the report commands take them."""
+    parser.add_argument("--out", metavar="DIR", help=f"write {files} here (a new or an empty folder)")
+    parser.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+
+
+def output_folder(args):
+    """The OutputFolder of --out (None without --out; it checks the target, writes nothing yet);
+    UsageError for --force without --out."""
+    from ..output import OutputFolder
+
+    if args.force and args.out is None:
+        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
+    return OutputFolder(args.out, force=args.force) if args.out is not None else None

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .parsing import UsageError, count, explain, load_system, number
+from .parsing import UsageError, count, explain, load_system, number, out_options, output_folder
 
 OK, FAILED = 0, 1
 
@@ -32,8 +32,7 @@ def add_parser(sub, command):
                         help="a state family of the system giving the operating point (rolling_disc: rolling, "
                              "turning; default: the system's default state)")
     parser.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
-    parser.add_argument("--out", metavar="DIR", help="write stability.md, stability.json and stability.png here")
-    parser.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    out_options(parser, "stability.md, stability.json and stability.png")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
     return parser
 
@@ -41,15 +40,11 @@ def add_parser(sub, command):
 def cmd_stability(args):
     import formulations
 
-    from ..output import OutputFolder
-
     system = load_system(args.system, args.set)
     low, high = args.range
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         raise UsageError(f"--range {low:g} {high:g}: expected finite A < B")
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    folder = output_folder(args)
     values = np.linspace(low, high, args.points)
     try:
         result = formulations.stability(system, args.family, args.param, values, formulation=args.formulation)

@@ -18,7 +18,8 @@ import sys
 
 import numpy as np
 
-from .parsing import UsageError, backend_option, explain, load_system, number, tolerance
+from .parsing import (UsageError, backend_option, explain, load_system, number, out_options, output_folder,
+                      tolerance)
 from ..progress import Progress
 
 OK, FAILED, INTERRUPTED = 0, 1, 130
@@ -59,9 +60,7 @@ def add_parser(sub, command):
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: the cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="a Dask scheduler address (tcp://host:8786): run the members on that cluster")
-    parser.add_argument("--out", metavar="DIR", help="write members.npz, members.csv, summary.json, map.png, "
-                        "report.md into this folder (a new or an empty one)")
-    parser.add_argument("--force", action="store_true", help="write into a non-empty --out folder")
+    out_options(parser, "members.npz, members.csv, summary.json, map.png and report.md")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     return parser
@@ -69,18 +68,15 @@ def add_parser(sub, command):
 
 def cmd_sweep(args):
     import formulations
-    from ..output import OutputFolder
 
     system = load_system(args.system, args.set)
     names = [name for name, _ in args.grid]
     if len(set(names)) != len(names):
         raise UsageError(f"--grid names {', '.join(names)}: each input once")
-    if args.force and args.out is None:
-        raise UsageError("--force lets --out write into a non-empty folder: give --out DIR as well")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers {args.workers}: expected at least 1")
     inputs = formulations.grid(**dict(args.grid))
-    folder = OutputFolder(args.out, force=args.force) if args.out is not None else None
+    folder = output_folder(args)
     keep = None if folder is None else folder.target.parent / f".{folder.target.name}.members"
     options = dict(rtol=args.rtol, atol=args.atol, backend=args.backend, workers=args.workers,
                    client=args.scheduler, resume=keep)
