@@ -2,6 +2,7 @@
 
     python benchmarks/iftomm.py            # shortened runs (A02 with N = 10), a few minutes on two cores
     python benchmarks/iftomm.py --full     # the benchmark's sizes and lengths (A02 with N = 40 for 20 s, ...)
+    python benchmarks/iftomm.py --protocol # CPU time at the benchmark's two precision levels, with the advisor's choice
 
 Problems (the IFToMM library of computational benchmark problems; Gonzalez, Dopico, Lugris &
 Cuadrado, Multibody Syst. Dyn. 16, 2006): A01 simple pendulum, A02 N-four-bar mechanism through
@@ -55,7 +56,8 @@ def problems(full):
           ("manifold", {}, EXPLICIT)], "closed form"),
         (f"A02 N-four-bar (N = {n})", systems.load("n_four_bar", n=n), 20.0 if full else 10.0, [0, 1],
          [("dependent", flat, EXPLICIT), ("dependent", dict(stabilization="baumgarte", singular="pass"), EXPLICIT),
-          ("reduced", {}, EXPLICIT), ("minimal", {}, EXPLICIT), ("manifold", {}, EXPLICIT)], "branch"),
+          ("reduced", {}, EXPLICIT), ("minimal", {}, EXPLICIT), ("reduced", dict(singular="pass"), EXPLICIT),
+          ("minimal", dict(singular="pass"), EXPLICIT), ("manifold", {}, EXPLICIT)], "branch"),
         ("A03 Andrews' squeezer", systems.load("andrews_squeezer"), andrews_squeezer.REFERENCE_TIME, list(range(7)),
          [("dependent", PROJECTING, EXPLICIT), ("dependent", dict(stabilization="baumgarte"), EXPLICIT),
           ("dependent", {}, "IDA"), ("dependent", dict(stabilization="ggl"), "IDA"), ("reduced", {}, EXPLICIT),
@@ -119,13 +121,124 @@ def label_of(formulation, options):
     return formulation + (f" + {', '.join(extra)}" if extra else "")
 
 
+LEVELS = {"low": 1e-1, "high": 1e-3}  # maximum errors of the reference quantity (A01's published precision levels)
+LADDER = (1e-4, 1e-6, 1e-8, 1e-10)     # rtol = atol of the runs; the CPU time at a level is the cheapest that meets it
+OTHER_CODES = {  # published CPU times of other codes, measured on other machines (precision not stated there)
+    "A01": "OpenSim 3.2: 0.637 s for 10 s", "A02": "OpenSim 3.2: 0.455 s (N = 2, 10 s)",
+    "A03": "OpenSim 3.2: 0.384 s for 0.05 s", "A04": "OpenSim 3.2: 0.258 s for 10 s", "A05": "-",
+}
+OTHER_MACHINE = ("OpenSim 3.2 on an Intel Core i5-4570 at 3.2 GHz, Windows 8.1 (the University of Padua's "
+                 "Rehabilitation Engineering Group, github.com/RehabEngGroup/MBSbenchmarksInOpenSim)")
+
+
+REPEAT = 5      # interleaved runs per configuration and tolerance
+BUDGET = 60.0   # s for the advice on each problem (advise's default)
+
+
+def protocol(full, repeat=REPEAT, budget=BUDGET):
+    """Per problem: the advisor's recommendation, then every configuration (the problem's runs and
+    the recommendation) at each tolerance of LADDER, ``repeat`` times interleaved (A B C ... A B C);
+    the error against the reference and the median CPU time of each (time.process_time, so that a
+    loaded machine does not count), and per precision level the cheapest run that meets it."""
+    rows = []
+    for label, system, t_end, columns, runs, kind in problems(full):
+        final_only = kind == "Hairer-Wanner"
+        t = np.linspace(0.0, t_end, 101)
+        ref, how = reference(label, system, t, columns, kind, t_end)
+        advice = formulations.advise(system, (0.0, t_end), budget=budget)
+        configs = [(label_of(f, o), f, o, m, None) for f, o, m in runs]
+        if advice.recommended:
+            chosen = formulations.Configuration.parse(advice.recommended)
+            configs.insert(0, (f"advisor: {advice.recommended}", chosen.formulation,
+                               {"stabilization": chosen.stabilization, **chosen.options}, chosen.method, chosen.step))
+        forms = {}  # by (configuration, method): one formulation may run with several methods
+        for name, formulation, options, method, _ in configs:
+            try:
+                forms[name, method] = formulations.create(formulation, system, backend="numpy", **options)
+            except Exception as exc:  # a formulation that does not apply: reported, not hidden
+                rows.append(dict(problem=label, t_end=t_end, configuration=name, method=method, reference=how,
+                                 status=f"not run: {type(exc).__name__}: {str(exc)[:120]}"))
+        measured = {(key, tol): [] for key in forms for tol in LADDER}
+        errors = {}
+        for _ in range(repeat):
+            for tol in LADDER:
+                for name, formulation, options, method, step in configs:
+                    if (name, method) in forms:
+                        key = name, method
+                        errors[key, tol], cpu = _timed(forms[key], t_end, tol, method, step, t, columns, ref,
+                                                       final_only)
+                        measured[key, tol].append(cpu)
+        for name, method in forms:
+            key = name, method
+            row = dict(problem=label, t_end=t_end, configuration=name, method=method, reference=how, status="ok",
+                       errors={f"{tol:g}": errors[key, tol] for tol in LADDER},
+                       cpu={f"{tol:g}": float(np.median(measured[key, tol])) for tol in LADDER})
+            for level, bound in LEVELS.items():
+                meets = [(row["cpu"][f"{tol:g}"], tol) for tol in LADDER if errors[key, tol] <= bound]
+                row[f"{level}_s"], row[f"{level}_tol"] = min(meets) if meets else (float("nan"), None)
+            rows.append(row)
+            print(f"  {label} {name:<45} {method:<7} low {row['low_s']:.3g} s  high {row['high_s']:.3g} s",
+                  file=sys.stderr)
+    return rows
+
+
+def _timed(form, t_end, tol, method, step, t, columns, ref, final_only):
+    """(error against ``ref``, CPU seconds) of one run; NaN error where the run failed or raised."""
+    started = time.process_time()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run = form.simulate((0.0, t_end), rtol=tol, atol=tol, method=method, step=step,
+                                t_eval=None if final_only else t, max_steps=MAX_STEPS)
+    except Exception:  # a method that does not apply at this tolerance: no error to report
+        return float("nan"), time.process_time() - started
+    cpu = time.process_time() - started
+    out = run.p[-1:, columns] if final_only else run.p[:, columns]
+    if run.status < 0 or out.shape != ref.shape:
+        return float("nan"), cpu
+    return float(np.max(np.linalg.norm(out - ref, axis=1))), cpu
+
+
+def protocol_table(rows, full, repeat):
+    lines = ["# IFToMM benchmark problems A01-A05: CPU time at the precision levels", "",
+             f"{'Benchmark lengths' if full else 'Shortened runs (--full: the benchmark lengths)'}. Error: the largest "
+             f"distance to the reference over 101 sample times (A03: the seven angles at t = 0.03 s). A configuration "
+             f"runs at rtol = atol = {', '.join(f'{t:g}' for t in LADDER)}; its time at a level is the median CPU "
+             f"time of {repeat} interleaved runs, the cheapest of those whose error is within the level "
+             f"(low: {LEVELS['low']:g}, high: {LEVELS['high']:g}), on the numpy backend; '-' where none is. The "
+             f"first row of a problem is the advisor's recommendation (advise over the same interval, {BUDGET:g} s "
+             f"budget). "
+             f"Other codes: {OTHER_MACHINE}; measured on another machine, at a precision those pages do not state.",
+             "", "| problem | configuration | method | low: s (rtol) | high: s (rtol) | errors at the tolerances | "
+             "other codes (other machine) | reference |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        other = OTHER_CODES[r["problem"][:3]]
+        if r["status"] != "ok":
+            lines.append(f"| {r['problem']} | {r['configuration']} | {r['method']} | {r['status']} | | | {other} | "
+                         f"{r['reference']} |")
+            continue
+        cells = [f"{r[f'{k}_s']:.3g} ({r[f'{k}_tol']:g})" if r[f"{k}_tol"] else "-" for k in LEVELS]
+        errs = ", ".join(f"{e:.1e}" if np.isfinite(e) else "failed" for e in r["errors"].values())
+        lines.append(f"| {r['problem']} | {r['configuration']} | {r['method']} | {cells[0]} | {cells[1]} | {errs} | "
+                     f"{other} | {r['reference']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="the benchmark's sizes and lengths (A01 2000 s, A02 N = 40 for 20 s, A05 10 s)")
     parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent / "output"))
+    parser.add_argument("--protocol", action="store_true",
+                        help="CPU time at the two precision levels, with the advisor's choice (about 30 minutes)")
     args = parser.parse_args(argv)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.protocol:
+        rows = protocol(args.full, REPEAT, BUDGET)
+        (out / "iftomm_protocol.json").write_text(json.dumps(rows, indent=1))
+        (out / "iftomm_protocol.md").write_text(protocol_table(rows, args.full, REPEAT))
+        print(protocol_table(rows, args.full, REPEAT))
+        return
     rows = []
     for label, system, t_end, columns, runs, kind in problems(args.full):
         final_only = kind == "Hairer-Wanner"

@@ -65,7 +65,8 @@ def create(name: str, system, **options):
     """An instance of formulation ``name`` for ``system`` (options as the formulation documents).
 
     name: a registered formulation, optionally with its stabilization as in ``compare``
-    ("dependent+projection" is create("dependent", system, stabilization="projection")).
+    ("dependent+projection" is create("dependent", system, stabilization="projection")) and its
+    options in brackets ("dependent[singular=pass]" is create("dependent", system, singular="pass")).
     system: a System, or the name of a catalogue system (loaded with its default parameters).
     """
     if not isinstance(name, str):
@@ -79,6 +80,11 @@ def create(name: str, system, **options):
         raise ArgumentError(f"create got name={name!r}: the method is an option of simulate, e.g. "
                             f"create({base + ('+' + stabilization if stabilization else '')!r}, ...)"
                             f".simulate(..., method={parts.method!r})", "name")
+    for option, value in parts.options:
+        if option in options and options[option] != value:
+            raise ArgumentError(f"create got name={name!r} and {option}={options[option]!r}: expected the option in "
+                                f"one place", option)
+        options[option] = value
     if stabilization:
         if options.get("stabilization") not in (None, stabilization):
             raise ArgumentError(f"create got name={name!r} and stabilization={options['stabilization']!r}: expected "
@@ -180,6 +186,19 @@ class Formulation(ABC):
 
     def _configure(self, **options):
         """Subclass hook for its options."""
+
+    def _singular_option(self, singular):
+        """Sets stop_at_singular from the option ``singular``: "stop" ends a run where Phi_p loses
+        rank, naming the configuration; "pass" goes on. Own coordinates on charts come from Phi_p
+        and cannot pass; through an embedding p = g(q) they need only g's Jacobian, which a
+        singular configuration of Phi_p leaves regular where g follows one branch (the N-four-bar)."""
+        if singular not in ("stop", "pass"):
+            raise ValueError(f"formulation {self.name!r} got singular={singular!r} but expected 'stop' or 'pass'")
+        if singular == "pass" and getattr(self, "geometry", None) is not None and self.on_charts:
+            raise ValueError(f"formulation {self.name!r} got singular='pass' but {self.system.name!r} has no embedding: "
+                             f"coordinates on charts come from Phi_p, which loses rank there; expected an embedding "
+                             f"p = g(q) regular along the branch, or the dependent formulation")
+        self.stop_at_singular = singular == "stop"
 
     # -- the contract --------------------------------------------------------------------------
     @abstractmethod

@@ -46,9 +46,7 @@ class Dependent(Formulation):
         "pass" goes through it, the saddle-point solve taking the minimum-norm multipliers there (the
         N-four-bar mechanism's flat positions). Rows dependent from the start (Bricard's mechanism)
         are set aside in the rank watch either way."""
-        if singular not in ("stop", "pass"):
-            raise ValueError(f"formulation 'dependent' got singular={singular!r} but expected 'stop' or 'pass'")
-        self.stop_at_singular = singular == "stop"
+        self._singular_option(singular)
 
     @cached_property
     def dropped(self) -> np.ndarray:

@@ -17,9 +17,15 @@ class Manifold(Reduced):
 
     name = "manifold"
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
+    options = ("utol", "w_limit", "cond_limit", "Btol", "singular")
 
-    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, **former):
+    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, singular="stop", **former):
+        """singular: "stop" only; charts come from Phi_p and cannot pass where it loses rank."""
         _drop_Btol(former)
+        if singular != "stop":
+            raise ValueError(f"formulation 'manifold' got singular={singular!r} but expected 'stop': its charts come "
+                             f"from Phi_p, which loses rank at a singular configuration (reduced or minimal with an "
+                             f"embedding, or dependent, can pass it)")
         if not self.system.m and not self.system.unit_norm_blocks:
             raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
                                   f"constraints but expected at least one (use 'reduced' or 'minimal')")

@@ -36,11 +36,11 @@ class Minimal(Formulation):
     name = "minimal"
     gives_compiled_rhs = True
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
-    options = ("independent", "rechoose", "cond_limit")
+    options = ("independent", "rechoose", "cond_limit", "singular")
     system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"
     compiled_rheonomic = True  # through an embedding (on charts it has no compiled module at all)
 
-    def _configure(self, independent=None, rechoose=None, cond_limit=100.0):
+    def _configure(self, independent=None, rechoose=None, cond_limit=100.0, singular="stop"):
         """independent: names of w or v components (default: the system's choice, else pivoting).
 
         After every accepted step the choice is checked: it has become singular where
@@ -49,8 +49,12 @@ class Minimal(Formulation):
         accuracy). Then the run stops with a message, or with rechoose the independent velocities
         are chosen anew by pivoting — already when the condition number passes ten times its value
         at the last choice (default: re-choose only when the choice was automatic).
+
+        singular: "stop" (default) ends a run where Phi_p loses rank; "pass", with an embedding,
+        goes on, the embedding's coordinates being regular there (Formulation._singular_option).
         """
         self.geometry = make_geometry(self.system, self.name)
+        self._singular_option(singular)
         if isinstance(independent, str):  # one name, not its characters
             independent = (independent,)
         self.requested = tuple(independent) if independent is not None else self.system.independent_velocities

@@ -44,13 +44,16 @@ class Reduced(Formulation):
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
-    options = ("utol", "w_limit", "cond_limit", "Btol")
+    options = ("utol", "w_limit", "cond_limit", "Btol", "singular")
     system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
-    def _configure(self, **chart_options):
-        """Chart options (utol, w_limit, cond_limit) apply where the system has no embedding."""
+    def _configure(self, singular="stop", **chart_options):
+        """Chart options (utol, w_limit, cond_limit) apply where the system has no embedding.
+        singular: "stop" (default) ends a run where Phi_p loses rank; "pass", with an embedding,
+        goes on, the embedding's coordinates being regular there (Formulation._singular_option)."""
         _drop_Btol(chart_options)
         self.geometry = make_geometry(self.system, self.name, **chart_options)
+        self._singular_option(singular)
 
     @property
     def uses_post_step(self):

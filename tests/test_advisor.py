@@ -3,10 +3,11 @@ rows, stiffness or a long horizon, a recommendation that reaches the target erro
 the budget kept, and the command line."""
 import numpy as np
 import pytest
+import sympy as sp
 
 import formulations as F
 import systems
-from formulations.workbench.advisor import _score, advise, candidates, facts
+from formulations.workbench.advisor import _predicted, _score, advise, candidates, facts
 
 
 def _kinds(configs):
@@ -82,6 +83,13 @@ def test_time_at_target_is_read_between_the_bracketing_runs():
     scored = _score("x", points, 1e-6)  # halfway in log deviation between 1e-5 and 1e-7: halfway in log time
     assert np.isclose(scored.time_at_target, 0.08) and scored.tolerance == 5e-8
     assert np.isnan(_score("x", points, 1e-9).time_at_target)
+    # extended along the two tightest runs, the line meets 1e-9 a factor 4 in time beyond 1e-7
+    assert np.isclose(_predicted(_score("x", points, 1e-9), 1e-9), 0.64)
+    stopped = SweepPoint("x", 1e-3, 0.01, 0, 1e-2, 0.0, status=-1, message="system 'a', formulation 'b': stopped at "
+                         "t = 1.5: singular configuration: Phi_p passed through a rank loss")
+    failed = _score("x", [stopped] + points, 1e-6)
+    assert failed.failed and failed.notes[0] == ("failed at 0.001 (at t = 1.5 s: singular configuration: Phi_p passed "
+                                                 "through a rank loss)")
 
 
 def test_advise_from_the_command_line(tmp_path, capsys):
@@ -94,15 +102,33 @@ def test_advise_from_the_command_line(tmp_path, capsys):
     assert main(["advise", "knife_edge", "--target-error", "2"]) == 2
 
 
-def test_a_reference_that_stops_at_a_singular_configuration_bounds_the_pilot_runs():
-    """The N-four-bar chain reaches a configuration where Phi_p loses rank at t = 1.2357 s and the
-    reference stops there: the advice never rests on runs past that point. It measures the
-    candidates again before it, or, where the budget leaves no room for that, recommends nothing,
-    and says which."""
-    advice = advise(systems.load("n_four_bar"), (0.0, 1.3), budget=6.0,
-                    configurations=["dependent", "dependent+projection", "manifold"])
-    assert any("stops at t = 1.2357" in reason for reason in advice.reasons), advice.reasons
-    if advice.recommended is not None:
-        assert advice.pilot_span[1] < 1.2357
-    else:
-        assert any("no room" in reason for reason in advice.reasons)
+def _crossing(embedded):
+    """A unit mass on the crossing lines x^2 = y^2 held by a spring k = 1 to the origin, started at
+    rest at (-1, -1): on the branch y = x it moves as x = y = -cos t and passes the crossing, where
+    Phi_p = (x, -y) vanishes, at t = pi/2. With ``embedded`` the branch is declared, g(s) = (s, s)."""
+    x, y, xd, yd, s = sp.symbols("x y x_dot y_dot s", real=True)
+    branch = systems.Embedding(coordinates=(s,), g=sp.Matrix([s, s]), inverse=sp.Matrix([(x + y) / 2]))
+    return systems.from_lagrangian("crossing", (x, y), (xd**2 + yd**2) / 2, (x**2 + y**2) / 2, velocities=(xd, yd),
+                                   holonomic=[("crossing", (x**2 - y**2) / 2)], default_p=(-1.0, -1.0),
+                                   default_v=(0.0, 0.0), embedding=branch if embedded else None)
+
+
+def test_a_singular_configuration_ahead_gets_a_formulation_that_passes_it():
+    """The reference stops where Phi_p vanishes; the declared branch is regular there, so the advice
+    runs the reduced and minimal formulations with singular="pass" against a reference that passes,
+    and its recommendation follows the closed form past the crossing to the target error. Without
+    the branch declared nothing passes with regular coordinates: the pilot runs end before the
+    crossing, and the reasons say where the reference stopped and what would pass."""
+    advice = advise(_crossing(True), (0.0, 2.0), target_error=1e-4, budget=30.0)  # a bound: about 1 s
+    assert advice.recommended is not None and "[singular=pass]" in advice.recommended, advice.reasons
+    assert advice.pilot_span[1] > np.pi / 2 and advice.facts["singular_configuration_at"] == pytest.approx(np.pi / 2)
+    assert {c.label for c in advice.table if c.failed} >= {"dependent", "dependent+projection"}
+    t = np.linspace(0.0, 2.0, 41)
+    chosen = F.Configuration.parse(advice.recommended)
+    run = chosen.build(_crossing(True), backend="numpy").simulate((0.0, 2.0), rtol=advice.rtol, atol=advice.rtol,
+                                                                 t_eval=t, method=chosen.method)
+    assert run.status == 0 and np.max(np.abs(run.p - -np.cos(t)[:, None])) < 1e-4
+    plain = advise(_crossing(False), (0.0, 2.0), target_error=1e-4, budget=30.0)
+    assert plain.pilot_span[1] < np.pi / 2 and not any("[singular=pass]" in c.label for c in plain.table)
+    assert any("stops at t = 1.5708" in reason and "has no embedding" in reason for reason in plain.reasons), \
+        plain.reasons

@@ -59,6 +59,47 @@ def test_configuration_parsing():
         F.compare(systems.load("knife_edge"), ["nope"], (0, 1))
 
 
+def test_formulation_options_in_a_configuration_string():
+    """formulation[option=value,...]: the options reach create, round-trip through the label, and
+    bad brackets, repeated or conflicting options and unknown ones are named."""
+    c = F.Configuration.parse("dependent[singular=pass]+projection@RK45")
+    assert dict(c.options) == {"singular": "pass"} and c.label == "dependent[singular=pass]+projection@RK45"
+    assert F.Configuration.parse(c.label) == c
+    assert dict(F.Configuration.parse("manifold[utol=1e+3]").options) == {"utol": 1000.0}  # a "+" in a value
+    assert not F.create("minimal[singular=pass]", "n_four_bar").stop_at_singular
+    for bad, words in [("dependent[singular]", "name=value"), ("dependent[]", "one bracket"),
+                       ("dependent+projection[singular=pass]", "one bracket"), ("dependent[a=1,a=2]", "twice")]:
+        with pytest.raises(systems.ArgumentError, match=words):
+            F.Configuration.parse(bad)
+    with pytest.raises(systems.ArgumentError, match="one place"):
+        F.create("dependent[singular=pass]", "n_four_bar", singular="stop")
+    with pytest.raises(ValueError, match="charts come from Phi_p"):
+        F.create("manifold[singular=pass]", "n_four_bar")
+    with pytest.raises(ValueError, match="no embedding"):
+        F.create("reduced[singular=pass]", "triple_slider_crank")
+    assert dict(F.Configuration.parse("minimal[rechoose=false]").options) == {"rechoose": False}
+    with pytest.raises(systems.ArgumentError, match="its own place"):
+        F.Configuration.parse("dependent[stabilization=projection]")
+    with pytest.raises(systems.ArgumentError, match="DOP853 at reference_tol"):
+        F.compare("n_four_bar", ["dependent"], (0, 0.1), reference="dependent@RK45")
+    with pytest.raises(systems.UnknownNameError, match="compare reference"):
+        F.compare("n_four_bar", ["dependent"], (0, 0.1), reference="nope")
+    with pytest.raises(systems.ArgumentError, match="label 'dependent' of an earlier one"):
+        F.compare("n_four_bar", ["dependent", {"formulation": "dependent", "options": {"backend": "numpy"}}], (0, 0.1))
+
+
+def test_a_chosen_reference_runs_and_is_named():
+    """compare(reference=...) runs the reference it names (here one that passes the N-four-bar's
+    flat position, where the default stops) and the report says which."""
+    chain = systems.load("n_four_bar")
+    default = F.compare(chain, ["reduced[singular=pass]"], (0.0, 1.5), rtol=1e-8, samples=31, backend="numpy")
+    chosen = F.compare(chain, ["reduced[singular=pass]"], (0.0, 1.5), rtol=1e-8, samples=31, backend="numpy",
+                       reference="minimal[singular=pass]")
+    assert default.reference.status < 0 and chosen.reference.status == 0
+    assert chosen.reference_label == "minimal[singular=pass]" and chosen.rows[0].deviation < 1e-6
+    assert json.loads(chosen.to_json())["reference"] == "minimal[singular=pass]"
+
+
 def test_plots_return_axes_with_data(disc_comparison):
     system, c = disc_comparison
     for fn in (plots.constraint_errors, plots.energy_error, plots.work_precision):

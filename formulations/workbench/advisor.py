@@ -20,11 +20,18 @@
    projection at 1e-13. The horizon is t_span where that fits the budget; otherwise it grows
    by doubling from a short one while the next round, predicted from the last, fits (the cost of
    a motion that speeds up is measured, not extrapolated). Where no candidate reaches the target
-   and the budget allows, the candidates run again at three tolerances below the tightest, each
-   tenfold tighter (down to 1e-12). Each candidate
+   and the budget allows, the three whose work-precision lines reach it soonest run again at
+   three tolerances below the tightest, each tenfold tighter (down to 1e-12). Where the reference
+   stops at a singular configuration (Phi_p losing rank) and the system has an embedding, the
+   reduced and minimal candidates take singular="pass" and the reference becomes
+   PASSING_REFERENCE: the embedding's coordinates stay regular where Phi_p does not (the
+   N-four-bar's parallelogram branch). Each candidate
    is scored by the wall time at which its deviation from the reference reaches ``target_error``,
    interpolated in log-log between its tolerances; compile time is left out. Candidates that
-   failed, or that never reached the target, are ranked last and their reasons are kept.
+   failed, or that never reached the target, are ranked last and their reasons are kept. Before
+   the ranking is final, the three fastest are run twice more at each tolerance, interleaved, and
+   scored by the median wall time, where the budget leaves room (runs of tens of milliseconds vary
+   by tens of percent, enough to swap two close candidates).
 
 The recommendation is the fastest candidate at the target, with the tolerance at which its
 deviation reaches the target (interpolated as the time is, halved and rounded down to one digit).
@@ -46,7 +53,7 @@ from systems.catalogue import as_system
 from ..base import create
 from ..discrete_lagrangian import why_not as no_variational
 from ..solvers.options import relative_tolerance
-from .comparison.compare import default_configurations, finite
+from .comparison.compare import REFERENCE, default_configurations, finite
 
 STIFF = 1e4          # max(-Re lambda) * (t1 - t0) above which explicit methods are in their stability limit
 LONG = 50            # periods of the fastest oscillation beyond which a run counts as long
@@ -77,7 +84,8 @@ class Candidate:
 class Advice:
     """The advisor's result: ``recommended`` (a configuration string that create/compare accept) at
     ``rtol`` (= atol), the ranked ``table`` of Candidates, the ``reasons`` in sentences, the
-    ``facts`` read from the description, the pilot horizon and the time the advice took."""
+    ``facts`` read from the description, the pilot horizon, the time the advice took, and the
+    ``reference`` configuration the candidates were measured against (at 1e-13)."""
 
     system_name: str
     t_span: tuple
@@ -91,6 +99,7 @@ class Advice:
     elapsed: float
     budget: float
     comparison: object = field(default=None, compare=False, repr=False)
+    reference: str = REFERENCE.label  # the reference configuration, at 1e-13
 
     def to_markdown(self) -> str:
         head = (f"**{self.system_name}**: target error {self.target_error:g} over t = {self.t_span[0]:g} .. "
@@ -193,12 +202,22 @@ def _round_down(x):
     return float(f"{int(x / 10.0**exponent + 1e-9)}e{exponent}")
 
 
+def _why(point) -> str:
+    """The reason a run failed, from its message without the system's and formulation's names,
+    shortened to about a line."""
+    _, found, rest = point.message.partition("stopped at t = ")
+    when, _, why = rest.partition(": ")
+    text = f"at t = {when} s: {why}" if found else (point.message or "no message")
+    return text if len(text) <= 100 else text[:97].rsplit(" ", 1)[0] + " ..."
+
+
 def _score(label, points, target):
     """A Candidate from the sweep points of one configuration (sorted from loose to tight)."""
     points = sorted(points, key=lambda s: -s.tol)
     failed = any(s.status < 0 for s in points)
     usable = [s for s in points if s.status >= 0 and np.isfinite(s.deviation) and s.wall_time > 0]
-    notes = [f"failed at {s.tol:.3g}" for s in points if s.status < 0]
+    failures = [s for s in points if s.status < 0]
+    notes = [f"failed at {', '.join(f'{s.tol:.3g}' for s in failures)} ({_why(failures[0])})"] if failures else []
     notes += [f"finished with a failed check at {s.tol:.3g}" for s in points if s.status == 2]
     reached = [s for s in usable if s.deviation <= target]
     if reached and reached[0] is usable[0]:
@@ -229,7 +248,8 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     """The advice for ``system`` over ``t_span`` (module docstring). target_error: the deviation
     from the reference (max over p and v, on the common grid) to reach. budget: seconds for the
     whole advice; the pilot horizon is chosen so that the runs fit in it (compile time aside, the
-    numpy backend is used). configurations: the candidates instead of the advisor's choice.
+    numpy backend is used). configurations: the candidates instead of the advisor's choice (taken
+    as given: no singular="pass" is added to them).
     progress(i, n, label) is called before each pilot run."""
     started = time.perf_counter()
     system = as_system(system)
@@ -246,48 +266,91 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     tolerances = [min(center * 1e2, 1e-2), center, max(center * 1e-2, 1e-14)]
     from .comparison.compare import compare
 
-    def pilot_runs(span, ladder=tuple(tolerances)):
+    chosen = {"configs": configs, "reference": None}
+
+    def pilot_runs(span, ladder=tuple(tolerances), configs=None):
         with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
-            return compare(system, configs, span, state0, rtol=ladder[len(ladder) // 2], sweep=list(ladder),
-                           samples=101, progress=progress, backend="numpy")
+            return compare(system, configs or chosen["configs"], span, state0, rtol=ladder[len(ladder) // 2],
+                           sweep=list(ladder), samples=101, progress=progress, backend="numpy",
+                           reference=chosen["reference"])
 
     deadline = started + budget * PILOT_SHARE
     comparison, pilot, spent = _grown(pilot_runs, t_span, pilot, deadline)
+    if configurations is None and _passing(system, chosen, comparison.reference, known, reasons):
+        deadline = time.perf_counter() + max(budget * PILOT_SHARE - (time.perf_counter() - started), spent)
+        comparison, pilot, spent = _grown(pilot_runs, t_span, pilot, deadline)
     if pilot != t_span:
         reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
                           f"for, to fit the budget of {budget:g} s.")
-    stop = comparison.reference
+    stop, reference_label = comparison.reference, comparison.reference_label
+    if stop.status < 0 and "singular configuration" in stop.message and len(stop.t):
+        known.setdefault("singular_configuration_at", float(stop.t[-1]))
+    reference = f"{reference_label} at 1e-13"
     room = budget - (time.perf_counter() - started) >= spent  # for a second round of pilot runs
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0] and not room:
-        reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s and "
+        reasons.append(f"The reference run ({reference}) stops at t = {stop.t[-1]:.6g} s and "
                        f"the budget leaves no room to measure the candidates again before that point: their "
                        f"deviations past it are not checked, so nothing is recommended (a larger budget would).")
-        table = ()
-        return Advice(system.name, t_span, target, None, None, table, tuple(reasons), known, pilot,
-                      time.perf_counter() - started, float(budget), comparison)
+        return Advice(system.name, t_span, target, None, None, (), tuple(reasons), known, pilot,
+                      time.perf_counter() - started, float(budget), comparison, reference_label)
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
         pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
         why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
-        reasons.append(f"The reference run (dependent with projection at 1e-13) stops at t = {stop.t[-1]:.6g} s: "
+        passes = (" The system has no embedding p = g(q): with one that stays regular there, the reduced and "
+                  "minimal formulations would go on with singular=\"pass\"."
+                  if "singular configuration" in why and system.embedding is None else "")
+        reasons.append(f"The reference run ({reference}) stops at t = {stop.t[-1]:.6g} s: "
                        f"{why}. Past that point no run can be checked against it; the pilot runs are measured over "
                        f"{pilot[1] - pilot[0]:.3g} s, before it, and a run over the whole interval needs a "
-                       f"formulation that passes or stops cleanly there (see the failures below).")
+                       f"formulation that passes or stops cleanly there (see the failures below).{passes}")
         comparison = pilot_runs(pilot)
     table, best = _ranked(comparison, target)
+    if best is not None:  # the leaders' times again, where a single short run could swap them
+        comparison = _retimed(system, chosen["configs"], comparison, table, pilot, state0, started + budget)
+        table, best = _ranked(comparison, target)
     if best is None and table and tolerances[-1] > TIGHTEST:
-        ladder = tuple(sorted({max(tolerances[-1] * 10.0**-k, TIGHTEST) for k in (1, 2, 3)}, reverse=True))
-        if budget - (time.perf_counter() - started) >= 2 * spent:  # tighter runs take longer
-            second = pilot_runs(pilot, ladder)
-            comparison = replace(comparison, sweep=tuple(comparison.sweep) + tuple(second.sweep))
-            reasons.append(f"No candidate reached {target:g} at rtol down to {tolerances[-1]:.3g}: the candidates "
-                           f"ran again at {', '.join(f'{tol:.3g}' for tol in ladder)}.")
-            table, best = _ranked(comparison, target)
-        else:
-            reasons.append(f"No candidate reached {target:g} at rtol down to {tolerances[-1]:.3g}, and the budget "
-                           f"left is too short for the tighter tolerances {', '.join(f'{t:.3g}' for t in ladder)}.")
+        comparison, table, best = _tighter(pilot_runs, pilot, chosen["configs"], comparison, table, tolerances[-1],
+                                           target, started + budget, reasons)
     reasons += _ranking_reasons(table, best, target)
     return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
-                  tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison)
+                  tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison,
+                  reference_label)
+
+
+def _tighter(pilot_runs, pilot, configs, comparison, table, tightest, target, deadline, reasons):
+    """(comparison, table, best) after a second round at three tolerances below ``tightest``, each
+    tenfold tighter (down to TIGHTEST), for the LEADERS candidates predicted to reach the target
+    soonest (_predicted), where the round, estimated from the first (the reference once more, and twice their runs),
+    ends before ``deadline``; the reasons say which happened."""
+    from .comparison.compare import Configuration
+
+    ladder = tuple(sorted({max(tightest * 10.0**-k, TIGHTEST) for k in (1, 2, 3)}, reverse=True))
+    listed = ", ".join(f"{tol:.3g}" for tol in ladder)
+    closest = [c.label for c in sorted(table, key=lambda c: (c.failed, _predicted(c, target)))][:LEADERS]
+    cost = comparison.reference.stats.wall_time + 2 * sum(p.wall_time for p in comparison.sweep if p.label in closest)
+    if time.perf_counter() + cost > deadline:
+        reasons.append(f"No candidate reached {target:g} at rtol down to {tightest:.3g}, and the budget left is too "
+                       f"short for the tighter tolerances {listed} (about {cost:.2g} s for the {len(closest)} most "
+                       f"promising).")
+        return comparison, table, None
+    by_label = {Configuration.parse(config).label: config for config in configs}
+    second = pilot_runs(pilot, ladder, [by_label[label] for label in closest])
+    comparison = replace(comparison, sweep=tuple(comparison.sweep) + tuple(second.sweep))
+    reasons.append(f"No candidate reached {target:g} at rtol down to {tightest:.3g}: the {len(closest)} whose "
+                   f"work-precision lines reach it soonest ({', '.join(closest)}) ran again at {listed}.")
+    return (comparison, *_ranked(comparison, target))
+
+
+def _predicted(candidate, target) -> float:
+    """The wall time at which ``candidate`` would reach ``target``, extrapolated in log-log along its
+    two tightest runs (the work-precision line); inf where they do not give one."""
+    runs = [(d, t) for d, t in zip(candidate.deviations, candidate.wall_times) if np.isfinite(d) and d > 0 and t > 0]
+    if len(runs) < 2 or runs[-1][0] >= runs[-2][0]:
+        return np.inf
+    (d1, t1), (d2, t2) = runs[-2:]
+    slope = np.log(t2 / t1) / np.log(d2 / d1)
+    with np.errstate(over="ignore"):  # a flat line never reaches the target: inf
+        return float(t2 * np.exp(slope * np.log(target / d2)))
 
 
 def _ranked(comparison, target):
@@ -300,6 +363,67 @@ def _ranked(comparison, target):
                    key=lambda c: (c.failed, not np.isfinite(c.time_at_target), c.time_at_target))
     best = table[0] if table and np.isfinite(table[0].time_at_target) and not table[0].failed else None
     return table, best
+
+
+LEADERS = 3   # candidates timed again before the ranking is final
+REPEATS = 3   # runs per candidate and tolerance whose median wall time scores it
+
+
+def _retimed(system, configs, comparison, table, span, state0, deadline):
+    """``comparison`` with the wall times of the LEADERS fastest candidates at the target replaced by
+    medians of REPEATS runs (the first is the pilot's), interleaved A B C A B C, while ``deadline``
+    allows; the deviations are the pilot's (the runs are deterministic). Runs of tens of
+    milliseconds vary by tens of percent, enough to swap two close candidates."""
+    from .comparison.compare import Configuration
+
+    parsed = {config.label: config for config in map(Configuration.parse, configs)}
+    leaders = [c.label for c in table[:LEADERS] if np.isfinite(c.time_at_target) and not c.failed]
+    points = [p for p in comparison.sweep if p.label in leaders]
+    if len(leaders) < 2 or time.perf_counter() + (REPEATS - 1) * sum(p.wall_time for p in points) > deadline:
+        return comparison
+    forms = {label: parsed[label] for label in leaders}
+    built = {label: config.build(system, "numpy") for label, config in forms.items()}
+    grid = np.linspace(span[0], span[1], 101)
+    walls = {(p.label, p.tol): [p.wall_time] for p in points}
+    with np.errstate(all="ignore"):
+        for _ in range(REPEATS - 1):
+            for p in points:
+                config = forms[p.label]
+                run = built[p.label].simulate(span, state0, rtol=p.tol, atol=p.tol, method=config.method,
+                                              t_eval=grid, step=p.step)
+                walls[p.label, p.tol].append(run.stats.wall_time)
+    sweep = tuple(replace(p, wall_time=float(np.median(walls[p.label, p.tol]))) if p.label in leaders else p
+                  for p in comparison.sweep)
+    return replace(comparison, sweep=sweep)
+
+
+PASSING_REFERENCE = "minimal[singular=pass]"  # the reference where a singular configuration lies ahead
+
+
+def _passing(system, chosen, reference, known, reasons) -> bool:
+    """Whether the pilot runs change to configurations that pass the singular configuration at
+    which ``reference`` (a Trajectory) stopped; if so, ``chosen`` gets the reduced and minimal
+    formulations with singular="pass" in place of their plain forms (the others are kept: they stop
+    there, and the table says so) and PASSING_REFERENCE, and the facts and reasons say why. Not
+    where the reference did not stop at a singular configuration, or where the system has no
+    embedding (then no formulation passes with coordinates that stay regular)."""
+    if (reference.status >= 0 or "singular configuration" not in reference.message or system.embedding is None
+            or known["redundant_rows"]):
+        return False
+    passing = []
+    for config in chosen["configs"]:
+        head = config.split("+")[0].split("@")[0]
+        if head in ("reduced", "minimal"):
+            config = config.replace(head, f"{head}[singular=pass]", 1)
+        passing.append(config)
+    chosen["configs"], chosen["reference"] = tuple(dict.fromkeys(passing)), PASSING_REFERENCE
+    known["singular_configuration_at"] = float(reference.t[-1])
+    reasons.append(f"The reference run (dependent with projection at 1e-13) stops at a singular configuration at "
+                   f"t = {reference.t[-1]:.6g} s, where Phi_p loses rank. The embedding p = g(q) stays regular "
+                   f"there, so the reduced and minimal formulations go on with singular=\"pass\"; "
+                   f"{PASSING_REFERENCE} at 1e-13 becomes the reference, and the formulations that stop there "
+                   f"are ranked as failures.")
+    return True
 
 
 def _grown(pilot_runs, t_span, pilot, deadline):

@@ -110,11 +110,15 @@ def cmd_simulate(args):
         raise UsageError(f"--formulation {args.formulation} and --stabilization {args.stabilization} name two "
                          f"stabilizations; give one")
     stabilization = stabilization or args.stabilization
+    named = dict(parts.options).get("backend")
+    if named is not None and args.backend not in (None, named):
+        raise UsageError(f"--formulation {args.formulation} and --backend {args.backend} name two backends; give one")
     options = dict(rtol=args.rtol, atol=args.atol, method=args.method, step=args.step,
                    **_max_steps(args))
 
     try:
-        form = formulations.create(name, system, stabilization=stabilization, backend=args.backend)  # once
+        form = formulations.create(name, system, **{"stabilization": stabilization, "backend": args.backend,
+                                                    **dict(parts.options)})  # once
         _pilot(f"simulate {system.name} to {args.t_end:g} s", [(lambda span: form.simulate((0.0, span), **options), 1,
                                                                 args.step)],
                args.t_end, args.max_steps is not None, max_steps=args.max_steps)

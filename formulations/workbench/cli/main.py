@@ -93,7 +93,8 @@ def html_option(parser, what):
 def _compare_parser(compare):
     """The options of ``compare``, and the defaults of those --long does not take."""
     compare.add_argument("--formulations", nargs="+", metavar="F", default=None,
-                         help="configurations formulation[+stabilization][@method[:step]] (default: all that apply)")
+                         help="configurations formulation[[option=value]][+stabilization][@method[:step]] "
+                              "(default: all that apply)")
     compare.add_argument("--enforcement", action="store_true",
                          help="every constraint-enforcement method (stabilizations, IDA, augmented Lagrangian, "
                               "reduced, minimal, manifold), with any --formulations added")
@@ -130,7 +131,9 @@ def build_parser():
                          help="bound on the whole analysis in s: the numeric results come first, symbolic proofs "
                               "follow while time remains")
     simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
-    simulate.add_argument("--formulation", default="dependent", help="dependent, reduced, minimal or manifold")
+    simulate.add_argument("--formulation", default="dependent",
+                          help="dependent, reduced, minimal or manifold, with options and a stabilization, "
+                               "e.g. 'reduced[singular=pass]+projection'")
     simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
     simulate.add_argument("--atol", type=number(), default=1e-8, help="absolute tolerance")
     simulate.add_argument("--method", default="DOP853", help="integrator (adaptive: RK45, DOP853, Radau, BDF, LSODA, "

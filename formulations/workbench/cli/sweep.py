@@ -49,7 +49,7 @@ def add_parser(sub, command):
                         help="an input axis: a parameter, a state-family variable (rolling_disc: lean, spin) or a "
                              "coordinate or velocity; repeatable (the product of the axes is swept)")
     parser.add_argument("--formulation", default="dependent",
-                        help="a configuration formulation[+stabilization][@method[:step]]")
+                        help="a configuration formulation[[option=value]][+stabilization][@method[:step]]")
     parser.add_argument("--formulations", nargs="+", metavar="F", default=None,
                         help="several configurations side by side over the same members: the distribution of their "
                              "constraint errors, energy drift and cost (instead of --formulation)")

@@ -25,7 +25,7 @@ from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from ...base import create, names
-from ...configuration import parse_configuration
+from ...configuration import option_text, parse_configuration
 from ...errors import ComparisonInterrupted, RunInterrupted
 from ...results.trajectory import Trajectory
 from ...solvers import order, solver_class
@@ -70,7 +70,8 @@ class Configuration:
     """One run to compare: formulation, stabilization (name or strategy), integrator, its fixed step
     (for "rk4" and "augmented_lagrangian"; None for adaptive methods) and options.
 
-    ``Configuration.parse("dependent+projection@RK45")`` reads formulation[+stabilization][@method[:step]].
+    ``Configuration.parse("dependent+projection@RK45")`` reads
+    formulation[[option=value,...]][+stabilization][@method[:step]] (formulations.configuration).
     """
 
     formulation: str
@@ -86,7 +87,8 @@ class Configuration:
             raise ValueError(f"configuration got step={self.step!r} but expected a positive step size in s")
         if not self.label:
             stab = as_strategy(self.stabilization)
-            text = self.formulation if stab.name == "none" else f"{self.formulation}+{stab.name}"
+            name = self.formulation + option_text({k: v for k, v in self.options.items() if k != "backend"})
+            text = name if stab.name == "none" else f"{name}+{stab.name}"
             method = self.method if self.step is None else f"{self.method}:{self.step:g}"
             object.__setattr__(self, "label", text if self.method == "DOP853" else f"{text}@{method}")
 
@@ -101,7 +103,8 @@ class Configuration:
         if isinstance(spec, Mapping):
             return cls(**spec)
         parts = parse_configuration(spec)
-        return cls(parts.formulation, parts.stabilization or "none", parts.method or "DOP853", step=parts.step)
+        return cls(parts.formulation, parts.stabilization or "none", parts.method or "DOP853", dict(parts.options),
+                   step=parts.step)
 
     def step_for(self, tol, rtol):
         """The fixed step at tolerance ``tol`` of a sweep whose base tolerance is ``rtol`` (None if adaptive)."""
@@ -145,7 +148,7 @@ class ComparisonRow:
 @dataclass(frozen=True)
 class SweepPoint:
     """One run of a sweep: errors are max-norms over the run, energy drift in J; step for fixed-step
-    methods (None for adaptive ones); status < 0 for a failed run."""
+    methods (None for adaptive ones); status < 0 for a failed run, and the run's message."""
 
     label: str
     tol: float
@@ -157,6 +160,7 @@ class SweepPoint:
     energy_drift: float = float("nan")
     step: float | None = None
     status: int = 0
+    message: str = ""
 
 
 COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wall s", "wall_time", "{:.3f}"),
@@ -181,6 +185,7 @@ class Comparison:
     reference: Trajectory
     sweep: tuple = ()
     parameters: Mapping = field(default_factory=dict)
+    reference_label: str = "dependent+projection"  # the reference's configuration (at reference_tol, DOP853)
 
     def row(self, label) -> ComparisonRow:
         for r in self.rows:
@@ -218,7 +223,8 @@ class Comparison:
 
     def as_dict(self) -> dict:
         return {"system": self.system_name, "t_span": list(self.t_span), "rtol": self.rtol, "atol": self.atol,
-                "reference_tol": self.reference_tol, "parameters": dict(self.parameters),
+                "reference_tol": self.reference_tol, "reference": self.reference_label,
+                "parameters": dict(self.parameters),
                 "rows": [asdict(r) for r in self.rows], "sweep": [asdict(s) for s in self.sweep]}
 
     def to_json(self, **kwargs) -> str:
@@ -324,6 +330,9 @@ def _configurations(system, configurations) -> list:
             raise ArgumentTypeError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
         except ValueError as exc:
             raise ArgumentError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        if any(c.label == config.label for c in configs):
+            raise ArgumentError(f"compare got configurations[{i}] with the label {config.label!r} of an earlier one: "
+                                f"expected each configuration once, or a dict with its own 'label'", "configurations")
         configs.append(config)
     return configs
 
@@ -341,21 +350,27 @@ class Prepared:
     configurations: tuple
     formulations: tuple
     reference: object
+    reference_label: str = "dependent+projection"
 
     def __len__(self):
         return len(self.configurations)
 
 
-def prepare(system, configurations=None, backend=None) -> Prepared:
+def prepare(system, configurations=None, backend=None, reference=None) -> Prepared:
     """The configurations of ``compare`` checked and created (see compare for what they may be), with
     ``backend`` ("auto", "compiled", "numpy"; None: each formulation's default) where a
-    configuration's options name none."""
+    configuration's options name none; ``reference`` the configuration of the reference run
+    (default REFERENCE, the dependent formulation with projection)."""
     system = as_system(system)
     if isinstance(configurations, Prepared):
+        if reference is not None:
+            raise ArgumentError("compare got configurations already prepared and a reference: expected the "
+                                "reference given to prepare", "reference")
         if configurations.system is not system:
             raise ArgumentError(f"compare got configurations prepared for {configurations.system.name!r} but expected "
                                 f"them prepared for {system.name!r}", "configurations")
         return configurations
+    reference = _reference(system, reference, backend)  # checked before any configuration is built
     configs = _configurations(system, configurations)
     built = []
     for i, config in enumerate(configs):
@@ -364,7 +379,28 @@ def prepare(system, configurations=None, backend=None) -> Prepared:
         except (TypeError, ValueError) as exc:
             kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
             raise kind(f"compare got configurations[{i}] = {config.label!r}: {exc}", "configurations") from None
-    return Prepared(system, tuple(configs), tuple(built), REFERENCE.build(system, backend))
+    return Prepared(system, tuple(configs), tuple(built), *reference)
+
+
+def _reference(system, reference, backend) -> tuple:
+    """(formulation, label) of the reference run: REFERENCE, or ``reference`` checked (a formulation,
+    its options and stabilization; the method is DOP853) with errors that name it."""
+    if reference is None:
+        return REFERENCE.build(system, backend), REFERENCE.label
+    try:
+        config = Configuration.parse(reference)
+        if config.formulation not in names():
+            raise UnknownNameError("formulation", config.formulation, names(), argument="compare reference")
+        if config.method != "DOP853" or config.step is not None:
+            raise ArgumentError(f"compare got reference={config.label!r} but the reference runs with DOP853 at "
+                                f"reference_tol: expected a formulation, its options and stabilization only",
+                                "reference")
+        return config.build(system, backend), config.label
+    except (ArgumentError, UnknownNameError):
+        raise
+    except (TypeError, ValueError) as exc:
+        kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
+        raise kind(f"compare got reference={reference!r}: {exc}", "reference") from None
 
 
 SAMPLES_MEMORY = 2 * 1024**3  # bytes: compare refuses a time grid whose recorded runs would take more
@@ -391,21 +427,21 @@ def check_samples(system, samples: int, runs: int):
 
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=REFERENCE_TOL, samples=501, sweep: Sequence[float] | None = None,
-            progress: Callable | None = None, max_steps: int | None = None, backend: str | None = None) -> Comparison:
+            progress: Callable | None = None, max_steps: int | None = None, backend: str | None = None,
+            reference=None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
     system: a System or a catalogue name. configurations: names such as "dependent+projection" or
     "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
     that applies, see default_configurations), or what ``prepare`` made of them; each is checked and
-    created once, before any run. state0 defaults to
-    the system's default state. samples (>= 2): points of the common time grid (refused where the
-    recorded runs would take more than SAMPLES_MEMORY bytes). sweep: tolerances
-    for work-precision data (each configuration run at each). progress(i, n, label) is called before
-    each run. max_steps: the bound on the accepted steps of each run (default: simulate's). Bad
-    arguments raise systems.ArgumentError / ArgumentTypeError naming the argument. backend: the
-    numeric backend of every configuration whose options name none (default: formulations.create's);
-    each row names the backend it ran on, and its wall time leaves out compiling (compile_time).
-    """
+    created once, before any run. state0 defaults to the system's default state. samples (>= 2):
+    points of the common time grid (refused where the recorded runs would take more than
+    SAMPLES_MEMORY bytes). sweep: tolerances for work-precision data (each configuration run at
+    each). progress(i, n, label) is called before each run. max_steps: the bound on the accepted
+    steps of each run (default: simulate's). Bad arguments raise systems.ArgumentError /
+    ArgumentTypeError naming the argument. backend: of every configuration whose options name none
+    (default: create's); rows name it, and wall times leave out compiling (compile_time).
+    reference: the reference run's configuration, with DOP853 at reference_tol (REFERENCE)."""
     system = as_system(system)
     rtol, atol = tolerances(rtol, atol, atol_from_rtol=True)
     reference_tol = relative_tolerance("reference_tol", reference_tol)
@@ -413,7 +449,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
     sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
-    prepared = prepare(system, configurations, backend)
+    prepared = prepare(system, configurations, backend, reference)
     configs = prepared.configurations
     check_samples(system, samples, 1 + len(configs) * (1 + len(sweep)))
     forms = dict(zip((c.label for c in configs), prepared.formulations))
@@ -432,8 +468,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     rows, trajs, points = [], [], []
 
     def result():
-        return Comparison(system.name, tuple(float(x) for x in t_span), rtol, atol, reference_tol, tuple(rows),
-                          tuple(trajs), reference, tuple(points), MappingProxyType(system.parameter_dict))
+        return Comparison(system.name, tuple(map(float, t_span)), rtol, atol, reference_tol, tuple(rows), tuple(trajs),
+                          reference, tuple(points), MappingProxyType(system.parameter_dict), prepared.reference_label)
 
     def run(config, tol, atol, h, main):
         try:
@@ -452,7 +488,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
             rows.append(row)
         else:
             points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
-                                     row.position_error, row.velocity_error, row.energy_drift, h, row.status))
+                                     row.position_error, row.velocity_error, row.energy_drift, h, row.status,
+                                     row.message))
 
     interrupted = []  # the label of a run interrupted part-way
     try:

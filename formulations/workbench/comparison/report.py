@@ -101,7 +101,7 @@ def write_report(comparison, system, folder, analysis=None, note=None) -> pathli
     lines += [f"- parameters: {par}",
               f"- time span: {comparison.t_span[0]:g} to {comparison.t_span[1]:g} s; rtol = {comparison.rtol:g}, "
               f"atol = {comparison.atol:g}",
-              f"- reference: dependent formulation with projection at rtol = atol = {comparison.reference_tol:g}",
+              f"- reference: {comparison.reference_label} (DOP853) at rtol = atol = {comparison.reference_tol:g}",
               "- deviations are max-norms over p and v on a common grid of "
               f"{len(comparison.reference.t)} times; energy in J, reactions in N (or N m)", "",
               "## Results", "", comparison.to_markdown(), "## Reading", ""]
