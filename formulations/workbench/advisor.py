@@ -208,7 +208,11 @@ def _why(point) -> str:
     _, found, rest = point.message.partition("stopped at t = ")
     when, _, why = rest.partition(": ")
     text = f"at t = {when} s: {why}" if found else (point.message or "no message")
-    return text if len(text) <= 100 else text[:97].rsplit(" ", 1)[0] + " ..."
+    if len(text) > 100:
+        text = text[:97].rsplit(" ", 1)[0]
+        text = text[:text.rindex("(")].rstrip() if text.count("(") > text.count(")") else text  # no open bracket
+        text += " ..."
+    return text
 
 
 def _score(label, points, target):
