@@ -105,9 +105,9 @@ def one_run(system, formulation, options, method, t, t_end, columns, ref, final_
     except Exception as exc:  # a formulation or solver that does not apply: reported, not hidden
         return dict(status="not run", message=f"{type(exc).__name__}: {str(exc)[:160]}")
     wall = time.perf_counter() - started
-    out = run.p[-1:, columns] if final_only else run.p[:, columns]
-    reached = run.status == 0 and out.shape == ref.shape
-    error = float(np.max(np.linalg.norm(out - ref, axis=1))) if reached else float("nan")
+    reached = run.status == 0
+    error = _error(run, columns, ref, final_only) if reached else float("nan")
+    reached = reached and np.isfinite(error)
     position = run.constraint_errors.position
     return dict(status="ok" if reached else f"stopped at t = {run.t[-1]:.4g}", message=run.message[:200],
                 error=error, constraint=float(np.max(np.abs(position), initial=0.0)) if position.size else 0.0,
@@ -193,10 +193,14 @@ def _timed(form, t_end, tol, method, step, t, columns, ref, final_only):
     except Exception:  # a method that does not apply at this tolerance: no error to report
         return float("nan"), time.process_time() - started
     cpu = time.process_time() - started
+    return (_error(run, columns, ref, final_only) if run.status >= 0 else float("nan")), cpu
+
+
+def _error(run, columns, ref, final_only) -> float:
+    """The largest distance between the run's output columns and ``ref`` at the sample times (the
+    last point only where ``final_only``); NaN where the run did not reach every sample time."""
     out = run.p[-1:, columns] if final_only else run.p[:, columns]
-    if run.status < 0 or out.shape != ref.shape:
-        return float("nan"), cpu
-    return float(np.max(np.linalg.norm(out - ref, axis=1))), cpu
+    return float(np.max(np.linalg.norm(out - ref, axis=1))) if out.shape == ref.shape else float("nan")
 
 
 def protocol_table(rows, full, repeat):

@@ -324,10 +324,8 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
 def _tighter(pilot_runs, pilot, configs, comparison, table, tightest, target, deadline, reasons):
     """(comparison, table, best) after a second round at three tolerances below ``tightest``, each
     tenfold tighter (down to TIGHTEST), for the LEADERS candidates predicted to reach the target
-    soonest (_predicted), where the round, estimated from the first (the reference once more, and twice their runs),
-    ends before ``deadline``; the reasons say which happened."""
-    from .comparison.compare import Configuration
-
+    soonest (_predicted), where the round, estimated from the first (the reference once more, and
+    twice their runs), ends before ``deadline``; the reasons say which happened."""
     ladder = tuple(sorted({max(tightest * 10.0**-k, TIGHTEST) for k in (1, 2, 3)}, reverse=True))
     listed = ", ".join(f"{tol:.3g}" for tol in ladder)
     closest = [c.label for c in sorted(table, key=lambda c: (c.failed, _predicted(c, target)))][:LEADERS]
@@ -337,8 +335,8 @@ def _tighter(pilot_runs, pilot, configs, comparison, table, tightest, target, de
                        f"short for the tighter tolerances {listed} (about {cost:.2g} s for the {len(closest)} most "
                        f"promising).")
         return comparison, table, None
-    by_label = {Configuration.parse(config).label: config for config in configs}
-    second = pilot_runs(pilot, ladder, [by_label[label] for label in closest])
+    parsed = _parsed(configs)
+    second = pilot_runs(pilot, ladder, [parsed[label] for label in closest])
     comparison = replace(comparison, sweep=tuple(comparison.sweep) + tuple(second.sweep))
     reasons.append(f"No candidate reached {target:g} at rtol down to {tightest:.3g}: the {len(closest)} whose "
                    f"work-precision lines reach it soonest ({', '.join(closest)}) ran again at {listed}.")
@@ -378,13 +376,11 @@ def _retimed(system, configs, comparison, table, span, state0, deadline):
     medians of REPEATS runs (the first is the pilot's), interleaved A B C A B C, while ``deadline``
     allows; the deviations are the pilot's (the runs are deterministic). Runs of tens of
     milliseconds vary by tens of percent, enough to swap two close candidates."""
-    from .comparison.compare import Configuration
-
-    parsed = {config.label: config for config in map(Configuration.parse, configs)}
     leaders = [c.label for c in table[:LEADERS] if np.isfinite(c.time_at_target) and not c.failed]
     points = [p for p in comparison.sweep if p.label in leaders]
     if len(leaders) < 2 or time.perf_counter() + (REPEATS - 1) * sum(p.wall_time for p in points) > deadline:
         return comparison
+    parsed = _parsed(configs)
     forms = {label: parsed[label] for label in leaders}
     built = {label: config.build(system, "numpy") for label, config in forms.items()}
     grid = np.linspace(span[0], span[1], 101)
@@ -401,6 +397,13 @@ def _retimed(system, configs, comparison, table, span, state0, deadline):
     return replace(comparison, sweep=sweep)
 
 
+def _parsed(configs) -> dict:
+    """The Configurations of the candidates by label (the labels of the comparison's rows)."""
+    from .comparison.compare import Configuration
+
+    return {config.label: config for config in map(Configuration.parse, configs)}
+
+
 PASSING_REFERENCE = "minimal[singular=pass]"  # the reference where a singular configuration lies ahead
 
 
@@ -414,13 +417,9 @@ def _passing(system, chosen, reference, known, reasons) -> bool:
     if (reference.status >= 0 or "singular configuration" not in reference.message or system.embedding is None
             or known["redundant_rows"]):
         return False
-    passing = []
-    for config in chosen["configs"]:
-        head = config.split("+")[0].split("@")[0]
-        if head in ("reduced", "minimal"):
-            config = config.replace(head, f"{head}[singular=pass]", 1)
-        passing.append(config)
-    chosen["configs"], chosen["reference"] = tuple(dict.fromkeys(passing)), PASSING_REFERENCE
+    passing = [replace(c, options={**c.options, "singular": "pass"}, label="")
+               if c.formulation in ("reduced", "minimal") else c for c in _parsed(chosen["configs"]).values()]
+    chosen["configs"], chosen["reference"] = tuple(c.label for c in passing), PASSING_REFERENCE
     known["singular_configuration_at"] = float(reference.t[-1])
     reasons.append(f"The reference run (dependent with projection at 1e-13) stops at a singular configuration at "
                    f"t = {reference.t[-1]:.6g} s, where Phi_p loses rank. The embedding p = g(q) stays regular "

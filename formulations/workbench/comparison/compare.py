@@ -318,23 +318,30 @@ def _configurations(system, configurations) -> list:
         configurations = [configurations]
     configs = []
     for i, spec in enumerate(configurations):
-        try:
-            config = Configuration.parse(spec)
-            if config.formulation not in names():
-                raise UnknownNameError("formulation", config.formulation, names())
-            as_strategy(config.stabilization)
-            solver_class(config.method)
-        except UnknownNameError as exc:
-            raise UnknownNameError(exc.kind, exc.name, exc.valid, argument=f"compare configurations[{i}]") from None
-        except TypeError as exc:
-            raise ArgumentTypeError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
-        except ValueError as exc:
-            raise ArgumentError(f"compare got configurations[{i}] = {spec!r}: {exc}", "configurations") from None
+        config = _checked(spec, f"configurations[{i}]")
         if any(c.label == config.label for c in configs):
             raise ArgumentError(f"compare got configurations[{i}] with the label {config.label!r} of an earlier one: "
                                 f"expected each configuration once, or a dict with its own 'label'", "configurations")
         configs.append(config)
     return configs
+
+
+def _checked(spec, where) -> Configuration:
+    """The Configuration of ``spec``, its formulation, stabilization and method checked; errors name
+    ``where`` ("configurations[2]", "reference") and the valid names."""
+    try:
+        config = Configuration.parse(spec)
+        if config.formulation not in names():
+            raise UnknownNameError("formulation", config.formulation, names())
+        as_strategy(config.stabilization)
+        solver_class(config.method)
+    except UnknownNameError as exc:
+        raise UnknownNameError(exc.kind, exc.name, exc.valid, argument=f"compare {where}") from None
+    except TypeError as exc:
+        raise ArgumentTypeError(f"compare got {where} = {spec!r}: {exc}", where.split("[")[0]) from None
+    except ValueError as exc:
+        raise ArgumentError(f"compare got {where} = {spec!r}: {exc}", where.split("[")[0]) from None
+    return config
 
 
 REFERENCE = Configuration("dependent", "projection")  # the reference run of every comparison
@@ -387,17 +394,12 @@ def _reference(system, reference, backend) -> tuple:
     its options and stabilization; the method is DOP853) with errors that name it."""
     if reference is None:
         return REFERENCE.build(system, backend), REFERENCE.label
+    config = _checked(reference, "reference")
+    if config.method != "DOP853" or config.step is not None:
+        raise ArgumentError(f"compare got reference={config.label!r} but the reference runs with DOP853 at "
+                            f"reference_tol: expected a formulation, its options and stabilization only", "reference")
     try:
-        config = Configuration.parse(reference)
-        if config.formulation not in names():
-            raise UnknownNameError("formulation", config.formulation, names(), argument="compare reference")
-        if config.method != "DOP853" or config.step is not None:
-            raise ArgumentError(f"compare got reference={config.label!r} but the reference runs with DOP853 at "
-                                f"reference_tol: expected a formulation, its options and stabilization only",
-                                "reference")
         return config.build(system, backend), config.label
-    except (ArgumentError, UnknownNameError):
-        raise
     except (TypeError, ValueError) as exc:
         kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
         raise kind(f"compare got reference={reference!r}: {exc}", "reference") from None
