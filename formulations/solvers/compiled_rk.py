@@ -149,6 +149,22 @@ def _after_step(t, y, params, extra, work, ys, count, grid, f):
     return 0, 0
 
 
+@numba.njit(cache=True)
+def _output(t, y, f, t_new, y_new, f_new, grid, t_eval, next_eval, ts, ys, count):
+    """(ts, ys, count, next_eval) after an accepted step (t, y) -> (t_new, y_new) with derivatives f,
+    f_new at its ends: the t_eval points it passes, from its cubic Hermite interpolant, or (no
+    grid) its end."""
+    if not grid:
+        ts, ys = append(ts, ys, count, t_new, y_new)
+        return ts, ys, count + 1, next_eval
+    while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
+        ts[count] = t_eval[next_eval]
+        hermite(t, y, f, t_new, y_new, f_new, t_eval[next_eval], ys[count])
+        count += 1
+        next_eval += 1
+    return ts, ys, count, next_eval
+
+
 @numba.njit(cache=True, nogil=True)
 def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
     """(ts, ys, status, t_stop, evaluations, steps, rejected, y, h): the output (t_eval empty: every
@@ -211,15 +227,7 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
             h *= max(0.2, 0.9 * err ** -0.2)
         t_new = t + h
         steps += 1
-        if grid:
-            while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
-                ts[count] = t_eval[next_eval]
-                hermite(t, y, K[0], t_new, y_new, K[6], t_eval[next_eval], ys[count])
-                count += 1
-                next_eval += 1
-        else:
-            ts, ys = append(ts, ys, count, t_new, y_new)
-            count += 1
+        ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[6], grid, t_eval, next_eval, ts, ys, count)
         t = t_new
         y[:] = y_new
         K[0] = K[6]
@@ -230,6 +238,59 @@ def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eva
             return ts[:count], ys[:count], code, t, evaluations, steps, rejected, y, h
     hold(K_store)  # alive up to here: K borrows it
     return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
+
+
+_RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
+_RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
+
+
+@numba.njit(cache=True, nogil=True)
+def integrate_rk4(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
+    """As integrate, for the classical Runge-Kutta method with the fixed step first_step (the last
+    step shortened to land on t1): the steps of formulations.solvers.fixed_step's RungeKutta4, with
+    its cubic Hermite output; rtol, atol and max_step are not used, and the step it returns is
+    first_step."""
+    n = y0.size
+    grid = t_eval.size > 0
+    work = workspace()
+    y = y0.copy()
+    y_new = np.empty(n)
+    t = t0
+    K_store = np.empty((5, n))  # the four stages' outputs, then y' at the step's end
+    K = borrowed(K_store)
+    ts, ys, count, next_eval = first_point(t0, y, t_eval)
+    evaluations, steps = 1, 0
+    if not rhs(t0, y, params, extra, K[0], work):
+        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, first_step
+    while t < t1:
+        if steps >= max_steps:
+            return ts[:count], ys[:count], -3, t, evaluations, steps, 0, y, first_step
+        if stop[0] != 0:
+            return ts[:count], ys[:count], -5, t, evaluations, steps, 0, y, first_step
+        h = min(first_step, t1 - t)
+        for i in range(1, 5):  # the stages, then y' at the new state
+            if i < 4:
+                stage(y, h, _RK4_A[i], K, i, y_new)
+            else:
+                for j in range(n):
+                    y_new[j] = y[j] + h / 6 * (K[0, j] + 2 * K[1, j] + 2 * K[2, j] + K[3, j])
+            evaluations += 1
+            if not rhs(t + _RK4_C[i] * h if i < 4 else t + h, y_new, params, extra, K[i], work):
+                return ts[:count], ys[:count], -1, t, evaluations, steps, 0, y, first_step
+        if not finite(y_new):
+            return ts[:count], ys[:count], -4, t, evaluations, steps, 0, y, first_step
+        t_new = t + h
+        steps += 1
+        ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[4], grid, t_eval, next_eval, ts, ys, count)
+        t = t_new
+        y[:] = y_new
+        K[0] = K[4]
+        code, more = _after_step(t, y, params, extra, work, ys, count, grid, K[0])
+        evaluations += more
+        if code != 0:
+            return ts[:count], ys[:count], code, t, evaluations, steps, 0, y, first_step
+    hold(K_store)
+    return ts[:count], ys[:count], 0, t, evaluations, steps, 0, y, first_step
 '''
 
 

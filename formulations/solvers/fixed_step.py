@@ -2,9 +2,11 @@
 convergence studies (``rk4``, ``step=`` sets h; the last step is shortened to land on t_end)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from ..forms import DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE
+from ..forms import COMPILED_ODE, DENSE_OUTPUT, EVENTS, EXPLICIT_ODE, POST_STEP, STATE_UPDATE
 from .base import register
 from .driver import SteppingSolver
 from .explicit_rk import hermite
@@ -51,11 +53,25 @@ class RungeKutta4:
 
 @register("rk4")
 class FixedStepRK4(SteppingSolver):
-    """``rk4``: classical Runge-Kutta, fixed step."""
+    """``rk4``: classical Runge-Kutta, fixed step; in machine code where the formulation gives a
+    compiled right-hand side and the run needs no events or post-step hook
+    (formulations.solvers.compiled_rk.integrate_rk4, the same steps)."""
 
+    forms = (COMPILED_ODE, EXPLICIT_ODE)
     offers = frozenset({DENSE_OUTPUT, EVENTS, POST_STEP, STATE_UPDATE})
     order = 4
     fixed_step = True
+    max_steps = 10**7
+
+    def offers_for(self, form):
+        return frozenset({DENSE_OUTPUT, STATE_UPDATE}) if form == COMPILED_ODE else self.offers
 
     def stepper(self, problem):
         return RungeKutta4(self.step)
+
+    def integrate(self, problem):
+        if problem.form != COMPILED_ODE:
+            return super().integrate(problem)
+        from .compiled_rk import run_compiled
+
+        return run_compiled(dataclasses.replace(problem, first_step=self.step), self.max_steps, loop="integrate_rk4")
