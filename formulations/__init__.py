@@ -23,6 +23,7 @@ from systems.errors import ArgumentError, ArgumentTypeError
 from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Status, Trajectory, reactions
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
+from .solvers.variational import VariationalMethod
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
 from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
 from .workbench.advisor import Advice, advise
@@ -43,8 +44,8 @@ def __getattr__(name):
 
 __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
            "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
-           "NoStabilization", "AugmentedLagrangian", "Trajectory", "Stats", "ConstraintErrors", "Event", "Solver",
-           "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
+           "NoStabilization", "AugmentedLagrangian", "VariationalMethod", "Trajectory", "Stats", "ConstraintErrors",
+           "Event", "Solver", "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
            "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
            "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
            "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",

@@ -17,6 +17,13 @@ VII.1; Marsden & West, Discrete mechanics and variational integrators, Acta Nume
 Forces other than -grad V (A^-T f + grad V, in p coordinates) enter as the discrete forces
 h/2 Q(p0, A(p0)^-1 d) and h/2 Q(p1, A(p1)^-1 d) at the two ends.
 
+A gauge term: the discrete Lagrangian of L + dS/dt = L + grad S(p) . p' for a function S(p). The
+continuous motion is that of L (a total derivative changes no Euler-Lagrange equation), but the
+trapezoidal rule does not integrate dS/dt exactly, so the discrete equations differ: their momentum
+is dL/dp' + grad S and dL/dp_j gains (d grad S / dp_j) . p'. Modin & Verdier (What makes nonholonomic
+integrators work?, Numer. Math. 145, 2020) build their non-reversible test problems so: the
+canonical momenta shifted by grad S, which is the same motion with other discrete equations.
+
 A constraint force on the p equations is a(p)^T mu + Phi_p(p)^T nu with a = C_nh A^-1 (so that
 a p' = C_nh v): the multipliers of the discrete equations are impulses over a step, not the forces
 lambda of DESIGN section 2 (the recorded lambda are those of the state, from the dependent
@@ -62,26 +69,31 @@ def _why_not(system) -> str | None:
     return None
 
 
-def model_of(system) -> "DiscreteLagrangian":
-    """The DiscreteLagrangian of ``system``, built once per System (a sympy build of tenths of a s)."""
-    model = _MODELS.get(system)
-    if model is None:
-        model = _MODELS[system] = DiscreteLagrangian(system)
-    return model
+def model_of(system, gauge=None) -> "DiscreteLagrangian":
+    """The DiscreteLagrangian of ``system`` with the gauge term S (a sympy expression in its
+    coordinates and parameters; None or 0: none), built once per System and S (a sympy build of
+    tenths of a s)."""
+    models = _MODELS.setdefault(system, {})
+    key = sp.srepr(sp.sympify(gauge or 0))
+    if key not in models:
+        models[key] = DiscreteLagrangian(system, gauge)
+    return models[key]
 
 
 class DiscreteLagrangian:
     """The numeric pieces of the trapezoidal discrete Lagrangian of ``system`` at its parameter values.
 
     ``at(p)`` -> the pieces at one configuration (A, its derivatives, M, its derivatives, grad V,
-    Phi, Phi_p, C_nh); ``D(h, p0, p1, ...)`` -> (D1 L_d, D2 L_d) with the discrete forces;
-    ``momentum(pieces, v)`` = A^-T M v and ``velocity(pieces, P)`` = M^-1 A^T P, the Legendre map
-    and its inverse."""
+    Phi, Phi_p, C_nh, grad S, its derivatives); ``D(h, p0, p1, ...)`` -> (D1 L_d, D2 L_d) with the
+    discrete forces; ``momentum(pieces, v)`` = A^-T M v + grad S and ``velocity(pieces, P)`` =
+    M^-1 A^T (P - grad S), the Legendre map and its inverse. ``gauge``: S(p), see the module
+    docstring (None: none)."""
 
-    def __init__(self, system):
+    def __init__(self, system, gauge=None):
         reason = why_not(system)
         if reason is not None:
             raise ValueError(reason)
+        S = _gauge(system, gauge)
         self.system = system
         p, v, t = list(system.coordinates), list(system.velocities), system.time
         values = system.parameter_map
@@ -90,21 +102,26 @@ class DiscreteLagrangian:
         V = sp.sympify(system.potential)
         dA = [A.diff(q) for q in p]
         dM = [M.diff(q) for q in p]
-        grad_V = sp.Matrix([V.diff(q) for q in p]).subs(values)
-        pieces = [A, *dA, M, *dM, grad_V, sp.Matrix(system.Phi), sp.Matrix(system.Phi_p), sp.Matrix(system.C_nh)]
+        grad_V = sp.Matrix([V.diff(q) for q in p])
+        grad_S = sp.Matrix([S.diff(q) for q in p])
+        pieces = [A, *dA, M, *dM, grad_V, sp.Matrix(system.Phi), sp.Matrix(system.Phi_p), sp.Matrix(system.C_nh),
+                  grad_S, grad_S.jacobian(p)]
         self.n, self.m, self.l = n, system.m, system.l
-        self._shapes = [(n, n), (n, n, n), (n, n), (n, n, n), (n,), (self.m,), (self.m, n), (self.l, n)]
+        self.gauged = S != 0
+        self._shapes = [(n, n), (n, n, n), (n, n), (n, n, n), (n,), (self.m,), (self.m, n), (self.l, n), (n,), (n, n)]
         self._slices, k = [], 0
         for shape in self._shapes:
             size = int(np.prod(shape))
             self._slices.append((k, k + size, shape))
             k += size
         self.identity_A = A == sp.eye(n)  # p' = v: no solves with A
-        entries = [sp.sympify(x).subs(values) for piece in pieces for x in piece]
-        self._pieces = sp.lambdify([p], entries, modules="numpy", cse=True)
-        f = sp.Matrix(system.f).subs(values)
+        # symbolic in the parameters, for the compiled kernels (formulations.solvers.compiled_variational)
+        self.entries = [sp.sympify(x) for piece in pieces for x in piece]
+        self._pieces = sp.lambdify([p], [x.subs(values) for x in self.entries], modules="numpy", cse=True)
+        self.force_entries = list(sp.Matrix(system.f))
+        f = sp.Matrix(self.force_entries).subs(values)
         # the forces that the potential does not hold (A^T grad V + f = 0 for a conservative system)
-        remainder = (sp.Matrix(A).subs(values).T * grad_V + f).applyfunc(sp.expand)
+        remainder = ((A.T * grad_V).subs(values) + f).applyfunc(sp.expand)
         self.forced = any(x != 0 for x in remainder)
         self._f = sp.lambdify([p, v, t], f, modules="numpy", cse=True) if self.forced else None
         self._check_inertia_terms()
@@ -122,7 +139,7 @@ class DiscreteLagrangian:
             pieces = self.at(p)
             A, dA, M, dM = pieces[:4]
             pdot = A @ v
-            P = self.momentum(pieces, v)
+            P = self.solve_A(pieces, M @ v, transposed=True)  # A^-T M v
             T_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - np.einsum("a,jab,b->j", P, dA, v)
             expected = np.einsum("jab,j->ab", dM, pdot) @ v - np.einsum("jab,j->ab", dA, pdot).T @ P - A.T @ T_p
             given = np.asarray(system.numeric.dynamics(0.0, p, v, system.params)[1], float)
@@ -137,7 +154,8 @@ class DiscreteLagrangian:
                              f"into d belongs in f")
 
     def at(self, p):
-        """(A, dA (n, n, n): dA[j] = A_,j, M, dM, grad V (n,), Phi (m,), Phi_p (m, n), C_nh (l, n))."""
+        """(A, dA (n, n, n): dA[j] = A_,j, M, dM, grad V (n,), Phi (m,), Phi_p (m, n), C_nh (l, n),
+        grad S (n,), its Jacobian (n, n), symmetric)."""
         flat = np.array(self._pieces(p), float)
         return tuple(flat[a:b].reshape(shape) for a, b, shape in self._slices)
 
@@ -148,12 +166,13 @@ class DiscreteLagrangian:
         return np.linalg.solve(pieces[0].T if transposed else pieces[0], x)
 
     def momentum(self, pieces, v):
-        """P = A^-T M v."""
-        return self.solve_A(pieces, pieces[2] @ v, transposed=True)
+        """P = A^-T M v + grad S."""
+        return self.solve_A(pieces, pieces[2] @ v, transposed=True) + pieces[8]
 
     def velocity(self, pieces, P):
-        """v = M^-1 A^T P."""
+        """v = M^-1 A^T (P - grad S)."""
         A, M = pieces[0], pieces[2]
+        P = P - pieces[8]
         return np.linalg.solve(M, P if self.identity_A else A.T @ P)
 
     def partials(self, p, pieces, d, t):
@@ -161,19 +180,23 @@ class DiscreteLagrangian:
         the forces the potential does not hold (None for a conservative system)."""
         dA, dM, gV = pieces[1], pieces[3], pieces[4]
         v = self.solve_A(pieces, d)
-        P = self.momentum(pieces, v)
+        P = self.solve_A(pieces, pieces[2] @ v, transposed=True)  # A^-T M v
         L_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - gV
         if not self.identity_A:
             L_p -= np.einsum("a,jab,b->j", P, dA, v)
+        if self.gauged:
+            L_p += pieces[9] @ d
+            P = P + pieces[8]
         Q = None
         if self.forced:
             Q = self.solve_A(pieces, np.asarray(self._f(p, v, t), float).reshape(self.n), transposed=True) + gV
         return L_p, P, Q
 
-    def D(self, h, p0, p1, pieces0, pieces1, t0):
+    def D(self, h, p0, p1, pieces0, pieces1, t0, rate=None):
         """(D1 L_d + h/2 Q0, D2 L_d + h/2 Q1) for the step p0 -> p1 of size h from t0: the two
-        momentum equations' sides without the constraint impulses."""
-        d = (p1 - p0) / h
+        momentum equations' sides without the constraint impulses. ``rate``: (p1 - p0) / h where it
+        is known more exactly than the difference (the unknown of the Newton iteration)."""
+        d = (p1 - p0) / h if rate is None else rate
         L_p0, P0, Q0 = self.partials(p0, pieces0, d, t0)
         L_p1, P1, Q1 = self.partials(p1, pieces1, d, t0 + h)
         mean = 0.5 * (P0 + P1)
@@ -181,3 +204,16 @@ class DiscreteLagrangian:
         if self.forced:
             D1, D2 = D1 + 0.5 * h * Q0, D2 + 0.5 * h * Q1
         return D1, D2
+
+
+def _gauge(system, gauge):
+    """S as a sympy expression in the coordinates and parameters of ``system`` (0 for None); a
+    ValueError names any other symbol."""
+    S = sp.sympify(0 if gauge is None else gauge)
+    known = set(system.coordinates) | {par.symbol for par in system.parameters}
+    stray = S.free_symbols - known
+    if stray:
+        raise ValueError(f"the gauge term S of the variational methods got {S} but expected an expression in the "
+                         f"coordinates and parameters of system {system.name!r}: "
+                         f"{', '.join(sorted(map(str, stray)))} are neither")
+    return S

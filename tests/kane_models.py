@@ -145,6 +145,22 @@ def vertical_disc():
     return KaneModel(q, [u[2], u[3]], [u[0], u[1]], N, kd, cons, [body], [], (m, r), u)
 
 
+def suslov():
+    """A rigid body about the fixed point O, attitude Rz(psi) Rx(phi) Ry(theta) (sympy's body-fixed
+    'ZXY'), inertia with the product I13, and the body angular velocity's e3 component held at zero."""
+    q = me.dynamicsymbols("psi phi theta")
+    u = me.dynamicsymbols("psi_dot phi_dot theta_dot")
+    I1, I2, I3, I13 = sp.symbols("I1 I2 I3 I13", positive=True)
+    N = me.ReferenceFrame("N")
+    B = me.ReferenceFrame("B")
+    B.orient_body_fixed(N, q, "ZXY")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    kd = [q[i].diff() - u[i] for i in range(3)]
+    body = me.RigidBody("body", O, B, 1, (me.inertia(B, I1, I2, I3, izx=I13), O))
+    cons = [B.ang_vel_in(N).dot(B.z).subs({q[i].diff(): u[i] for i in range(3)})]
+    return KaneModel(q, [u[1], u[2]], [u[0]], N, kd, cons, [body], [], (I1, I2, I3, I13), u)
+
 def _box_body(name, N, q, u, sides, velocity):
     """A box body oriented by Euler parameters q[:4], centre at q[4:], speeds (omega body, u linear)."""
     a, b, c = sides
@@ -199,4 +215,5 @@ def spherical_double_pendulum(velocity="twist"):
 
 MODELS = {"rolling_disc": rolling_disc, "sphere_in_cylinder": sphere_in_cylinder, "knife_edge": knife_edge,
           "chaplygin_sleigh": chaplygin_sleigh, "vertical_disc": vertical_disc, "heavy_top": heavy_top,
-          "heavy_top_hybrid": lambda: heavy_top("hybrid"), "spherical_double_pendulum": spherical_double_pendulum}
+          "heavy_top_hybrid": lambda: heavy_top("hybrid"), "spherical_double_pendulum": spherical_double_pendulum,
+          "suslov": suslov}

@@ -12,9 +12,9 @@ from kane_models import MODELS
 
 CASES = [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}), ("sphere_in_cylinder", {}),
          ("knife_edge", {}), ("chaplygin_sleigh", {}), ("vertical_disc", {}), ("heavy_top", {}),
-         ("heavy_top", {"velocity": "hybrid"}), ("spherical_double_pendulum", {})]
+         ("heavy_top", {"velocity": "hybrid"}), ("spherical_double_pendulum", {}), ("suslov", {})]
 IDS = ["disc-thin", "disc-coin", "sphere", "knife_edge", "sleigh", "vertical_disc", "heavy_top", "heavy_top-hybrid",
-       "double_pendulum"]
+       "double_pendulum", "suslov"]
 
 
 @functools.lru_cache(maxsize=None)

@@ -66,6 +66,115 @@ def _textbook_rattle(x, u, h, steps, m, g, L):
     return x, u
 
 
+def test_suslov_follows_its_closed_form_at_second_order_and_spins_up_about_e2():
+    """Suslov's problem (systems.catalogue.suslov: a rigid body in angles whose body angular velocity
+    has no e3 component) against its closed form omega1 = w sech(k t), omega2 = c tanh(k t): NH-RATTLE's
+    angular-velocity error at t = 4 s falls by 4 when h is halved, its energy error stays at the
+    level of the first seconds while the motion settles, and by t = 20 s the body turns about e2 at
+    the rate c the energy allows."""
+    from systems.catalogue import suslov
+
+    system = systems.load("suslov")
+    values = system.parameter_dict
+    omega = sp.lambdify([system.coordinates, system.velocities],
+                        suslov.body_angular_velocity(system.coordinates, system.velocities))
+    errors = []
+    for h in (0.02, 0.01):
+        traj = F.create("dependent", system, backend="numpy").simulate((0.0, 4.0), method="NH-RATTLE", step=h,
+                                                                       t_eval=[0.0, 4.0])
+        exact = suslov.angular_velocity([4.0], values["I1"], values["I2"], values["I13"])[0]
+        errors.append(np.max(np.abs(np.ravel(omega(traj.p[-1], traj.v[-1])) - exact)))
+    assert 3.6 < errors[0] / errors[1] < 4.4, errors
+    traj = F.create("dependent", system, backend="numpy").simulate((0.0, 20.0), method="NH-RATTLE", step=0.04,
+                                                                   t_eval=np.linspace(0.0, 20.0, 201))
+    energy_error = np.abs(traj.energy - traj.energy[0])
+    assert energy_error[100:].max() < 1.05 * energy_error[:100].max()
+    c = suslov.SPIN * np.sqrt(values["I1"] / values["I2"])
+    assert np.allclose(np.ravel(omega(traj.p[-1], traj.v[-1])), [0.0, c, 0.0], atol=1e-3)
+
+
+def test_a_gauge_term_keeps_the_motion_and_the_order_but_breaks_reversibility():
+    """Modin & Verdier's construction: NH-RATTLE on L + dS/dt, S = cos z, for the contact oscillator.
+    dS/dt changes no equation of motion, so the method still converges at order 2 to the same
+    motion (DOP853 at 1e-12 on the unchanged description); but the trapezoidal rule does not
+    integrate dS/dt exactly, and the discrete flow is no longer reversible under v -> -v: the run
+    forward, flipped and back misses its start by far more than round-off, where the plain method
+    returns to it. The numpy and compiled backends take the same steps."""
+    system = systems.load("contact_oscillator", epsilon=0.1)
+    z = system.coordinates[2]
+    gauged = F.VariationalMethod("NH-RATTLE", gauge=sp.cos(z))
+    reference = F.create("dependent", system, backend="numpy").simulate(
+        (0.0, 2.0), method="DOP853", rtol=TIGHT, atol=TIGHT, t_eval=[0.0, 2.0])
+    errors = []
+    for h in (0.02, 0.01):
+        traj = F.create("dependent", system, backend="numpy").simulate((0.0, 2.0), method=gauged, step=h,
+                                                                       t_eval=[0.0, 2.0])
+        errors.append(np.max(np.abs(traj.p[-1] - reference.p[-1])))
+    assert 3.6 < errors[0] / errors[1] < 4.4, errors
+    p0, v0 = system.default_state()
+    h, span = 2 * np.sin(np.pi / 40), (0.0, 100 * 2 * np.sin(np.pi / 40))
+    missed = {}
+    for label, method in (("plain", "NH-RATTLE"), ("gauged", gauged)):
+        formulation = F.create("dependent", system, backend="numpy")
+        there = formulation.simulate(span, method=method, step=h, t_eval=list(span))
+        back = formulation.simulate(span, (there.p[-1], -there.v[-1]), method=method, step=h, t_eval=list(span),
+                                    check_initial=False)
+        missed[label] = max(np.max(np.abs(back.p[-1] - p0)), np.max(np.abs(-back.v[-1] - v0)))
+    assert missed["plain"] < 1e-11 and missed["gauged"] > 1e-4, missed
+    with pytest.raises(CapabilityError, match="gauge term S .* w are neither"):
+        F.create("dependent", system, backend="numpy").simulate(
+            (0.0, 0.1), method=F.VariationalMethod("DLA", gauge=sp.Symbol("w") * z), step=0.01)
+
+
+@pytest.mark.parametrize("name", ["slider_crank", "rolling_disc"])
+def test_a_step_to_an_output_time_just_after_another_keeps_the_velocity(name):
+    """Newton's method solves for the rate (p1 - p0) / h, with the rows of Phi divided by h: a step
+    of 1e-11 s, to an output time just after another, converges, and its velocity is the one before
+    it up to what the round-off of positions makes over 1e-11 s (below 1e-8 here)."""
+    traj = F.create("dependent", systems.load(name), backend="numpy").simulate(
+        (0.0, 1.5), method="NH-RATTLE", step=0.01, t_eval=[0.0, 1.0, 1.0 + 1e-11, 1.5])
+    assert traj.status == 0, traj.message
+    assert np.max(np.abs(traj.v[2] - traj.v[1])) < 1e-8
+
+
+def _heavy_top_in_angles():
+    """A symmetric heavy top in Euler angles z-x-z (psi, theta, phi): T = I1 (theta'^2 + psi'^2 sin^2
+    theta) / 2 + I3 (phi' + psi' cos theta)^2 / 2, V = m g l cos theta; no constraint rows, A = I.
+    From theta = 0.6 rad and a fast spin it nutates between fixed bounds, away from theta = 0."""
+    from systems.builders.lagrangian import from_lagrangian
+    from systems.description import Parameter
+
+    psi, theta, phi = sp.symbols("psi theta phi", real=True)
+    rates = sp.symbols("psi_dot theta_dot phi_dot", real=True)
+    I1, I3, mgl = sp.symbols("I1 I3 mgl", positive=True)
+    T = I1 / 2 * (rates[1]**2 + rates[0]**2 * sp.sin(theta)**2) + I3 / 2 * (rates[2] + rates[0] * sp.cos(theta))**2
+    return from_lagrangian("heavy_top_in_angles", (psi, theta, phi), T, mgl * sp.cos(theta), velocities=rates,
+                           parameters=(Parameter(I1, 0.02, "kg m^2", "transverse moment"),
+                                       Parameter(I3, 0.01, "kg m^2", "axial moment"),
+                                       Parameter(mgl, 0.2, "N m", "weight times the height of the centre")),
+                           default_p=(0.0, 0.6, 0.0), default_v=(0.0, 0.0, 40.0))
+
+
+@pytest.mark.xdist_group("compiled")
+@pytest.mark.parametrize("name", ["pendulum_cartesian",  # the top compiles a module of its own kind (15 s): slow
+                                  pytest.param("heavy_top_in_angles", marks=pytest.mark.slow)])
+def test_rattle_keeps_the_energy_error_bounded_over_1e5_steps(name):
+    """NH-RATTLE on a holonomic system (the Cartesian pendulum: RATTLE) and on a top in angles (no
+    rows: the variational integrator of a Lagrangian that is not separable), 10^5 steps in machine
+    code: the largest energy error over the last tenth is that of the first tenth, with no drift."""
+    system = systems.load(name) if name in systems.names() else _heavy_top_in_angles()
+    h = 0.05 if name == "pendulum_cartesian" else 0.002
+    t_end = 1e5 * h
+    traj = F.create("dependent", system, backend="compiled").simulate(
+        (0.0, t_end), method="NH-RATTLE", step=h, t_eval=np.linspace(0.0, t_end, 2001))
+    assert traj.status == 0 and traj.stats.steps == 100000, traj.message
+    error = np.abs(traj.energy - traj.energy[0])
+    first, last = error[1:201].max(), error[-200:].max()
+    assert 0 < last < 1.1 * first, (first, last)
+    if name == "heavy_top_in_angles":
+        assert traj.p[:, 1].min() > 0.3  # theta stays away from the angles' singularity at 0
+
+
 def test_on_holonomic_rows_alone_nh_rattle_is_rattle():
     system = systems.load("pendulum_cartesian")
     values = system.parameter_dict
@@ -133,6 +242,45 @@ def test_a_step_newton_cannot_solve_ends_the_run_with_the_time_and_the_residual(
     assert traj.status == -1
     assert "pendulum_cartesian" in traj.message and "t = 0" in traj.message and "residual" in traj.message
     assert traj.t[0] == 0.0  # what was computed is kept
+
+
+@pytest.mark.xdist_group("compiled")
+@pytest.mark.parametrize("name, method, values", [("knife_edge", "NH-RATTLE", {}), ("slider_crank", "DLA", {}),
+                                                  ("contact_oscillator", "NH-RATTLE", {"epsilon": 0.1, "b": 0.5}),
+                                                  ("contact_oscillator", "gauged", {"epsilon": 0.1})])
+def test_the_compiled_loop_takes_the_python_steps(name, method, values):
+    """On the compiled backend the whole run is one call into machine code: the same predictor,
+    Newton iterations and impulses as the Python stepper, so the same number of residual evaluations
+    (up to iterations that end at round-off) and the same states to round-off — on nonholonomic rows, on holonomic rows with a non-square
+    mass-matrix coupling (the slider-crank), with a force the potential does not hold (the
+    gyroscopic oscillator: the discrete forces at both ends), and with a gauge term."""
+    system = systems.load(name, **values)
+    if method == "gauged":  # the methods on L + dS/dt
+        method = F.VariationalMethod("DLA", gauge=sp.cos(system.coordinates[2]))
+    t_eval = np.linspace(0.0, 3.0, 31)
+    runs = [F.create("dependent", system, backend=backend).simulate((0.0, 3.0), method=method, step=0.01,
+                                                                    t_eval=t_eval)
+            for backend in ("numpy", "compiled")]
+    numpy_run, compiled_run = runs
+    assert compiled_run.stats.backend == "compiled" and compiled_run.status == numpy_run.status
+    # the same iterations, but where an increment reaches round-off the two may stop one apart
+    assert abs(compiled_run.stats.rhs_evaluations - numpy_run.stats.rhs_evaluations) <= 0.05 * numpy_run.stats.rhs_evaluations
+    assert np.array_equal(compiled_run.t, numpy_run.t)
+    assert np.max(np.abs(compiled_run.p - numpy_run.p)) < 1e-12
+    assert np.max(np.abs(compiled_run.v - numpy_run.v)) < 1e-10 * (1 + np.max(np.abs(numpy_run.v)))
+    lam = numpy_run.multipliers
+    assert np.max(np.abs(compiled_run.multipliers - lam)) < 1e-8 * (1 + np.max(np.abs(lam)))
+
+
+@pytest.mark.xdist_group("compiled")
+def test_a_step_the_compiled_loop_cannot_solve_ends_the_run_with_the_time_and_the_residual():
+    """As in Python: the message names the system, the step's time and the residual, and the states
+    computed before it are kept."""
+    traj = F.create("dependent", systems.load("pendulum_cartesian"), backend="compiled").simulate(
+        (0.0, 10.0), method="NH-RATTLE", step=2.5)
+    assert traj.status == -1 and traj.stats.backend == "compiled"
+    assert "pendulum_cartesian" in traj.message and "t = 0" in traj.message and "residual" in traj.message
+    assert traj.t[0] == 0.0
 
 
 @pytest.mark.parametrize("name, values", [("knife_edge", {}), ("vertical_disc", {}), ("contact_oscillator", {"epsilon": 0.1})])

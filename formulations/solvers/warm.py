@@ -16,9 +16,10 @@ WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
 # the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
 # Jacobian, the augmented Lagrangian's run (per kind of system), the Lie-group loop (once per machine,
-# for systems made of bodies); their short runs' options
-WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3")
-_OPTIONS = {"augmented_lagrangian": dict(step=5e-4)}
+# for systems made of bodies), the variational loop (once per machine, for systems in angles); their
+# short runs' options
+WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "NH-RATTLE")
+_OPTIONS = {"augmented_lagrangian": dict(step=5e-4), "NH-RATTLE": dict(step=5e-4)}
 
 
 def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
@@ -59,7 +60,7 @@ def _warm_one(system, formulation, method):
     t_eval = np.linspace(0.0, 1e-3, 3)  # the passes over recorded points compile too
     try:
         traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval, **_OPTIONS.get(method, {}))
-    except CapabilityError:  # a method the system does not allow (Lie groups: bodies only)
+    except CapabilityError:  # a method the system does not allow (Lie groups: bodies only; variational: angles)
         return None
     if traj.status < 0 or traj.stats.backend != "compiled":
         raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: the short run failed "

@@ -2,8 +2,13 @@
 Runge-Kutta over a long run, at equal step and at equal cost (``pfaff compare SYSTEM --long T``).
 
 The methods: NH-RATTLE and DLA at the step h (formulations.solvers.variational), rk4 at h and at
-the step of equal cost (h times the ratio of the costs per step, medians of five interleaved pilot
-runs of 200 steps), and DOP853 on the dependent formulation with projection at rtol = atol = 1e-6.
+the step of equal cost (h times the ratio of the costs per step: the time of PILOT_STEPS[1] steps
+less that of PILOT_STEPS[0], so that what a run costs apart from its steps cancels, medians of five
+interleaved pilots), and DOP853 on the dependent formulation with projection at rtol = atol = 1e-6,
+all on one backend (on "compiled" every one of these loops runs in machine code). With a gauge S
+the variational methods discretize L + dS/dt (formulations.solvers.variational.VariationalMethod):
+the same motion, other discrete equations — Modin & Verdier's way of making the methods lose
+reversibility.
 States are recorded every few steps on the step grid (so that the fixed steps stay equal), about
 ``points`` of them per run, with strides that vary so as not to follow one phase of the motion. The trend of an error is the ratio of its largest value over the last
 tenth of the run to that over the first tenth: about 1 for a bounded error, about 10 for a linear
@@ -21,9 +26,10 @@ import numpy as np
 
 from ..base import create
 from ..discrete_lagrangian import why_not
+from ..solvers.variational import METHODS, VariationalMethod
 from .comparison.compare import finite
 
-PILOT_STEPS = 200
+PILOT_STEPS = (100, 400)
 DOP853_TOL = 1e-6
 
 
@@ -49,7 +55,8 @@ class LongRun:
 @dataclass(frozen=True)
 class LongTimeResult:
     """The runs of a long-time comparison of ``system_name`` over t_end s at the step h (s);
-    cost_per_step: seconds per step of NH-RATTLE and rk4 from the pilots; units of the invariants."""
+    cost_per_step: seconds per step of NH-RATTLE and rk4 from the pilots; units of the invariants;
+    the backend every run used."""
 
     system_name: str
     t_end: float
@@ -57,6 +64,8 @@ class LongTimeResult:
     cost_per_step: dict
     runs: tuple
     units: dict = dataclasses.field(default_factory=dict)  # of the invariants (System.unit_of)
+    backend: str = "numpy"
+    gauge: str = ""  # S of the variational methods' gauge term, as text ("": none)
 
     def to_markdown(self) -> str:
         return table(json.loads(self.to_json())["runs"])
@@ -66,7 +75,8 @@ class LongTimeResult:
                 | {"invariant_max_errors": {n: float(np.max(e)) for n, e in run.invariant_errors.items()}}
                 for run in self.runs]
         return json.dumps(finite({"system": self.system_name, "t_end_s": self.t_end, "step_s": self.step,
-                                   "cost_per_step_s": self.cost_per_step, "units": self.units, "runs": runs}), indent=1)
+                                   "backend": self.backend, "gauge": self.gauge, "cost_per_step_s": self.cost_per_step,
+                                   "units": self.units, "runs": runs}), indent=1)
 
 
 def table(runs, case=None) -> str:
@@ -88,14 +98,31 @@ def table(runs, case=None) -> str:
     return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
-def _pilot(system, method, h):
-    """Seconds per step of ``method`` at the step h over PILOT_STEPS steps; a failed pilot is an error."""
+def _pilot(formulation, method, h, steps):
+    """Seconds that ``method`` takes for ``steps`` steps of h; a failed pilot is an error."""
     started = time.perf_counter()
-    traj = create("dependent", system, backend="numpy").simulate((0.0, PILOT_STEPS * h), method=method, step=h,
-                                                                 t_eval=[0.0, PILOT_STEPS * h])
+    traj = formulation.simulate((0.0, steps * h), method=method, step=h, t_eval=[0.0, steps * h])
     if traj.status < 0:
-        raise ValueError(f"the pilot run of {method} on system {system.name!r} at the step {h:g} s failed: {traj.message}")
-    return (time.perf_counter() - started) / PILOT_STEPS
+        raise ValueError(f"the pilot run of {method} on system {formulation.system.name!r} at the step {h:g} s failed: "
+                         f"{traj.message}")
+    return time.perf_counter() - started
+
+
+def _costs(system, h, backend, variational):
+    """{method: seconds per step} of NH-RATTLE (``variational``: its settings) and rk4 at the step h:
+    the medians over five rounds, interleaved, of the time of PILOT_STEPS[1] steps less that of
+    PILOT_STEPS[0] (a first run that compiles is left out)."""
+    formulation = create("dependent", system, backend=backend)
+    short, long = PILOT_STEPS
+    methods = {"NH-RATTLE": variational, "rk4": "rk4"}
+    for method in methods.values():
+        _pilot(formulation, method, h, 2)
+    samples = {name: [] for name in methods}
+    for _ in range(5):  # interleaved: NH-RATTLE, rk4, NH-RATTLE, ...
+        for name, method in methods.items():
+            samples[name].append((_pilot(formulation, method, h, long) - _pilot(formulation, method, h, short))
+                                 / (long - short))
+    return {name: max(statistics.median(times), 1e-9) for name, times in samples.items()}
 
 
 def _recording_times(t_end, step, points, seed=0):
@@ -118,24 +145,24 @@ def _trend(error):
     return first, last, (last / first if first > 0 else float("nan"))
 
 
-def long_time(system, t_end, step, *, points=2000, progress=print, invariants=True) -> LongTimeResult:
+def long_time(system, t_end, step, *, points=2000, progress=print, invariants=True, backend=None,
+              gauge=None) -> LongTimeResult:
     """The long-time comparison of ``system`` over (0, t_end) s at the step ``step`` s (module
-    docstring); ``progress(text)`` is told of each run as it finishes (None: silent); the declared
-    invariants are followed unless ``invariants`` is False (one that holds only for some parameter
-    values, say)."""
+    docstring) on ``backend`` (None: the default, formulations.create); ``progress(text)`` is told of
+    each run as it finishes (None: silent); the declared invariants are followed unless
+    ``invariants`` is False (one that holds only for some parameter values, say); ``gauge``: S of
+    the variational methods' gauge term (a sympy expression; None: none)."""
     reason = why_not(system)
     if reason is not None:
         raise ValueError(reason)
     t_end, h = float(t_end), float(step)
     if not (np.isfinite(t_end) and np.isfinite(h) and 0 < h < t_end):
         raise ValueError(f"long-time comparison got t_end={t_end!r} s and step={h!r} s but expected 0 < step < t_end")
-    pilots = {"NH-RATTLE": [], "rk4": []}
-    for _ in range(5):  # interleaved: NH-RATTLE, rk4, NH-RATTLE, ...
-        for method in pilots:
-            pilots[method].append(_pilot(system, method, h))
-    cost = {method: statistics.median(times) for method, times in pilots.items()}
+    methods = {name: name if gauge is None else VariationalMethod(name, gauge) for name in METHODS}
+    cost = _costs(system, h, backend, methods["NH-RATTLE"])
     h_equal = t_end / int(np.ceil(t_end / (h * cost["rk4"] / cost["NH-RATTLE"])))
-    plan = [("NH-RATTLE", "none", "NH-RATTLE", h), ("DLA", "none", "DLA", h), ("rk4, same step", "none", "rk4", h),
+    plan = [("NH-RATTLE", "none", methods["NH-RATTLE"], h), ("DLA", "none", methods["DLA"], h),
+            ("rk4, same step", "none", "rk4", h),
             (f"rk4, equal cost (h = {h_equal:.3g} s)", "none", "rk4", h_equal),
             (f"DOP853 + projection, {DOP853_TOL:g}", "projection", "DOP853", None)]
     runs = []
@@ -145,8 +172,8 @@ def long_time(system, t_end, step, *, points=2000, progress=print, invariants=Tr
         options = (dict(method=method, step=run_step, max_steps=steps + 10) if run_step else
                    dict(rtol=DOP853_TOL, atol=DOP853_TOL, max_steps=max(10**6, 10 * steps)))
         started = time.perf_counter()
-        traj = create("dependent", system, stabilization=stabilization, backend="numpy").simulate(
-            (0.0, float(t_eval[-1])), t_eval=t_eval, **options)
+        formulation = create("dependent", system, stabilization=stabilization, backend=backend)
+        traj = formulation.simulate((0.0, float(t_eval[-1])), t_eval=t_eval, **options)
         wall = time.perf_counter() - started
         energy_error = np.abs(traj.energy - traj.energy[0])
         followed = traj.invariants if invariants else {}
@@ -157,7 +184,8 @@ def long_time(system, t_end, step, *, points=2000, progress=print, invariants=Tr
         if progress is not None:
             progress(f"{system.name}: {label}: {wall:.1f} s, energy error {first:.2e} -> {last:.2e} J (trend {trend:.2f})")
     return LongTimeResult(system.name, t_end, h, cost, tuple(runs),
-                          {name: system.unit_of(name) for name, _ in system.invariants} if invariants else {})
+                          {name: system.unit_of(name) for name, _ in system.invariants} if invariants else {},
+                          formulation.backend, "" if gauge is None else str(gauge))
 
 
 def figure(result: LongTimeResult, path=None, period=None):
@@ -182,7 +210,8 @@ def figure(result: LongTimeResult, path=None, period=None):
         ax.set_xscale("log")
         ax.set(xlabel=f"t [{unit}]", ylabel="|E(t) - E(0)| [J]" if quantity == "energy" else
                f"|change of {quantity}| [{result.units.get(quantity, '?')}]",
-               title=f"{result.system_name}: {'energy' if quantity == 'energy' else quantity} error, h = {result.step:g} s")
+               title=f"{result.system_name}: {'energy' if quantity == 'energy' else quantity} error, h = {result.step:g} s"
+                     + (f"\n(variational methods on L + dS/dt, S = {result.gauge})" if result.gauge else ""))
         ax.grid(True, which="both", alpha=0.3)
         legend(ax, fontsize=8, loc="upper left")
     if path is not None:
