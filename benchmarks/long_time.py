@@ -1,9 +1,9 @@
 """Long-time behaviour: the energy and invariant errors of the variational methods against
 Runge-Kutta over 10^4 periods, at equal step and at equal cost (formulations.workbench.long_time).
 
-    python benchmarks/long_time.py                    # four cases, 10^4 periods, compiled: a few minutes
+    python benchmarks/long_time.py                    # six cases, 10^4 periods, compiled: about 4 minutes
     python benchmarks/long_time.py --periods 100      # a quick look
-    python benchmarks/long_time.py --backend numpy    # every loop in Python: about 45 minutes
+    python benchmarks/long_time.py --backend numpy    # every loop in Python (45 minutes for the first four)
 
 Cases: the knife edge on a slope (nonholonomic, reversible, integrable), the Cartesian pendulum
 (holonomic: NH-RATTLE is RATTLE), the contact oscillator with eps = 0.1 (McLachlan & Perlmutter

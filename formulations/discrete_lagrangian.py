@@ -207,13 +207,21 @@ class DiscreteLagrangian:
 
 
 def _gauge(system, gauge):
-    """S as a sympy expression in the coordinates and parameters of ``system`` (0 for None); a
-    ValueError names any other symbol."""
-    S = sp.sympify(0 if gauge is None else gauge)
-    known = set(system.coordinates) | {par.symbol for par in system.parameters}
-    stray = S.free_symbols - known
+    """S as a sympy expression in the coordinates and parameters of ``system`` (0 for None), given
+    as an expression or as text; symbols are matched by name (so "cos(z)" or a sp.Symbol("z") with
+    other assumptions mean the coordinate z). A ValueError names any other symbol."""
+    known = {str(s): s for s in (*system.coordinates, *(par.symbol for par in system.parameters))}
+    try:
+        S = sp.sympify(0 if gauge is None else gauge, locals=dict(known))
+    except (sp.SympifyError, TypeError, SyntaxError) as exc:
+        raise ValueError(f"the gauge term S of the variational methods got {gauge!r}, which is not an expression "
+                         f"({exc})") from None
+    if not isinstance(S, sp.Expr):
+        raise ValueError(f"the gauge term S of the variational methods got {gauge!r} but expected a scalar expression")
+    S = S.xreplace({s: known[str(s)] for s in S.free_symbols if str(s) in known})
+    stray = S.free_symbols - set(known.values())
     if stray:
         raise ValueError(f"the gauge term S of the variational methods got {S} but expected an expression in the "
-                         f"coordinates and parameters of system {system.name!r}: "
-                         f"{', '.join(sorted(map(str, stray)))} are neither")
+                         f"coordinates ({', '.join(map(str, system.coordinates))}) and parameters of system "
+                         f"{system.name!r}: {', '.join(sorted(map(str, stray)))} are neither")
     return S

@@ -99,7 +99,7 @@ def test_a_gauge_term_keeps_the_motion_and_the_order_but_breaks_reversibility():
     motion (DOP853 at 1e-12 on the unchanged description); but the trapezoidal rule does not
     integrate dS/dt exactly, and the discrete flow is no longer reversible under v -> -v: the run
     forward, flipped and back misses its start by far more than round-off, where the plain method
-    returns to it. The numpy and compiled backends take the same steps."""
+    returns to it. (tests/test_variational.py's compiled-loop test runs the gauge on both backends.)"""
     system = systems.load("contact_oscillator", epsilon=0.1)
     z = system.coordinates[2]
     gauged = F.VariationalMethod("NH-RATTLE", gauge=sp.cos(z))
@@ -124,6 +124,11 @@ def test_a_gauge_term_keeps_the_motion_and_the_order_but_breaks_reversibility():
     with pytest.raises(CapabilityError, match="gauge term S .* w are neither"):
         F.create("dependent", system, backend="numpy").simulate(
             (0.0, 0.1), method=F.VariationalMethod("DLA", gauge=sp.Symbol("w") * z), step=0.01)
+    as_text = F.create("dependent", system, backend="numpy").simulate(  # symbols are matched by name
+        (0.0, 2.0), method=F.VariationalMethod("NH-RATTLE", gauge="cos(z)"), step=0.01, t_eval=[0.0, 2.0])
+    assert np.max(np.abs(as_text.p[-1] - traj.p[-1])) < 1e-14 and as_text.settings["gauge"] == "cos(z)"
+    with pytest.raises(CapabilityError, match="expected one of DLA, NH-RATTLE"):
+        F.VariationalMethod("rk4")
 
 
 @pytest.mark.parametrize("name", ["slider_crank", "rolling_disc"])
@@ -245,18 +250,21 @@ def test_a_step_newton_cannot_solve_ends_the_run_with_the_time_and_the_residual(
 
 
 @pytest.mark.xdist_group("compiled")
-@pytest.mark.parametrize("name, method, values", [("knife_edge", "NH-RATTLE", {}), ("slider_crank", "DLA", {}),
-                                                  ("contact_oscillator", "NH-RATTLE", {"epsilon": 0.1, "b": 0.5}),
-                                                  ("contact_oscillator", "gauged", {"epsilon": 0.1})])
+@pytest.mark.parametrize("name, method, values", [
+    ("knife_edge", "NH-RATTLE", {}), ("slider_crank", "DLA", {}), ("rolling_disc", "NH-RATTLE", {}),
+    ("contact_oscillator", "NH-RATTLE", {"epsilon": 0.1, "b": 0.5}),
+    ("contact_oscillator", "gauged DLA", {"epsilon": 0.1}), ("contact_oscillator", "gauged NH-RATTLE", {"epsilon": 0.1})])
 def test_the_compiled_loop_takes_the_python_steps(name, method, values):
     """On the compiled backend the whole run is one call into machine code: the same predictor,
     Newton iterations and impulses as the Python stepper, so the same number of residual evaluations
-    (up to iterations that end at round-off) and the same states to round-off — on nonholonomic rows, on holonomic rows with a non-square
-    mass-matrix coupling (the slider-crank), with a force the potential does not hold (the
-    gyroscopic oscillator: the discrete forces at both ends), and with a gauge term."""
+    (up to iterations that end at round-off) and the same states to round-off — on nonholonomic rows
+    (the knife edge), on holonomic rows alone (the slider-crank in absolute coordinates), on both
+    with A not the identity (the rolling disc: solves with A and A^T, the terms in dA, C = [Phi_p A;
+    C_nh]), with a force the potential does not hold (the gyroscopic oscillator: the discrete forces
+    at both ends), and with a gauge term (both methods: NH-RATTLE adds grad S after its projection)."""
     system = systems.load(name, **values)
-    if method == "gauged":  # the methods on L + dS/dt
-        method = F.VariationalMethod("DLA", gauge=sp.cos(system.coordinates[2]))
+    if method.startswith("gauged"):  # the methods on L + dS/dt
+        method = F.VariationalMethod(method.split()[1], gauge=sp.cos(system.coordinates[2]))
     t_eval = np.linspace(0.0, 3.0, 31)
     runs = [F.create("dependent", system, backend=backend).simulate((0.0, 3.0), method=method, step=0.01,
                                                                     t_eval=t_eval)

@@ -44,17 +44,23 @@ def _views(buf, off, n, m, l):
 
 
 @numba.njit(cache=True)
-def _at(pieces, p, params, buf, V, lu, perm, identity):
-    \"\"\"The pieces at p into buf (seen as V) and the LU factors of A, A^T and M into lu (3, n, n);
-    False where one is singular (the code, 1 A or 2 M, in perm[3, 0]).\"\"\"
+def _at(pieces, p, params, buf, V, lu, perm, identity, full):
+    \"\"\"The pieces at p into buf (seen as V) and the LU factors of A into lu[0], and where ``full`` of
+    A^T and M into lu[1], lu[2]; False where one is singular (the code, 1 A or 2 M, in perm[3, 0]).\"\"\"
     pieces(p, params, buf)
     A, M = V[0], V[2]
     if not identity:
         lu[0, :, :] = A
-        lu[1, :, :] = A.T
-        if not lu_in_place(lu[0], perm[0]) or not lu_in_place(lu[1], perm[1]):
+        if not lu_in_place(lu[0], perm[0]):
             perm[3, 0] = 1
             return False
+        if full:
+            lu[1, :, :] = A.T
+            if not lu_in_place(lu[1], perm[1]):
+                perm[3, 0] = 1
+                return False
+    if not full:
+        return True
     lu[2, :, :] = M
     if not lu_in_place(lu[2], perm[2]):
         perm[3, 0] = 2
@@ -126,7 +132,7 @@ def _residual(pieces, force, forced, params, n, m, l, identity, h, t0, p0, Pk, a
     for i in range(n):
         p1[i] = p0[i] + h * x[i]
         d[i] = x[i]
-    if not _at(pieces, p1, params, bufs[1], V1, lus[1], perms[1], identity):
+    if not _at(pieces, p1, params, bufs[1], V1, lus[1], perms[1], identity, True):
         return False
     _partials(force, forced, t0, p0, params, V0, lus[0], perms[0], identity, d, L_p, P0, Q, v)
     for i in range(n):
@@ -143,7 +149,7 @@ def _residual(pieces, force, forced, params, n, m, l, identity, h, t0, p0, Pk, a
     if l:
         for i in range(n):
             pm[i] = p0[i] + 0.5 * h * x[i]
-        if not _at(pieces, pm, params, bufs[2], Vm, lus[2], perms[2], identity):
+        if not _at(pieces, pm, params, bufs[2], Vm, lus[2], perms[2], identity, False):  # A only, as Python
             return False
         v[:] = d
         _solve(lus[2], perms[2], 0, v, identity)
@@ -219,10 +225,11 @@ def _columns(pieces, force, forced, params, n, m, l, identity, h, t0, p0, Pk, a0
     for j in range(n):
         # relative to the rate (or to 1 unit/s), large enough to move p1 (variational._increment)
         step_j = max(1.49e-8 * max(abs(x[j]), 1.0), 64 * 2.2e-16 * max(1.0, abs(p0[j] + h * x[j])) / h)
-        x[j] += step_j
+        saved = x[j]
+        x[j] = saved + step_j
         ok = _residual(pieces, force, forced, params, n, m, l, identity, h, t0, p0, Pk, a0T, x, r2, work, bufs, V0,
                        V1, Vm, lus, perms)
-        x[j] -= step_j
+        x[j] = saved
         if not ok:
             return False
         for i in range(x.size):
@@ -319,7 +326,7 @@ def run(pieces, force, forced, identity, rattle, n, m, l, off, params, times, re
     hist[2] = p0
     n_hist, h_last = 1, np.nan
     info[0] = times[0]
-    if not _at(pieces, p0, params, bufs[0], V0, lus[0], perms[0], identity):
+    if not _at(pieces, p0, params, bufs[0], V0, lus[0], perms[0], identity, True):
         info[3] = perms[0, 3, 0]
         return ys[:count], -7, 0, counts, info
     _momentum(V0, lus[0], perms[0], identity, v, Pk)
@@ -394,15 +401,12 @@ def applies(problem) -> bool:
     return getattr(problem.formulation, "backend", "numpy") == "compiled" and not problem.events
 
 
-_KERNELS: dict = {}
-
-
 def kernels(model):
     """(pieces, force) kernels of a DiscreteLagrangian ``model`` (force: a kernel writing nothing where
-    the system is conservative), made once per model."""
-    found = _KERNELS.get(id(model))
-    if found is not None and found[0] is model:
-        return found[1]
+    the system is conservative), made once per model and kept on it."""
+    found = getattr(model, "compiled_kernels", None)
+    if found is not None:
+        return found
     from systems.numeric.codegen import compile_kernel
 
     system = model.system
@@ -411,7 +415,7 @@ def kernels(model):
     pieces = compile_kernel("variational_pieces", [("p", p), ("params", params)], model.entries)
     force = compile_kernel("variational_force", [("t", system.time), ("p", p), ("v", v), ("params", params)],
                            model.force_entries if model.forced else [])
-    _KERNELS[id(model)] = (model, (pieces, force))
+    model.compiled_kernels = (pieces, force)
     return pieces, force
 
 
@@ -454,7 +458,8 @@ _SINGULAR = {1: "A (p' = A v)", 2: "the mass matrix M", 3: "C M^-1 C^T (the rows
 
 
 def _failure(stepper, status, info) -> str:
-    """Why the compiled loop stopped, in the words of the Python stepper (StepFailure's text)."""
+    """Why the compiled loop stopped, worded as the Python stepper's StepFailure (which reports
+    non-finite iterates as a step that did not converge)."""
     name, method = stepper.system.name, stepper.method
     if status == -1:
         return (f"{method} on system {name!r}: Newton's method did not converge in the step from t = {info[0]:.6g} "

@@ -127,6 +127,8 @@ def _run(formulation, system, args, started, method, project_initial, check_init
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
     if inputs_given:
         settings["inputs"] = formulation.inputs.names
+    if getattr(solver, "gauge", None) is not None:  # a variational method on L + dS/dt
+        settings["gauge"] = str(solver.gauge)
     traj = trajectory(formulation, run, stats, message, settings, events)
     traj = assess(traj, system, t_span=args.t_span, t_eval=args.t_eval, tol=max(args.rtol, args.atol),
                   adaptive=solver.step is None, initial_violation=not check_initial,

@@ -80,6 +80,10 @@ class VariationalMethod:
     name: str = "NH-RATTLE"
     gauge: object = None
 
+    def __post_init__(self):
+        if self.name not in METHODS:
+            raise CapabilityError(f"VariationalMethod got name={self.name!r} but expected one of {', '.join(METHODS)}")
+
 
 class VariationalStepper:
     """One method of METHODS on the dependent state y = (p, v), behind the stepping interface of
@@ -265,7 +269,7 @@ class VariationalStepper:
 @register(*METHODS)
 class Variational(SteppingSolver):
     """``DLA`` and ``NH-RATTLE``: variational integrators, fixed step, second order; output points
-    are step points."""
+    are step points. ``settings``: a VariationalMethod (its gauge term)."""
 
     forms = (VARIATIONAL,)
     offers = frozenset()

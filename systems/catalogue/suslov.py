@@ -16,8 +16,9 @@ Nonholonomic Mechanics and Control, section 1.8): the flow keeps the energy and 
 (v -> -v), but does not keep any volume, so that the rotations attract and repel the motions
 around them.
 
-The default attitude and spin, w = 2 rad/s about e1 from R = I, keep phi within (-0.62, 0.62) rad for
-all time: the angles stay away from their singularity while the body spins up about e2.
+The default attitude and spin, w = 2 rad/s about e1 from R = I, keep phi within [0, 0.83) rad for
+all time (it settles near 0.81 rad): the angles stay away from their singularity at pi/2 while the
+body spins up about e2.
 """
 import numpy as np
 import sympy as sp
