@@ -1,7 +1,7 @@
 """Long-time behaviour: the energy and invariant errors of the variational methods against
 Runge-Kutta over 10^4 periods, at equal step and at equal cost (formulations.workbench.long_time).
 
-    python benchmarks/long_time.py                    # six cases, 10^4 periods, compiled: about 4 minutes
+    python benchmarks/long_time.py                    # six cases, 10^4 periods, compiled: about 3 minutes
     python benchmarks/long_time.py --periods 100      # a quick look
     python benchmarks/long_time.py --backend numpy    # every loop in Python (45 minutes for the first four)
 
@@ -10,10 +10,11 @@ Cases: the knife edge on a slope (nonholonomic, reversible, integrable), the Car
 5.2; reversible, integrable), the same with the gyroscopic force b = 0.5 N s/m (energy conserved,
 not reversible under v -> -v), the same oscillator (b = 0) with the variational methods on
 L + d(cos z)/dt (Modin & Verdier's non-reversible construction: the motion is unchanged, the
-discrete equations are not), and Suslov's problem (reversible, with no invariant volume). Per case: NH-RATTLE and DLA at the step h, rk4 at h and
-at the step of equal cost (costs per step measured in this process, medians of 5 interleaved
-pilots), DOP853 on the dependent formulation with projection at 1e-6. Writes
-benchmarks/output/long_time.md, .json and docs/figures/long-time/<case>.png.
+discrete equations are not), and Suslov's problem (reversible, with no invariant volume). Per
+case: NH-RATTLE and DLA at the step h, rk4 at h and at the step of equal cost (costs per step
+measured in this process, medians of 5 interleaved pilots), DOP853 on the dependent formulation
+with projection at 1e-6. Writes benchmarks/output/long_time.md, .json and
+docs/figures/long-time/<case>.png.
 """
 from __future__ import annotations
 

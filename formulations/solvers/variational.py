@@ -218,19 +218,19 @@ class VariationalStepper:
         return np.linalg.inv(J)
 
     def _first_stage(self, h, t0):
-        """(p1, its pieces, (p1 - p0) / h): Newton's method on the first stage from the guess — the parabola
-        through the last three configurations after two equal steps of size h, else p1 = p0 + h A v0,
-        and the last step's impulses in proportion to h — with the Jacobian at the guess (its columns
-        in p1 by differences of the displacement's size, in the impulses exact; taken again where the
-        iterations contract slowly)."""
+        """(p1, its pieces, (p1 - p0) / h): Newton's method on the first stage from the guess — the
+        parabola through the last three configurations after two equal steps of size h, else
+        p1 = p0 + h A v0, and the last step's impulses in proportion to h — with the Jacobian at the
+        guess (its columns in the rate by differences, _increment; in the impulses exact; taken
+        again where the iterations contract slowly)."""
         n = self.n
         self.p0_of_step = self.p
         if len(self.history) == 3 and abs(h - self.h_last) <= 1e-9 * h:
             guess = (3 * self.history[2] - 3 * self.history[1] + self.history[0] - self.p) / h
         else:
             guess = self.pieces[0] @ self.y[n:]
-        scale = h / self.h_last if np.isfinite(self.h_last) else 1.0  # impulses grow with the step
-        x = np.concatenate([guess, scale * self.impulses])
+        growth = h / self.h_last if np.isfinite(self.h_last) else 1.0  # impulses grow with the step
+        x = np.concatenate([guess, growth * self.impulses])
         r, pieces1 = self._residual(h, t0, x)
         inverse = self._inverse_jacobian(self._differences(h, t0, x, r))
         previous, refreshes = np.inf, 0

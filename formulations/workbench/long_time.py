@@ -4,11 +4,11 @@ Runge-Kutta over a long run, at equal step and at equal cost (``pfaff compare SY
 The methods: NH-RATTLE and DLA at the step h (formulations.solvers.variational), rk4 at h and at
 the step of equal cost (h times the ratio of the costs per step: the time of PILOT_STEPS[1] steps
 less that of PILOT_STEPS[0], ten times as many in machine code, so that what a run costs apart from
-its steps cancels, medians of five interleaved pilots), and DOP853 on the dependent formulation with projection at rtol = atol = 1e-6,
-all on one backend (on "compiled" every one of these loops runs in machine code). With a gauge S
-the variational methods discretize L + dS/dt (formulations.solvers.variational.VariationalMethod):
-the same motion, other discrete equations — Modin & Verdier's way of making the methods lose
-reversibility.
+its steps cancels, medians of five interleaved pilots), and DOP853 on the dependent formulation
+with projection at rtol = atol = 1e-6, all on one backend (on "compiled" every one of these loops
+runs in machine code). With a gauge S the variational methods discretize L + dS/dt
+(formulations.solvers.variational.VariationalMethod): the same motion, other discrete equations —
+Modin & Verdier's way of making the methods lose reversibility.
 States are recorded every few steps on the step grid (so that the fixed steps stay equal), about
 ``points`` of them per run, with strides that vary so as not to follow one phase of the motion. The trend of an error is the ratio of its largest value over the last
 tenth of the run to that over the first tenth: about 1 for a bounded error, about 10 for a linear

@@ -3,8 +3,9 @@
     pfaff compare knife_edge --long 3000 --step 0.1 --out knife-long
 
 The variational methods NH-RATTLE and DLA at --step (default 0.01 s), rk4 at that step and at the
-step of equal cost, and DOP853 with projection at 1e-6, over T s, all on --backend. Prints the table; with --out the
-folder gets long_time.md, long_time.json and long_time.png (energy and invariant errors on log axes).
+step of equal cost, and DOP853 with projection at 1e-6, over T s, all on --backend. Prints the
+table; with --out the folder gets long_time.md, long_time.json and long_time.png (energy and
+invariant errors on log axes).
 """
 from __future__ import annotations
 
