@@ -1,7 +1,7 @@
 """Long-time behaviour: the energy and invariant errors of the variational methods against
 Runge-Kutta over 10^4 periods, at equal step and at equal cost (formulations.workbench.long_time).
 
-    python benchmarks/long_time.py                    # six cases, 10^4 periods, compiled: about 3 minutes
+    python benchmarks/long_time.py                    # eight cases, 10^4 periods, compiled: about 5 minutes
     python benchmarks/long_time.py --periods 100      # a quick look
     python benchmarks/long_time.py --backend numpy    # every loop in Python (45 minutes for the first four)
 
@@ -10,7 +10,9 @@ Cases: the knife edge on a slope (nonholonomic, reversible, integrable), the Car
 5.2; reversible, integrable), the same with the gyroscopic force b = 0.5 N s/m (energy conserved,
 not reversible under v -> -v), the same oscillator (b = 0) with the variational methods on
 L + d(cos z)/dt (Modin & Verdier's non-reversible construction: the motion is unchanged, the
-discrete equations are not), and Suslov's problem (reversible, with no invariant volume). Per
+discrete equations are not), Suslov's problem (reversible, with no invariant volume), the
+rolling disc (a turn of the wheel as the period) and the Chaplygin sleigh (which settles to
+straight motion; the period of its first turning rate). Per
 case: NH-RATTLE and DLA at the step h, rk4 at h and at the step of equal cost (costs per step
 measured in this process, medians of 5 interleaved pilots), DOP853 on the dependent formulation
 with projection at 1e-6. Writes benchmarks/output/long_time.md, .json and
@@ -48,6 +50,8 @@ CASES = {  # case: (catalogue system, parameter values, period in s of its defau
     # Modin & Verdier's construction (their odelab code's S = cos z): the same motion, the methods on L + dS/dt
     "contact_oscillator_gauge": ("contact_oscillator", {"epsilon": 0.1}, 2 * np.pi, H_MP, sp.cos(Z)),
     "suslov": ("suslov", {}, SUSLOV_PERIOD, 0.02, None),  # reversible, no invariant volume: spins up about e2
+    "rolling_disc": ("rolling_disc", {}, 2 * np.pi / 8.2955, 0.02, None),  # a turn of the wheel, omega_2 = 8.30 rad/s
+    "chaplygin_sleigh": ("chaplygin_sleigh", {}, 2 * np.pi, 0.02, None),  # a turn at the first rate, 1 rad/s; settles
 }
 
 
