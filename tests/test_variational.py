@@ -324,3 +324,9 @@ def test_the_long_comparison_from_the_command_line(tmp_path, capsys):
     assert {"long_time.json", "long_time.md", "long_time.png"} <= {p.name for p in out.iterdir()}
     assert main(["compare", "sphere_in_cylinder", "--long", "5"]) == 2
     assert "Euler parameters" in capsys.readouterr().err
+    assert main(["compare", "contact_oscillator", "--long", "3", "--step", "0.1", "--gauge", "cos(z)", "--quiet"]) == 0
+    assert "L + dS/dt with S = cos(z)" in capsys.readouterr().out
+    assert main(["compare", "contact_oscillator", "--long", "3", "--gauge", "cos(w)"]) == 2
+    assert "w are neither" in capsys.readouterr().err
+    assert main(["compare", "contact_oscillator", "--gauge", "cos(z)"]) == 2
+    assert "expected --long" in capsys.readouterr().err

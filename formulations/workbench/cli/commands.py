@@ -234,6 +234,8 @@ def cmd_compare(args):
         from .long import cmd_compare_long
 
         return cmd_compare_long(args, system)
+    if args.gauge is not None:
+        raise UsageError("--gauge belongs to the long-time comparison: expected --long T with it")
     _check_animation(args, system)
     _check_html(args, system)
     configs = _configurations(args, system)

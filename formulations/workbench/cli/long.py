@@ -2,9 +2,9 @@
 
     pfaff compare knife_edge --long 3000 --step 0.1 --out knife-long
 
-The variational methods NH-RATTLE and DLA at --step (default 0.01 s), rk4 at that step and at the
-step of equal cost, and DOP853 with projection at 1e-6, over T s, all on --backend. Prints the
-table; with --out the folder gets long_time.md, long_time.json and long_time.png (energy and
+The variational methods NH-RATTLE and DLA at --step (default 0.01 s; with --gauge S on L + dS/dt),
+rk4 at that step and at the step of equal cost, and DOP853 with projection at 1e-6, over T s, all on
+--backend. Prints the table; with --out the folder gets long_time.md, long_time.json and long_time.png (energy and
 invariant errors on log axes).
 """
 from __future__ import annotations
@@ -32,12 +32,13 @@ def cmd_compare_long(args, system):
     folder = output_folder(args)
     quiet = args.quiet or args.json
     try:
-        result = long_time(system, args.long, step, backend=args.backend, progress=None if quiet else
-                           (lambda text: print(text, file=sys.stderr, flush=True)))
+        result = long_time(system, args.long, step, backend=args.backend, gauge=args.gauge, progress=None if quiet
+                           else (lambda text: print(text, file=sys.stderr, flush=True)))
     except ValueError as exc:
         raise UsageError(f"--long: {explain(exc)}") from None
-    markdown = (f"# Long-time comparison: {system.name}, {args.long:g} s at h = {step:g} s ({result.backend} backend)"
-                f"\n\n{result.to_markdown()}\n\n"
+    gauge = f", variational methods on L + dS/dt with S = {result.gauge}" if result.gauge else ""
+    markdown = (f"# Long-time comparison: {system.name}, {args.long:g} s at h = {step:g} s ({result.backend} backend"
+                f"{gauge})\n\n{result.to_markdown()}\n\n"
                 f"Trend: the largest energy error over the last tenth of the run over that of the first tenth "
                 f"(about 1: bounded; about 10: a linear drift).\n")
     print(result.to_json() if args.json else markdown)

@@ -8,8 +8,8 @@
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
                   [--samples N] [--sweep] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
                   [--html FILE] [--quiet] [--set name=value ...] [--json]
-    pfaff compare SYSTEM --long T [--step H] [--backend B] [--out DIR [--force]] [--quiet] [--set name=value ...]
-                  [--json]
+    pfaff compare SYSTEM --long T [--step H] [--gauge S] [--backend B] [--out DIR [--force]] [--quiet]
+                  [--set name=value ...] [--json]
     pfaff sweep SYSTEM --grid NAME=START:STOP:N [--grid ...] [--formulation F] [--t-end T] [--rtol R]
                 [--atol A] [--backend B] [--workers N] [--scheduler ADDRESS] [--out DIR [--force]] [--quiet]
                 [--set name=value ...] [--json]
@@ -116,6 +116,10 @@ def _compare_parser(compare):
                          help="instead: the long-time comparison over T s (variational methods NH-RATTLE and DLA at "
                               "--step, default 0.01 s, against rk4 at equal step and equal cost and DOP853 with "
                               "projection): energy and invariant errors, their trend, a figure with --out")
+    compare.add_argument("--gauge", default=None, metavar="S",
+                         help="with --long: the variational methods on L + dS/dt, S an expression in the "
+                              "coordinates and parameters, e.g. 'cos(z)' (the same motion, other discrete "
+                              "equations: Modin & Verdier's non-reversible construction)")
     compare.set_defaults(long_defaults={name: compare.get_default(name) for name in IGNORED})
 
 
