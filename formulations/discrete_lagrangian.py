@@ -114,6 +114,7 @@ class DiscreteLagrangian:
             size = int(np.prod(shape))
             self._slices.append((k, k + size, shape))
             k += size
+        self.offsets = np.array([a for a, _, _ in self._slices] + [k], np.int64)  # of the pieces in the flat output
         self.identity_A = A == sp.eye(n)  # p' = v: no solves with A
         # symbolic in the parameters, for the compiled kernels (formulations.solvers.compiled_variational)
         self.entries = [sp.sympify(x) for piece in pieces for x in piece]

@@ -1,6 +1,8 @@
 """Exceptions shared by the formulations and the solvers."""
 from __future__ import annotations
 
+SINGULAR = "singular configuration: "  # how the reason of every stop where Phi_p loses rank begins
+
 
 class CapabilityError(ValueError):
     """A requested combination is not supported; says what was got and what was expected."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import StopRun
+from ..errors import SINGULAR, StopRun
 from ..linalg import solve_square
 
 
@@ -93,7 +93,7 @@ class Atlas:
 
     def _singular_message(self, p, s):
         where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.system.coordinate_names, p))
-        return (f"singular configuration: Phi_p loses rank (smallest singular value {s[-1]:.2e}, largest {s[0]:.2e}) "
+        return (f"{SINGULAR}Phi_p loses rank (smallest singular value {s[-1]:.2e}, largest {s[0]:.2e}) "
                 f"at p = ({where}); the motion cannot be continued on a chart through it")
 
     def position(self, w, t=0.0):

@@ -433,13 +433,12 @@ def run(stepper, problem, tolerance, round_off, slow, max_iterations):
     else:
         recorded = np.isin(times, np.asarray(problem.t_eval, float)).astype(np.int64)
     pieces, force = kernels(model)
-    offsets = np.array([a for a, _, _ in model._slices] + [model._slices[-1][1]], np.int64)
     params = np.asarray(formulation.par, float)
     y0 = np.asarray(problem.y0, float)
     (ys, status, steps, counts, info), interrupted = run_interruptible(
         _module().run, pieces.compiled, force.compiled, bool(model.forced), bool(model.identity_A),
-        stepper.rattle, model.n, model.m, model.l, offsets, params, times, recorded, y0, tolerance, round_off, slow,
-        max_iterations)
+        stepper.rattle, model.n, model.m, model.l, model.offsets, params, times, recorded, y0, tolerance, round_off,
+        slow, max_iterations)
     stepper.newton_iterations, stepper.jacobians = int(counts[2]), int(counts[1])
     ts = times[recorded.astype(bool)][:len(ys)]
     message = "the integration reached the end of the interval"

@@ -6,7 +6,7 @@ import numpy as np
 from systems.analysis.constraints import nearest_singular_configuration
 from systems.dependent_rows import independent_rows
 
-from ..errors import StopRun
+from ..errors import SINGULAR, StopRun
 
 
 def rank_monitor(formulation, p0, t0=0.0):
@@ -66,6 +66,12 @@ def _independent(Phi_p):
     return np.arange(Phi_p.shape[0]) if rank == Phi_p.shape[0] else np.sort(order[:rank])
 
 
+def stopped_at_singular(traj) -> bool:
+    """Whether the run ``traj`` ended where Phi_p loses rank (the rank watch here, or a chart that
+    cannot reach through it, formulations.coordinates.charts)."""
+    return traj.status < 0 and SINGULAR in traj.message
+
+
 def singular_message(system, p, crossed, ratio):
     """Names the step's configuration and the singular configuration nearest to it."""
     def where(x):
@@ -74,4 +80,4 @@ def singular_message(system, p, crossed, ratio):
     how = "passed through a rank loss" if crossed else f"is losing rank (sigma_min / sigma_max = {ratio:.2e})"
     singular = nearest_singular_configuration(system, p)
     near = "" if singular is None else f"; Phi_p loses rank at p* = ({where(singular)})"
-    return f"singular configuration: Phi_p {how} in the step to p = ({where(p)}){near}"
+    return f"{SINGULAR}Phi_p {how} in the step to p = ({where(p)}){near}"

@@ -52,6 +52,7 @@ from systems.catalogue import as_system
 
 from ..base import create
 from ..discrete_lagrangian import why_not as no_variational
+from ..solvers.monitor import stopped_at_singular
 from ..solvers.options import relative_tolerance
 from .comparison.compare import REFERENCE, default_configurations, finite
 
@@ -287,7 +288,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
         reasons.insert(0, f"The pilot runs cover {pilot[1] - pilot[0]:.3g} s of the {t_span[1] - t_span[0]:g} s asked "
                           f"for, to fit the budget of {budget:g} s.")
     stop, reference_label = comparison.reference, comparison.reference_label
-    if stop.status < 0 and "singular configuration" in stop.message and len(stop.t):
+    if stopped_at_singular(stop) and len(stop.t):
         known.setdefault("singular_configuration_at", float(stop.t[-1]))
     reference = f"{reference_label} at 1e-13"
     room = budget - (time.perf_counter() - started) >= spent  # for a second round of pilot runs
@@ -302,7 +303,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
         why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
         passes = (" The system has no embedding p = g(q): with one that stays regular there, the reduced and "
                   "minimal formulations would go on with singular=\"pass\"."
-                  if "singular configuration" in why and system.embedding is None else "")
+                  if stopped_at_singular(stop) and system.embedding is None else "")
         reasons.append(f"The reference run ({reference}) stops at t = {stop.t[-1]:.6g} s: "
                        f"{why}. Past that point no run can be checked against it; the pilot runs are measured over "
                        f"{pilot[1] - pilot[0]:.3g} s, before it, and a run over the whole interval needs a "
@@ -414,8 +415,7 @@ def _passing(system, chosen, reference, known, reasons) -> bool:
     there, and the table says so) and PASSING_REFERENCE, and the facts and reasons say why. Not
     where the reference did not stop at a singular configuration, or where the system has no
     embedding (then no formulation passes with coordinates that stay regular)."""
-    if (reference.status >= 0 or "singular configuration" not in reference.message or system.embedding is None
-            or known["redundant_rows"]):
+    if not stopped_at_singular(reference) or system.embedding is None or known["redundant_rows"]:
         return False
     passing = [replace(c, options={**c.options, "singular": "pass"}, label="")
                if c.formulation in ("reduced", "minimal") else c for c in _parsed(chosen["configs"]).values()]

@@ -379,14 +379,18 @@ def prepare(system, configurations=None, backend=None, reference=None) -> Prepar
         return configurations
     reference = _reference(system, reference, backend)  # checked before any configuration is built
     configs = _configurations(system, configurations)
-    built = []
-    for i, config in enumerate(configs):
-        try:
-            built.append(config.build(system, backend))
-        except (TypeError, ValueError) as exc:
-            kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
-            raise kind(f"compare got configurations[{i}] = {config.label!r}: {exc}", "configurations") from None
+    built = [_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
+             for i, config in enumerate(configs)]
     return Prepared(system, tuple(configs), tuple(built), *reference)
+
+
+def _built(config, system, backend, what, argument):
+    """``config`` created for ``system``; an error in its options names ``what`` and ``argument``."""
+    try:
+        return config.build(system, backend)
+    except (TypeError, ValueError) as exc:
+        kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
+        raise kind(f"compare got {what}: {exc}", argument) from None
 
 
 def _reference(system, reference, backend) -> tuple:
@@ -398,11 +402,7 @@ def _reference(system, reference, backend) -> tuple:
     if config.method != "DOP853" or config.step is not None:
         raise ArgumentError(f"compare got reference={config.label!r} but the reference runs with DOP853 at "
                             f"reference_tol: expected a formulation, its options and stabilization only", "reference")
-    try:
-        return config.build(system, backend), config.label
-    except (TypeError, ValueError) as exc:
-        kind = ArgumentTypeError if isinstance(exc, TypeError) else ArgumentError
-        raise kind(f"compare got reference={reference!r}: {exc}", "reference") from None
+    return _built(config, system, backend, f"reference={reference!r}", "reference"), config.label
 
 
 SAMPLES_MEMORY = 2 * 1024**3  # bytes: compare refuses a time grid whose recorded runs would take more
