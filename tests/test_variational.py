@@ -135,11 +135,12 @@ def test_a_gauge_term_keeps_the_motion_and_the_order_but_breaks_reversibility():
 def test_a_step_to_an_output_time_just_after_another_keeps_the_velocity(name):
     """Newton's method solves for the rate (p1 - p0) / h, with the rows of Phi divided by h: a step
     of 1e-11 s, to an output time just after another, converges, and its velocity is the one before
-    it up to what the round-off of positions makes over 1e-11 s (below 1e-8 here)."""
+    it up to what the round-off of positions makes over 1e-11 s (some 1e-9 here; the tolerance
+    relative to |p| it replaces gave about 4e-7)."""
     traj = F.create("dependent", systems.load(name), backend="numpy").simulate(
         (0.0, 1.5), method="NH-RATTLE", step=0.01, t_eval=[0.0, 1.0, 1.0 + 1e-11, 1.5])
     assert traj.status == 0, traj.message
-    assert np.max(np.abs(traj.v[2] - traj.v[1])) < 1e-8
+    assert np.max(np.abs(traj.v[2] - traj.v[1])) < 5e-8
 
 
 def _heavy_top_in_angles():
