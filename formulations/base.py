@@ -33,7 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from systems.numeric import codegen
+from systems.numeric import background, codegen
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
 from systems.numeric.model import compile_system
@@ -154,9 +154,10 @@ class Formulation(ABC):
     def __init__(self, system, *, stabilization=None, backend=None, **options):
         """backend: "numpy" (lambdified primitives, no compile step: the reference), "compiled" (the
         primitives and, where the formulation gives it, its whole evaluation and integration loop as
-        numba code cached on disk, systems.numeric.codegen) or "auto": compiled wherever numba can be
-        imported (systems.numeric.codegen.resolve_backend). Default: $PFAFF_BACKEND, else "auto".
-        The backend used is ``self.backend`` and a run's ``stats.backend``."""
+        numba code cached on disk, systems.numeric.codegen; compiled now where the cache lacks it) or
+        "auto": compiled where the machine code a run needs is ready, otherwise numpy now while a
+        background process prepares the machine code for the next run (formulations.solvers.tiers).
+        Default: $PFAFF_BACKEND, else "auto". The backend of a run is its ``stats.backend``."""
         self.system = system
         self.stabilization = as_strategy(stabilization)
         self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
@@ -174,8 +175,9 @@ class Formulation(ABC):
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
                             f"expected some of {list(self.options) or 'none'}")
+        self.creation = (stabilization, dict(options))  # as given: the same formulation on another backend
         self.requested_backend = backend or os.environ.get("PFAFF_BACKEND") or "auto"
-        self.backend = codegen.resolve_backend(self.requested_backend)
+        self.backend = self._first_backend()
         self.num = system.numeric if self.backend == "numpy" else compile_system(system, self.backend)
         self.par = system.params
         self.nonideal = system.is_nonideal
@@ -183,6 +185,23 @@ class Formulation(ABC):
         self.requested_stabilization = self.stabilization  # a subclass's _configure may choose its own
         if self.geometry is not None:
             self.geometry.num = self.num
+
+    def _first_backend(self) -> str:
+        """The backend asked for; for "auto", "compiled" where the machine code of a run with the
+        default method is ready in the cache (systems.numeric.background), else "numpy": nothing waits
+        for a compile (simulate chooses again for the run's own method, formulations.solvers.tiers)."""
+        if self.requested_backend != "auto":
+            return codegen.resolve_backend(self.requested_backend)
+        if not background.available():
+            return "numpy"
+        return "compiled" if background.ready(self.job()) else "numpy"
+
+    def job(self, method="DOP853", step=None, state=None, t0=0.0) -> background.Job:
+        """What a run of this formulation (as created) with ``method`` needs compiled, from ``state``
+        ((p, v), None: the system's default) at time t0 (systems.numeric.background)."""
+        stabilization, options = self.creation
+        return background.Job.make(self.system, self.name, stabilization, as_strategy(stabilization).name, options,
+                                   method, step, state, t0)
 
     def _configure(self, **options):
         """Subclass hook for its options."""

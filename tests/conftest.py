@@ -1,16 +1,19 @@
 import os
 import shutil
 import tempfile
+import time
 
 # The suite owns its environment, whatever the shell that started it holds: compiled code goes to a
 # temporary cache (never the user's ~/.cache/pfaff, whose contents would change what later commands
 # compute), shared by the xdist workers, which inherit these variables from the controller, and
-# removed when the run ends; runs whose backend is not named use numpy; plots go to Agg.
+# removed when the run ends; runs whose backend is not named use numpy, and nothing compiles in the
+# background; plots go to Agg.
 if "PYTEST_XDIST_WORKER" not in os.environ:
     _CACHE = tempfile.mkdtemp(prefix="pfaff-test-cache-")
     os.environ["PFAFF_CACHE_DIR"] = _CACHE
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(_CACHE, "numba")
     os.environ["PFAFF_BACKEND"] = "numpy"
+    os.environ["PFAFF_BACKGROUND_COMPILE"] = "0"  # tests that compile in the background start their own
     os.environ["MPLBACKEND"] = "Agg"
     for _name in ("PFAFF_CACHE_MAX_MB", "PFAFF_TRACEBACK"):
         os.environ.pop(_name, None)
@@ -26,6 +29,26 @@ import systems  # noqa: E402
 def pytest_unconfigure(config):
     if _CACHE is not None:
         shutil.rmtree(_CACHE, ignore_errors=True)
+
+
+# $PFAFF_TEST_RUNNING names a folder where each process of the run keeps the test it is running (a
+# file per worker): the whole-run time limit of .ci/run prints them when it ends a run
+_RUNNING = os.environ.get("PFAFF_TEST_RUNNING")
+
+
+def _running_file():
+    return os.path.join(_RUNNING, os.environ.get("PYTEST_XDIST_WORKER", "main"))
+
+
+def pytest_runtest_logstart(nodeid, location):
+    if _RUNNING:
+        with open(_running_file(), "w") as stream:
+            stream.write(f"{nodeid} (since {time.strftime('%H:%M:%S')})\n")
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _RUNNING and os.path.exists(_running_file()):
+        os.remove(_running_file())
 
 CATALOGUE = systems.names()
 

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from systems.errors import ArgumentError
+from systems.numeric import background
 from systems.numeric.compiling import compiled_seconds, watch_compiling
 
 from ..coordinates.charts import ChartError
@@ -17,6 +18,7 @@ from ..results.assessment import assess
 from ..results.recording import trajectory
 from ..results.trajectory import Stats, Trajectory
 from . import options as checking
+from . import tiers
 from .base import Problem, create, names, solver_class
 from .faults import explain_step_failure, guarded_rhs
 from .options import MAX_STEPS
@@ -91,19 +93,26 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
     system = formulation.system
     args = checking.check(system, t_span, state0, rtol=rtol, atol=atol, t_eval=t_eval, events=events, step=step,
                         max_step=max_step, first_step=first_step, max_steps=max_steps)
+    state = None if args.p0 is None else (args.p0, args.v0)
+    formulation, backend_note = tiers.for_run(formulation, method, args.step, state, args.t_span[0], inputs is not None)
     schedule = None
     if inputs_given := inputs is not None:
         schedule = InputSchedule(system, inputs)
         schedule.check_span(args.t_span)
     held, formulation.inputs = formulation.inputs, schedule
     try:
-        return _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given)
+        traj = _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given,
+                    backend_note)
     finally:
         formulation.inputs = held
+    if formulation.requested_backend == "compiled" and traj.stats.backend == "compiled" and traj.status >= 0:
+        background.mark_ready(formulation.job(method, args.step, state, args.t_span[0]))
+    return traj
 
 
-def _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given):
-    """simulate after its arguments are checked (formulation.inputs set for the run)."""
+def _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given, backend_note):
+    """simulate after its arguments are checked (formulation.inputs set for the run); ``backend_note``
+    what the tiers chose (formulations.solvers.tiers), into the settings."""
     # compiling counts from the start: preparing the run may compile (the module behind y') as well
     with watch_compiling() as compiling:
         p0, v0 = _initial_state(formulation, args, project_initial, check_initial)
@@ -125,6 +134,8 @@ def _run(formulation, system, args, started, method, project_initial, check_init
     stats = _stats(formulation, problem, run, wall, setup, compiling.seconds)
     settings = dict(method=solver.method, rtol=args.rtol, atol=args.atol,
                     stabilization=formulation.stabilization.label(), formulation=formulation.name, step=solver.step)
+    if backend_note:
+        settings["backend"] = backend_note
     if inputs_given:
         settings["inputs"] = formulation.inputs.names
     if getattr(solver, "gauge", None) is not None:  # a variational method on L + dS/dt

@@ -87,6 +87,8 @@ def prune_cache(max_bytes: int | None = None) -> int:
                 continue
             total -= size
             removed += 1
+    if removed:  # the markers of machine code ready to load (formulations.solvers.background) no longer hold
+        shutil.rmtree(folder / "background" / "ready", ignore_errors=True)
     return removed
 
 

@@ -136,6 +136,8 @@ def cmd_simulate(args):
         _print_run(args, system, interrupted)
         raise KeyboardInterrupt
     _print_run(args, system, traj)
+    if traj.settings.get("backend", "").startswith("numpy"):  # "auto" ran on numpy: say why, and what comes next
+        print(f"pfaff: {traj.settings['backend']}", file=sys.stderr)
     _write_scene(args, system, traj)
     if not traj.success:
         print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
@@ -393,7 +395,15 @@ def cmd_cache(args):
                   file=sys.stderr)
             return FAILED
     else:
+        from systems.numeric import background
+
         files, size = codegen.cache_size()
         print(f"{codegen.cache_dir()}: {files} files, {size / 2**20:.1f} MiB of at most "
               f"{codegen.cache_limit() / 2**20:.0f} MiB (PFAFF_CACHE_DIR moves it, PFAFF_CACHE_MAX_MB bounds it)")
+        ready = len([f for f in (background.folder() / "ready").glob("*") if "." not in f.name])
+        running = background.pending()
+        print(f"machine code ready for {ready} kinds of run; "
+              + (f"compiling in the background now (process {', '.join(map(str, running))})" if running
+                 else "no background compile running")
+              + f"; log: {background.folder() / 'background.log'}")
     return OK

@@ -12,6 +12,7 @@ same range of accuracy.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
@@ -23,12 +24,13 @@ import warnings
 from systems.arguments import state_pair, time_span, whole
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
+from systems.numeric import background
 
 from ...base import create, names
 from ...configuration import option_text, parse_configuration
 from ...errors import ComparisonInterrupted, RunInterrupted
 from ...results.trajectory import Trajectory
-from ...solvers import order, solver_class
+from ...solvers import order, solver_class, tiers
 from ...solvers.options import relative_tolerance, tolerances
 from ...stabilization import as_strategy
 
@@ -112,6 +114,11 @@ class Configuration:
             return None
         return self.step * (tol / rtol) ** (1.0 / order(self.method))
 
+    def job(self, system):
+        """What a run of this configuration on ``system`` needs compiled (systems.numeric.background)."""
+        return background.Job.make(system, self.formulation, self.stabilization, as_strategy(self.stabilization).name,
+                                   self.options, self.method, self.step)
+
     def build(self, system, backend=None):
         """The formulation of this configuration for ``system``; ``backend`` unless the options name one."""
         options = {"backend": backend, **self.options} if backend is not None else self.options
@@ -186,6 +193,7 @@ class Comparison:
     sweep: tuple = ()
     parameters: Mapping = field(default_factory=dict)
     reference_label: str = "dependent+projection"  # the reference's configuration (at reference_tol, DOP853)
+    backend_note: str | None = None  # on the backend "auto": the backend the rows share, and why
 
     def row(self, label) -> ComparisonRow:
         for r in self.rows:
@@ -223,7 +231,7 @@ class Comparison:
 
     def as_dict(self) -> dict:
         return {"system": self.system_name, "t_span": list(self.t_span), "rtol": self.rtol, "atol": self.atol,
-                "reference_tol": self.reference_tol, "reference": self.reference_label,
+                "reference_tol": self.reference_tol, "reference": self.reference_label, "backend": self.backend_note,
                 "parameters": dict(self.parameters),
                 "rows": [asdict(r) for r in self.rows], "sweep": [asdict(s) for s in self.sweep]}
 
@@ -252,6 +260,8 @@ class Comparison:
                 notes.append(f"No configuration let the constraints drift beyond ten times rtol = {self.rtol:g}.")
             energy = max(ok, key=lambda r: r.energy_drift)
             notes.append(f"Largest energy drift: {energy.label} ({energy.energy_drift:.1e} J).")
+        if self.backend_note:
+            notes.append(f"Backend: {self.backend_note}.")
         compiled = sum(r.compile_time for r in self.rows)
         if compiled > 0:
             notes.append(f"Compiling machine code on first use took {compiled:.1f} s, left out of the wall times "
@@ -358,6 +368,7 @@ class Prepared:
     formulations: tuple
     reference: object
     reference_label: str = "dependent+projection"
+    backend_note: str | None = None  # on the backend "auto": which backend the rows share, and why
 
     def __len__(self):
         return len(self.configurations)
@@ -377,11 +388,23 @@ def prepare(system, configurations=None, backend=None, reference=None) -> Prepar
             raise ArgumentError(f"compare got configurations prepared for {configurations.system.name!r} but expected "
                                 f"them prepared for {system.name!r}", "configurations")
         return configurations
-    reference = _reference(system, reference, backend)  # checked before any configuration is built
     configs = _configurations(system, configurations)
+    backend, note = _shared_backend(system, configs, reference, backend)
+    reference = _reference(system, reference, backend)  # checked before any configuration is built
     built = [_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
              for i, config in enumerate(configs)]
-    return Prepared(system, tuple(configs), tuple(built), *reference)
+    return Prepared(system, tuple(configs), tuple(built), *reference, backend_note=note)
+
+
+def _shared_backend(system, configs, reference, backend) -> tuple:
+    """(backend, note): on "auto" one backend for every row, "compiled" where the machine code of every
+    run (the reference's too) is ready, else "numpy" while it is prepared in the background
+    (formulations.solvers.tiers); otherwise ``backend`` as asked for, and no note."""
+    if (backend or os.environ.get("PFAFF_BACKEND") or "auto") != "auto":
+        return backend, None
+    runs = [c for c in configs if "backend" not in c.options]
+    runs.append(REFERENCE if reference is None else _checked(reference, "reference"))
+    return tiers.choose(config.job(system) for config in runs)
 
 
 def _built(config, system, backend, what, argument):
@@ -457,8 +480,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     forms = dict(zip((c.label for c in configs), prepared.formulations))
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     grid = np.linspace(t_span[0], t_span[1], samples)
-    total = 1 + len(configs) * (1 + len(sweep or ()))
-    step = [0]
+    total, step = 1 + len(configs) * (1 + len(sweep or ())), [0]
 
     def tick(label):
         if progress is not None:
@@ -471,7 +493,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
 
     def result():
         return Comparison(system.name, tuple(map(float, t_span)), rtol, atol, reference_tol, tuple(rows), tuple(trajs),
-                          reference, tuple(points), MappingProxyType(system.parameter_dict), prepared.reference_label)
+                          reference, tuple(points), MappingProxyType(system.parameter_dict), prepared.reference_label,
+                          backend_note=prepared.backend_note)
 
     def run(config, tol, atol, h, main):
         try:

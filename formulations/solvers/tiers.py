@@ -1,0 +1,71 @@
+"""Tiered execution: on the backend "auto", a run goes ahead on numpy now where the machine code it
+needs is not ready, while a background process compiles that code for the next run
+(systems.numeric.background); where it is ready, the run is compiled. Nobody waits for a compile.
+backend="compiled" still compiles in the foreground; backend="numpy" never compiles."""
+from __future__ import annotations
+
+from systems.numeric import background
+
+from ..base import create
+
+NUMPY_NOW = "numpy now; the machine code is being prepared in the background, for the next run"
+NUMPY_OFF = (f"numpy: the machine code is not ready and background compiling is off "
+             f"(${background.ENVIRONMENT}=0; `pfaff cache warm` compiles ahead)")
+COMPILED_READY = "compiled: the machine code was ready"
+
+
+def note_for(jobs, started) -> str:
+    """What runs on numpy say: the machine code is being prepared, or why not."""
+    reasons = [reason for reason in (background.failed(job) for job in jobs) if reason]
+    if reasons:
+        return f"numpy: the machine code could not be prepared ({reasons[0]})"
+    if started or background.pending():
+        return NUMPY_NOW
+    return NUMPY_NOW if background.enabled() else NUMPY_OFF
+
+
+def for_run(formulation, method, step=None, state=None, t0=0.0, inputs=False):
+    """(the formulation to run, a note on its backend or None) for a run of ``formulation`` with
+    ``method``: the formulation itself unless it was created with backend "auto", else the same
+    formulation on "compiled" where the run's machine code is ready and on "numpy" where it is not
+    (then the machine code is submitted to the background compile). Runs with inputs that vary stay
+    on the backend chosen at creation (their evaluation is in Python either way)."""
+    if formulation.requested_backend != "auto" or not background.available():
+        return formulation, None
+    job = formulation.job(method, step, state, t0)
+    if background.ready(job):
+        return twin(formulation, "compiled"), COMPILED_READY
+    if inputs:
+        return formulation, None
+    started = background.submit([job])
+    return twin(formulation, "numpy"), note_for([job], started)
+
+
+def twin(formulation, backend):
+    """``formulation`` on ``backend``: itself where it runs there, else the same formulation created
+    anew on it (kept on the formulation for its next runs)."""
+    if formulation.backend == backend:
+        return formulation
+    twins = formulation.__dict__.setdefault("_twins", {})
+    if backend not in twins:
+        stabilization, options = formulation.creation
+        twins[backend] = create(formulation.name, formulation.system, stabilization=stabilization,
+                                backend=backend, **options)
+        twins[backend].requested_backend = "auto"
+        twins[backend]._twins = twins
+        twins[formulation.backend] = formulation
+    return twins[backend]
+
+
+def choose(jobs) -> tuple:
+    """(backend, note) shared by several runs (a comparison's rows): "compiled" where every run's
+    machine code is ready, else "numpy" for all, the missing machine code submitted in one background
+    process."""
+    jobs = list(jobs)
+    if not background.available():
+        return "numpy", None
+    missing = [job for job in jobs if not background.ready(job)]
+    if not missing:
+        return "compiled", COMPILED_READY
+    started = background.submit(missing)
+    return "numpy", note_for(missing, started)

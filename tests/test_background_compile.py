@@ -1,0 +1,156 @@
+"""Tiered execution (formulations.solvers.tiers, systems.numeric.background): on the backend "auto" a
+run whose machine code is not ready goes ahead on numpy and hands the compile to one background
+process; a second process then finds the code ready and runs compiled; two first runs at once start
+one compile; a compile killed half way is taken over by the next run and leaves a cache that works."""
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import formulations
+import systems
+from systems.numeric import background
+
+pytest.importorskip("numba")
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RUN = textwrap.dedent("""
+    import json, sys
+    import formulations, systems
+    form = formulations.create(sys.argv[1], systems.load(sys.argv[2]))
+    traj = form.simulate((0.0, 0.05), rtol=1e-6, atol=1e-6)
+    print(json.dumps({"created": form.backend, "backend": traj.stats.backend, "status": int(traj.status),
+                      "note": traj.settings.get("backend"), "compile": traj.stats.compile_time}))
+""")
+
+
+def _environment(cache, compile_in_background=True):
+    env = dict(os.environ, PFAFF_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("PFAFF_BACKEND", None)  # the default, "auto"
+    env[background.ENVIRONMENT] = "1" if compile_in_background else "0"
+    if cache.name != "shared":  # numba's machine code beside the generated modules of this cache
+        env["NUMBA_CACHE_DIR"] = str(cache / "numba")
+    return env
+
+
+def _start(cache, formulation="dependent", system="knife_edge", **options):
+    return subprocess.Popen([sys.executable, "-c", RUN, formulation, system], cwd=ROOT, env=_environment(cache, **options),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _result(process):
+    out, err = process.communicate(timeout=240)
+    assert process.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _kill(pids):
+    for pid in pids:
+        try:
+            os.killpg(pid, signal.SIGKILL)  # the child leads its own session
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty cache folder for this test, its background compiles killed at the end."""
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(tmp_path))
+    yield tmp_path
+    _kill(background.pending())
+
+
+def _job(system="knife_edge", formulation="dependent", method="DOP853", stabilization=None):
+    form = formulations.create(formulation, systems.load(system), stabilization=stabilization, backend="numpy")
+    return form.job(method)
+
+
+def test_a_job_is_ready_once_marked_and_its_key_names_what_is_compiled(cache):
+    job = _job()
+    assert not background.ready(job)
+    background.mark_ready(job)
+    assert background.ready(job)
+    others = [_job(method="RK45"), _job(formulation="minimal"), _job(system="rolling_disc"),
+              _job(stabilization="projection")]
+    assert len({job.key()} | {other.key() for other in others}) == 5
+    assert not any(background.ready(other) for other in others)
+    assert _job(stabilization="baumgarte").key() != job.key()  # gains are run-time constants, the name is not
+
+
+def test_a_claim_is_exclusive_until_its_process_is_gone(cache):
+    job = _job()
+    assert background._claim(job)
+    assert not background._claim(job)  # a claim without a process id yet: still starting
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    background.write(background.folder() / "pending" / job.key(), str(dead.pid))
+    assert background._claim(job)  # its process has ended without marking the job ready: taken over
+    background.write(background.folder() / "pending" / job.key(), str(os.getpid()))
+    assert not background._claim(job)  # a live process holds it
+
+
+def test_nothing_is_started_with_background_compiling_off(cache, monkeypatch):
+    monkeypatch.setenv(background.ENVIRONMENT, "0")
+    assert background.submit([_job()]) == []
+    result = _result(_start(cache, compile_in_background=False))
+    assert (result["created"], result["backend"], result["status"]) == ("numpy", "numpy", 0)
+    assert "background compiling is off" in result["note"]
+    assert background.pending() == [] and not (background.folder() / "pending").exists()
+
+
+def test_two_first_runs_at_once_start_one_compile_and_a_killed_one_is_taken_over(cache):
+    first, second = _start(cache), _start(cache)
+    results = [_result(first), _result(second)]
+    assert [r["backend"] for r in results] == ["numpy", "numpy"]
+    assert all("prepared in the background" in r["note"] for r in results)
+    running = background.pending()
+    assert len(running) == 1, running  # one compile for both runs
+    assert len(list((background.folder() / "requests").glob("*.pickle"))) <= 1
+    _kill(running)
+    deadline = time.monotonic() + 30
+    while background.pending() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    third = _result(_start(cache))  # the claim of the killed compile is stale: this run starts another
+    assert third["backend"] == "numpy"
+    again = background.pending()
+    assert len(again) == 1 and again != running
+
+
+@pytest.mark.xdist_group("compiled")  # the session's cache: the dependent module of the knife edge is shared
+def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(tmp_path, monkeypatch):
+    session_cache = pathlib.Path(os.environ["PFAFF_CACHE_DIR"])
+    shared = tmp_path / "shared"
+    shared.symlink_to(session_cache, target_is_directory=True)
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(shared))
+    job = _job(formulation="dependent", system="knife_edge")
+    if background.ready(job):  # marked by another test of this run: start from "not ready"
+        (background.folder() / "ready" / job.key()).unlink()
+    first = _result(_start(shared))
+    assert (first["created"], first["backend"]) == ("numpy", "numpy")
+    assert background.wait(timeout=600), "the background compile did not end within 10 minutes"
+    log = (background.folder() / "background.log").read_text()
+    assert f"ready {job.key()}" in log, log
+    second = _result(_start(shared))
+    assert (second["created"], second["backend"], second["status"]) == ("compiled", "compiled", 0)
+    assert second["note"].startswith("compiled")
+    assert second["compile"] < 2.0  # loaded, not compiled: at most the first-class kernels' trampolines
+
+
+@pytest.mark.slow
+def test_a_killed_compile_leaves_a_cache_that_compiles_and_runs(cache):
+    _result(_start(cache))
+    time.sleep(8)  # well into numba's compile of the dependent module
+    _kill(background.pending())
+    env = _environment(cache)
+    env["PFAFF_BACKEND"] = "compiled"
+    run = subprocess.run([sys.executable, "-c", RUN, "dependent", "knife_edge"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert (result["backend"], result["status"]) == ("compiled", 0)
