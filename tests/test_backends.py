@@ -93,17 +93,25 @@ def test_cache_is_bounded_and_drops_the_least_recently_used(tmp_path, monkeypatc
         codegen.cache_limit()
 
 
-def test_auto_backend_is_compiled_wherever_numba_can_be_imported(monkeypatch):
-    """One decision for "auto" (systems.numeric.codegen.resolve_backend): compiled where numba is
-    importable, whatever the cache holds; $PFAFF_BACKEND sets the default; numpy without numba."""
+def test_auto_backend_is_compiled_where_the_machine_code_is_ready(monkeypatch, tmp_path):
+    """"auto" is compiled where the machine code of a run with the default method is ready in the
+    cache (systems.numeric.background), numpy where it is not or numba is missing; creating the
+    formulation compiles nothing either way; $PFAFF_BACKEND sets the default."""
+    from systems.numeric import background
+
     monkeypatch.delenv("PFAFF_BACKEND", raising=False)
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(tmp_path))
     system = systems.load("knife_edge")
     auto = F.create("minimal", system)
-    assert auto.requested_backend == "auto" and auto.backend == "compiled"
+    assert auto.requested_backend == "auto" and auto.backend == "numpy"
+    assert not list(tmp_path.rglob("*.py"))  # nothing generated, nothing compiled
+    background.mark_ready(auto.job("DOP853"))
+    assert F.create("minimal", system).backend == "compiled"
+    assert F.create("dependent", system).backend == "numpy"  # another job
     monkeypatch.setenv("PFAFF_BACKEND", "numpy")
     assert F.create("minimal", system).backend == "numpy"
     assert F.create("minimal", system, backend="auto").backend == "compiled"
-    monkeypatch.setattr(codegen, "importable", lambda: False)
+    monkeypatch.setattr(background, "available", lambda: False)
     assert F.create("minimal", system, backend="auto").backend == "numpy"
     with pytest.raises(ValueError, match="backend got 'fast'"):
         F.create("minimal", system, backend="fast")

@@ -154,3 +154,24 @@ def test_a_killed_compile_leaves_a_cache_that_compiles_and_runs(cache):
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert (result["backend"], result["status"]) == ("compiled", 0)
+
+
+def test_a_comparison_runs_every_row_on_one_backend_and_says_which(cache, monkeypatch):
+    from formulations.solvers import tiers
+    from formulations.workbench.comparison.compare import REFERENCE, Configuration
+
+    monkeypatch.delenv("PFAFF_BACKEND", raising=False)
+    monkeypatch.setenv(background.ENVIRONMENT, "0")
+    disc = systems.load("knife_edge")
+    configurations = ["dependent", "minimal", "reduced+projection@dopri5"]
+    jobs = [Configuration.parse(c).job(disc) for c in configurations] + [REFERENCE.job(disc)]
+    background.mark_ready(jobs[0])  # one row ready is not enough: the rows share numpy
+    comparison = formulations.compare(disc, configurations, (0.0, 0.2), samples=5)
+    assert {row.backend for row in comparison.rows} == {"numpy"}
+    assert "background compiling is off" in comparison.backend_note
+    assert any(note.startswith("Backend: numpy") for note in comparison.reading())
+    for job in jobs:
+        background.mark_ready(job)
+    assert tiers.choose(jobs) == ("compiled", tiers.COMPILED_READY)
+    explicit = formulations.compare(disc, ["dependent"], (0.0, 0.2), samples=5, backend="numpy")
+    assert explicit.backend_note is None and explicit.rows[0].backend == "numpy"

@@ -68,7 +68,6 @@ def main(argv=None) -> int:
     request = pathlib.Path((sys.argv[1:] if argv is None else argv)[0])
     with contextlib.suppress(OSError):
         os.nice(10)
-    os.environ.setdefault("PFAFF_BACKEND", "compiled")
     try:
         jobs = pickle.loads(request.read_bytes())
         with background.folder_lock():

@@ -7,6 +7,8 @@ from __future__ import annotations
 from systems.numeric import background
 
 from ..base import create
+from ..errors import CapabilityError
+from .base import solver_class
 
 NUMPY_NOW = "numpy now; the machine code is being prepared in the background, for the next run"
 NUMPY_OFF = (f"numpy: the machine code is not ready and background compiling is off "
@@ -30,8 +32,8 @@ def for_run(formulation, method, step=None, state=None, t0=0.0, inputs=False):
     formulation on "compiled" where the run's machine code is ready and on "numpy" where it is not
     (then the machine code is submitted to the background compile). Runs with inputs that vary stay
     on the backend chosen at creation (their evaluation is in Python either way)."""
-    if formulation.requested_backend != "auto" or not background.available():
-        return formulation, None
+    if formulation.requested_backend != "auto" or not background.available() or not _known(method):
+        return formulation, None  # an unknown method: the run refuses it, naming the methods
     job = formulation.job(method, step, state, t0)
     if background.ready(job):
         return twin(formulation, "compiled"), COMPILED_READY
@@ -39,6 +41,17 @@ def for_run(formulation, method, step=None, state=None, t0=0.0, inputs=False):
         return formulation, None
     started = background.submit([job])
     return twin(formulation, "numpy"), note_for([job], started)
+
+
+def _known(method) -> bool:
+    """Whether ``method`` names a registered solver (or is a solver or its settings object)."""
+    if not isinstance(method, str):
+        return True
+    try:
+        solver_class(method)
+    except CapabilityError:
+        return False
+    return True
 
 
 def twin(formulation, backend):

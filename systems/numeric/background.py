@@ -223,11 +223,10 @@ def submit(jobs) -> list:
 
 def _spawn(request: pathlib.Path):
     """The detached child compiling ``request``: its own session, no terminal, output to the log."""
-    root = str(pathlib.Path(__file__).resolve().parents[2])
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    environment.pop("PFAFF_BACKEND", None)
+    root = pathlib.Path(__file__).resolve().parents[2]  # where systems/ and formulations/ are: the child's first path
+    environment = {k: v for k, v in os.environ.items() if k != "PFAFF_BACKEND"}
     with open(folder() / "background.log", "a") as stream:
-        return subprocess.Popen([sys.executable, "-m", CHILD, str(request)],
+        return subprocess.Popen([sys.executable, "-m", CHILD, str(request.resolve())], cwd=root,
                                 stdin=subprocess.DEVNULL, stdout=stream, stderr=stream, start_new_session=True,
                                 env=environment, close_fds=True)
 

@@ -32,6 +32,9 @@ def require_numba():
     except ImportError as exc:
         raise MissingCompilerError('backend "compiled" needs numba, a dependency of pfaff, which cannot be imported '
                                    f'here ({exc}); install it with: pip install numba, or use backend="numpy"') from exc
+    from .compiling import compiled_seconds
+
+    compiled_seconds()  # numba's compile events counted from now on (systems.numeric.compiling)
     return numba
 
 

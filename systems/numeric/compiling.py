@@ -37,8 +37,11 @@ _INSTALLED = []
 
 
 def compiled_seconds() -> float:
-    """Seconds this process has spent compiling machine code (outermost compiles), so far."""
-    _install()
+    """Seconds this process has spent compiling machine code (outermost compiles), so far. numba is
+    not imported for it: before numba is imported nothing has compiled (the compiled backend imports
+    it through systems.numeric.codegen.require_numba, which installs the count)."""
+    if "numba" in sys.modules:
+        _install()
     with _LOCK:
         return _TOTAL[0]
 
