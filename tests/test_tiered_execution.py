@@ -122,7 +122,9 @@ def test_two_first_runs_at_once_start_one_compile_and_a_killed_one_is_taken_over
     assert len(again) == 1 and again != running
 
 
-@pytest.mark.xdist_group("compiled")  # the session's cache: the dependent module of the knife edge is shared
+# the session's cache: the dependent module of the rolling disc's kind (tests/test_backends.py) and the DOP853
+# loop (tests/test_compiled_agreement.py) are shared, so the background process mostly loads them
+@pytest.mark.xdist_group("compiled")
 def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(tmp_path, monkeypatch):
     session_cache = pathlib.Path(os.environ["PFAFF_CACHE_DIR"])
     shared = tmp_path / "shared"
