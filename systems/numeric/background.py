@@ -217,18 +217,29 @@ def submit(jobs) -> list:
         return []
     for job in todo:
         with contextlib.suppress(OSError):
-            write(base / "pending" / job.key(), str(child.pid))
+            write(base / "pending" / job.key(), str(child))
     return todo
 
 
-def _spawn(request: pathlib.Path):
-    """The detached child compiling ``request``: its own session, no terminal, output to the log."""
+# run by a short-lived launcher (python -S -c): it starts the child in a session of its own with its
+# output to the log (argv[1]), prints the child's id and exits, so that the child is nobody's to wait for
+# (the caller would otherwise hold a process it never waits for, and be warned about it)
+_LAUNCH = ("import subprocess, sys\n"
+           "with open(sys.argv[1], 'a') as log:\n"
+           "    child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=log, stderr=log,\n"
+           "                             start_new_session=True, close_fds=True)\n"
+           "print(child.pid)\n")
+
+
+def _spawn(request: pathlib.Path) -> int:
+    """Start the detached child compiling ``request`` (its own session, no terminal, output to the
+    log); its process id."""
     root = pathlib.Path(__file__).resolve().parents[2]  # where systems/ and formulations/ are: the child's first path
     environment = {k: v for k, v in os.environ.items() if k != "PFAFF_BACKEND"}
-    with open(folder() / "background.log", "a") as stream:
-        return subprocess.Popen([sys.executable, "-m", CHILD, str(request.resolve())], cwd=root,
-                                stdin=subprocess.DEVNULL, stdout=stream, stderr=stream, start_new_session=True,
-                                env=environment, close_fds=True)
+    launched = subprocess.run([sys.executable, "-S", "-c", _LAUNCH, str(folder() / "background.log"), sys.executable,
+                               "-m", CHILD, str(request.resolve())], cwd=root, env=environment, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60, check=True)
+    return int(launched.stdout.strip())
 
 
 def release(job: Job):
