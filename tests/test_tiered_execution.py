@@ -130,15 +130,15 @@ def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(tmp_pat
     shared = tmp_path / "shared"
     shared.symlink_to(session_cache, target_is_directory=True)
     monkeypatch.setenv("PFAFF_CACHE_DIR", str(shared))
-    job = _job(formulation="dependent", system="knife_edge")
+    job = _job(formulation="dependent", system="rolling_disc")
     if background.ready(job):  # marked by another test of this run: start from "not ready"
         (background.folder() / "ready" / job.key()).unlink()
-    first = _result(_start(shared))
+    first = _result(_start(shared, system="rolling_disc"))
     assert (first["created"], first["backend"]) == ("numpy", "numpy")
     assert background.wait(timeout=600), "the background compile did not end within 10 minutes"
     log = (background.folder() / "background.log").read_text()
     assert f"ready {job.key()}" in log, log
-    second = _result(_start(shared))
+    second = _result(_start(shared, system="rolling_disc"))
     assert (second["created"], second["backend"], second["status"]) == ("compiled", "compiled", 0)
     assert second["note"].startswith("compiled")
     assert second["compile"] < 2.0  # loaded, not compiled: at most the first-class kernels' trampolines
