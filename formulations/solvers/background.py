@@ -16,7 +16,9 @@ from systems.numeric import background
 
 from ..base import create
 from ..errors import CapabilityError
+from ..forms import COMPILED_ODE
 from .base import solver_class
+from .compiled_rk import compiled_module
 
 SHORT_RUN = 1e-3     # s of motion in the compiling run
 FIXED_STEP = 2.5e-4  # s: the compiling run's step, for the fixed-step methods without the run's own
@@ -24,8 +26,8 @@ FIXED_STEP = 2.5e-4  # s: the compiling run's step, for the fixed-step methods w
 
 def compile_job(job):
     """Compile (or load) the machine code of ``job`` by a short run on the compiled backend from the
-    job's state, recorded at three points (the passes over recorded points compile too), and mark
-    it ready. Returns the run's Trajectory; RuntimeError naming the job where the run failed."""
+    job's state, recorded at three points (the passes over recorded points compile too), then on
+    tangent-space charts a new chart at its end, and mark it ready. Returns the run's Trajectory; RuntimeError naming the job where the run failed."""
     form = create(job.formulation, job.system, stabilization=job.stabilization, backend="compiled",
                   **dict(job.options))
     state = job.state or job.system.default_state()
@@ -38,6 +40,10 @@ def compile_job(job):
         raise RuntimeError(f"{job.label()}: {exc}") from None
     if traj.status < 0 or traj.stats.backend != "compiled":
         raise RuntimeError(f"{job.label()}: the short run failed on backend {traj.stats.backend!r} ({traj.message})")
+    if form.on_charts and form.gives(COMPILED_ODE) is None:  # a short run takes no new chart: take one
+        with contextlib.suppress(CapabilityError):
+            form.compiled_restart(compiled_module(form), traj.t[-1], np.array(traj.state[-1]),
+                                  np.asarray(form.par, float), form.compiled_arguments())
     background.mark_ready(job)
     return traj
 
