@@ -9,9 +9,8 @@ import formulations as F
 import systems
 from systems.numeric import codegen
 
-# the Lie-group loop and the heavy top's modules are these tests' own: a group of their own, beside "compiled"
 pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
-              pytest.mark.xdist_group("compiled-lie")]
+              pytest.mark.xdist_group("compiled")]
 
 
 def _both(name, method, **options):

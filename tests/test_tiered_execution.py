@@ -20,6 +20,7 @@ from systems.numeric import background
 pytest.importorskip("numba")
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+SESSION_CACHE = pathlib.Path(os.environ["PFAFF_CACHE_DIR"])  # the run's (tests/conftest.py), numba's beside it
 RUN = textwrap.dedent("""
     import json, sys
     import formulations, systems
@@ -34,7 +35,7 @@ def _environment(cache, compile_in_background=True):
     env = dict(os.environ, PFAFF_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
     env.pop("PFAFF_BACKEND", None)  # the default, "auto"
     env[background.ENVIRONMENT] = "1" if compile_in_background else "0"
-    if cache.name != "shared":  # numba's machine code beside the generated modules of this cache
+    if cache != SESSION_CACHE:  # numba's machine code beside the generated modules of this cache
         env["NUMBA_CACHE_DIR"] = str(cache / "numba")
     return env
 
@@ -125,10 +126,8 @@ def test_two_first_runs_at_once_start_one_compile_and_a_killed_one_is_taken_over
 # the session's cache: the dependent module of the rolling disc's kind (tests/test_backends.py) and the DOP853
 # loop (tests/test_compiled_agreement.py) are shared, so the background process mostly loads them
 @pytest.mark.xdist_group("compiled")
-def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(tmp_path, monkeypatch):
-    session_cache = pathlib.Path(os.environ["PFAFF_CACHE_DIR"])
-    shared = tmp_path / "shared"
-    shared.symlink_to(session_cache, target_is_directory=True)
+def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(monkeypatch):
+    shared = SESSION_CACHE  # the same path: numba's cache knows a generated module by its file's path
     monkeypatch.setenv("PFAFF_CACHE_DIR", str(shared))
     job = _job(formulation="dependent", system="rolling_disc")
     if background.ready(job):  # marked by another test of this run: start from "not ready"

@@ -161,7 +161,7 @@ def _heavy_top_in_angles():
                            default_p=(0.0, 0.6, 0.0), default_v=(0.0, 0.0, 40.0))
 
 
-@pytest.mark.xdist_group("compiled-variational")
+@pytest.mark.xdist_group("compiled")
 @pytest.mark.slow  # 10^5 steps and a module of its own kind: about 55 s on 2 cores (the loop's steps are tested below)
 @pytest.mark.parametrize("name", ["pendulum_cartesian", "heavy_top_in_angles"])
 def test_rattle_keeps_the_energy_error_bounded_over_1e5_steps(name):
@@ -250,7 +250,7 @@ def test_a_step_newton_cannot_solve_ends_the_run_with_the_time_and_the_residual(
     assert traj.t[0] == 0.0  # what was computed is kept
 
 
-@pytest.mark.xdist_group("compiled-variational")
+@pytest.mark.xdist_group("compiled")
 @pytest.mark.parametrize("name, method, values", [
     ("knife_edge", "NH-RATTLE", {}), ("slider_crank", "DLA", {}), ("rolling_disc", "NH-RATTLE", {}),
     ("contact_oscillator", "NH-RATTLE", {"epsilon": 0.1, "b": 0.5}),
@@ -281,7 +281,7 @@ def test_the_compiled_loop_takes_the_python_steps(name, method, values):
     assert np.max(np.abs(compiled_run.multipliers - lam)) < 1e-8 * (1 + np.max(np.abs(lam)))
 
 
-@pytest.mark.xdist_group("compiled-variational")
+@pytest.mark.xdist_group("compiled")
 def test_a_step_the_compiled_loop_cannot_solve_ends_the_run_with_the_time_and_the_residual():
     """As in Python: the message names the system, the step's time and the residual, and the states
     computed before it are kept."""
