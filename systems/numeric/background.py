@@ -152,13 +152,18 @@ def write(path: pathlib.Path, text: str):
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc: the signal's answer stands
+    return state not in ("Z", "X")
 
 
 def _claim(job: Job) -> bool:
