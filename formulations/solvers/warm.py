@@ -1,16 +1,16 @@
 """Compiling ahead: the machine code of the formulations' compiled modules for the kinds of systems
-given, so that a later first run on this machine compiles only its system's kernels."""
+given, so that a later first run on this machine compiles only its system's kernels; each warmed run
+is marked ready for runs on the backend "auto" (systems.numeric.background)."""
 from __future__ import annotations
 
 import time
-
-import numpy as np
 
 from systems.catalogue import as_system
 
 from ..base import create
 from ..errors import CapabilityError
 from ..forms import COMPILED_ODE
+from .background import compile_job
 
 WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
@@ -56,13 +56,10 @@ def _warm_one(system, formulation, method):
         return None
     if form.gives(COMPILED_ODE) is not None:
         return None
-    p, v = system.default_state()
-    t_eval = np.linspace(0.0, 1e-3, 3)  # the passes over recorded points compile too
-    try:
-        traj = form.simulate((0.0, 1e-3), (p, v), method=method, t_eval=t_eval, **_OPTIONS.get(method, {}))
+    try:  # the background compile's short run (and new chart), marked ready for runs on "auto"
+        traj = compile_job(form.job(method, _OPTIONS.get(method, {}).get("step")))
     except CapabilityError:  # a method the system does not allow (Lie groups: bodies only; variational: angles)
         return None
-    if traj.status < 0 or traj.stats.backend != "compiled":
-        raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: the short run failed "
-                           f"({traj.message})")
+    except RuntimeError as exc:
+        raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: {exc}") from None
     return system.name, formulation, method, traj.stats.compile_time, time.perf_counter() - started

@@ -61,9 +61,10 @@ def importable() -> bool:
 
 
 def resolve_backend(requested=None) -> str:
-    """The backend a formulation runs on: ``requested`` ("auto", "numpy" or "compiled"; None: the
-    environment variable PFAFF_BACKEND, else "auto"). "auto" is "compiled" wherever numba can be
-    imported, "numpy" otherwise. The one place where "auto" is decided."""
+    """``requested`` ("auto", "numpy" or "compiled"; None: the environment variable PFAFF_BACKEND,
+    else "auto") checked; "auto" resolves here to "compiled" wherever numba can be imported, "numpy"
+    otherwise. A formulation's "auto" is finer: compiled only where the machine code of its run is
+    ready (formulations.base.Formulation._first_backend, formulations.solvers.tiers)."""
     import os
 
     from systems.errors import ArgumentError
