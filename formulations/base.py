@@ -194,7 +194,7 @@ class Formulation(ABC):
             return codegen.resolve_backend(self.requested_backend)
         if not background.available():
             return "numpy"
-        return "compiled" if background.ready(self.job()) else "numpy"
+        return "compiled" if background.ready(self.job()) and codegen.importable() else "numpy"
 
     def job(self, method="DOP853", step=None, state=None, t0=0.0) -> background.Job:
         """What a run of this formulation (as created) with ``method`` needs compiled, from ``state``

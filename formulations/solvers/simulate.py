@@ -7,7 +7,6 @@ import time
 import numpy as np
 
 from systems.errors import ArgumentError
-from systems.numeric import background
 from systems.numeric.compiling import compiled_seconds, watch_compiling
 
 from ..coordinates.charts import ChartError
@@ -105,9 +104,6 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                     backend_note)
     finally:
         formulation.inputs = held
-    if (formulation.requested_backend == "compiled" and traj.stats.backend == "compiled" and traj.status >= 0
-            and not inputs_given):  # its machine code is in the cache now: runs on "auto" may use it
-        background.mark_ready(formulation.job(method, args.step, state, args.t_span[0]))
     return traj
 
 

@@ -4,7 +4,7 @@ needs is not ready, while a background process compiles that code for the next r
 backend="compiled" still compiles in the foreground; backend="numpy" never compiles."""
 from __future__ import annotations
 
-from systems.numeric import background
+from systems.numeric import background, codegen
 
 from ..base import create
 from ..errors import CapabilityError
@@ -12,8 +12,12 @@ from .base import solver_class
 
 NUMPY_NOW = "numpy now; the machine code is being prepared in the background, for the next run"
 NUMPY_OFF = (f"numpy: the machine code is not ready and background compiling is off "
-             f"(${background.ENVIRONMENT}=0; `pfaff cache warm` compiles ahead)")
+             f"(${background.ENVIRONMENT}=0)")
 COMPILED_READY = "compiled: the machine code was ready"
+
+
+NUMPY_NOT_STARTED = (f"numpy: the machine code is not ready, and no background compile could be started here "
+                     f"(see background.log in the cache folder; `pfaff cache warm` compiles ahead)")
 
 
 def note_for(jobs, started) -> str:
@@ -21,9 +25,17 @@ def note_for(jobs, started) -> str:
     reasons = [reason for reason in (background.failed(job) for job in jobs) if reason]
     if reasons:
         return f"numpy: the machine code could not be prepared ({reasons[0]})"
-    if started or background.pending():
+    if not background.enabled():
+        return NUMPY_OFF
+    if started or any(background.claimed(job) for job in jobs):
         return NUMPY_NOW
-    return NUMPY_NOW if background.enabled() else NUMPY_OFF
+    return NUMPY_NOT_STARTED
+
+
+def _compiled_ready(job) -> bool:
+    """Whether ``job``'s machine code is ready and numba imports here (an installed numba built for
+    another numpy does not: then runs stay on numpy)."""
+    return background.ready(job) and codegen.importable()
 
 
 def for_run(formulation, method, step=None, state=None, t0=0.0, inputs=False):
@@ -35,7 +47,7 @@ def for_run(formulation, method, step=None, state=None, t0=0.0, inputs=False):
     if formulation.requested_backend != "auto" or not background.available() or not _known(method):
         return formulation, None  # an unknown method: the run refuses it, naming the methods
     job = formulation.job(method, step, state, t0)
-    if background.ready(job):
+    if _compiled_ready(job):
         return twin(formulation, "compiled"), COMPILED_READY
     if inputs:
         return formulation, None
@@ -77,7 +89,7 @@ def choose(jobs) -> tuple:
     jobs = list(jobs)
     if not background.available():
         return "numpy", None
-    missing = [job for job in jobs if not background.ready(job)]
+    missing = [job for job in jobs if not _compiled_ready(job)]
     if not missing:
         return "compiled", COMPILED_READY
     started = background.submit(missing)

@@ -2,7 +2,7 @@
 
 A *job* is what one run needs compiled: a system's structure, a formulation with its stabilization
 and options, and an integration method. Its machine code is *ready* once a process has compiled it
-by a short run on the compiled backend (or a run on that backend has finished): a marker file in the
+by a short run on the compiled backend (the background process, or ``pfaff cache warm``): a marker file in the
 cache folder (systems.numeric.cache.cache_dir()/background/ready/KEY) says so, where KEY hashes the job and the
 source of the compiled code (a change of pfaff or numba makes new keys). numba's cache then holds
 the machine code, and a later process loads it instead of compiling.
@@ -16,8 +16,7 @@ on the folder, at a lower priority than the user's own runs. What a child did is
 background.log in the cache folder: per job its key, what it is, the seconds and the outcome.
 
 $PFAFF_BACKGROUND_COMPILE=0 turns the background compile off (continuous integration, tests): runs
-on the backend "auto" then stay on numpy until ``pfaff cache warm`` (or a run on backend="compiled")
-has made the machine code ready.
+on the backend "auto" then stay on numpy until ``pfaff cache warm`` has made their machine code ready.
 """
 from __future__ import annotations
 
@@ -125,10 +124,16 @@ def ready(job: Job) -> bool:
     return (folder() / "ready" / job.key()).exists()
 
 
+FAILED_FOR = 86400.0  # s: a job whose compile failed is tried again after a day (or with new code)
+
+
 def failed(job: Job) -> str | None:
-    """Why an earlier background compile of ``job`` failed (then runs stay on numpy), or None."""
+    """Why an earlier background compile of ``job`` failed, within the last FAILED_FOR seconds (then
+    its runs stay on numpy and say why), or None."""
     path = folder() / "ready" / f"{job.key()}.failed"
     try:
+        if time.time() - path.stat().st_mtime > FAILED_FOR:
+            return None
         return path.read_text().strip() or "no reason recorded"
     except OSError:
         return None
@@ -151,19 +156,35 @@ def write(path: pathlib.Path, text: str):
     os.replace(temporary, path)
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+def _stat(pid: int) -> list | None:
+    """The fields of /proc/PID/stat after the command's name (None without /proc)."""
     try:
-        os.kill(pid, 0)
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def identity(pid: int) -> str:
+    """``pid`` with its start time where /proc tells it ("pid:start"): a process id used again by
+    another process later does not pass for the first."""
+    fields = _stat(pid)
+    return f"{pid}:{fields[19]}" if fields and len(fields) > 19 else str(pid)
+
+
+def _alive(claim: str) -> bool:
+    """Whether the process of ``claim`` ("pid" or "pid:start") runs (a zombie, ended but not yet
+    reaped, does not; nor a later process with the same id)."""
+    pid, _, start = claim.partition(":")
+    try:
+        os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    try:
-        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+    fields = _stat(int(pid))
+    if fields is None:
         return True  # no /proc: the signal's answer stands
-    return state not in ("Z", "X")
+    return fields[0] not in ("Z", "X") and (not start or (len(fields) > 19 and fields[19] == start))
 
 
 def _claim(job: Job) -> bool:
@@ -177,8 +198,13 @@ def _claim(job: Job) -> bool:
         except FileExistsError:
             if not _stale(path):
                 return False
+            aside = path.with_name(f".{path.name}.{os.getpid()}.stale")
+            try:  # atomic: of two processes that found it stale, one moves it aside and claims the job
+                os.rename(path, aside)
+            except OSError:
+                return False
             with contextlib.suppress(OSError):
-                path.unlink()
+                aside.unlink()
             continue
         os.close(descriptor)
         return True
@@ -193,7 +219,7 @@ def _stale(path: pathlib.Path) -> bool:
         return False  # removed meanwhile: the job is done
     if not text:
         return age > CLAIM_GRACE
-    return not _alive(int(text))
+    return not _alive(text)
 
 
 def submit(jobs) -> list:
@@ -222,7 +248,7 @@ def submit(jobs) -> list:
         return []
     for job in todo:
         with contextlib.suppress(OSError):
-            write(base / "pending" / job.key(), str(child))
+            write(base / "pending" / job.key(), identity(child))
     return todo
 
 
@@ -259,14 +285,20 @@ def log(line: str):
             stream.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{os.getpid()}] {line}\n")
 
 
+def claimed(job: Job) -> bool:
+    """Whether a live process (or one still starting) has claimed ``job``."""
+    path = folder() / "pending" / job.key()
+    return path.exists() and not _stale(path)
+
+
 def pending() -> list:
     """Process ids of the live background compiles of this cache folder."""
     ids = set()
     for path in (folder() / "pending").glob("*"):
         with contextlib.suppress(OSError, ValueError):
-            pid = int(path.read_text().strip())
-            if _alive(pid):
-                ids.add(pid)
+            claim = path.read_text().strip()
+            if claim and _alive(claim):
+                ids.add(int(claim.partition(":")[0]))
     return sorted(ids)
 
 

@@ -388,20 +388,30 @@ def prepare(system, configurations=None, backend=None, reference=None) -> Prepar
             raise ArgumentError(f"compare got configurations prepared for {configurations.system.name!r} but expected "
                                 f"them prepared for {system.name!r}", "configurations")
         return configurations
+    auto = (backend or os.environ.get("PFAFF_BACKEND") or "auto") == "auto"
+    shared = "numpy" if auto else backend
+    ref_form, ref_label = _reference(system, reference, shared)  # checked before any configuration is built
     configs = _configurations(system, configurations)
-    backend, note = _shared_backend(system, configs, reference, backend)
-    reference = _reference(system, reference, backend)  # checked before any configuration is built
-    built = [_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
-             for i, config in enumerate(configs)]
-    return Prepared(system, tuple(configs), tuple(built), *reference, backend_note=note)
+    forms = _build_all(system, configs, shared)
+    note = None
+    if auto:  # every configuration checked: one backend for all rows, their machine code prepared if need be
+        shared, note = _shared_backend(system, configs, reference)
+        if shared == "compiled":
+            ref_form, ref_label = _reference(system, reference, shared)
+            forms = _build_all(system, configs, shared)
+    return Prepared(system, tuple(configs), forms, ref_form, ref_label, backend_note=note)
 
 
-def _shared_backend(system, configs, reference, backend) -> tuple:
-    """(backend, note): on "auto" one backend for every row, "compiled" where the machine code of every
-    run (the reference's too) is ready, else "numpy" while it is prepared in the background
-    (formulations.solvers.tiers); otherwise ``backend`` as asked for, and no note."""
-    if (backend or os.environ.get("PFAFF_BACKEND") or "auto") != "auto":
-        return backend, None
+def _build_all(system, configs, backend) -> tuple:
+    """The formulations of ``configs`` created on ``backend``."""
+    return tuple(_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
+                 for i, config in enumerate(configs))
+
+
+def _shared_backend(system, configs, reference) -> tuple:
+    """(backend, note) of every row on "auto": "compiled" where the machine code of every run (the
+    reference's too) is ready, else "numpy" while it is prepared in the background
+    (formulations.solvers.tiers)."""
     runs = [c for c in configs if "backend" not in c.options]
     runs.append(REFERENCE if reference is None else _checked(reference, "reference"))
     return tiers.choose(config.job(system) for config in runs)
