@@ -13,11 +13,9 @@ from .base import solver_class
 NUMPY_NOW = "numpy now; the machine code is being prepared in the background, for the next run"
 NUMPY_OFF = (f"numpy: the machine code is not ready and background compiling is off "
              f"(${background.ENVIRONMENT}=0)")
+NUMPY_NOT_STARTED = ("numpy: the machine code is not ready, and no background compile could be started here "
+                     "(see background.log in the cache folder; `pfaff cache warm` compiles ahead)")
 COMPILED_READY = "compiled: the machine code was ready"
-
-
-NUMPY_NOT_STARTED = (f"numpy: the machine code is not ready, and no background compile could be started here "
-                     f"(see background.log in the cache folder; `pfaff cache warm` compiles ahead)")
 
 
 def note_for(jobs, started) -> str:
