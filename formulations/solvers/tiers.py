@@ -74,21 +74,27 @@ def twin(formulation, backend):
         stabilization, options = formulation.creation
         twins[backend] = create(formulation.name, formulation.system, stabilization=stabilization,
                                 backend=backend, **options)
-        twins[backend].requested_backend = "auto"
-        twins[backend]._twins = twins
-        twins[formulation.backend] = formulation
     return twins[backend]
 
 
-def choose(jobs) -> tuple:
-    """(backend, note) shared by several runs (a comparison's rows): "compiled" where every run's
-    machine code is ready, else "numpy" for all, the missing machine code submitted in one background
-    process."""
-    jobs = list(jobs)
+def shared_backend(jobs) -> tuple:
+    """(backend, the jobs not ready) of several runs that share one backend (a comparison's rows):
+    "compiled" where every run's machine code is ready, else "numpy" for all."""
     if not background.available():
-        return "numpy", None
+        return "numpy", []
     missing = [job for job in jobs if not _compiled_ready(job)]
-    if not missing:
-        return "compiled", COMPILED_READY
-    started = background.submit(missing)
-    return "numpy", note_for(missing, started)
+    return ("numpy" if missing else "compiled"), missing
+
+
+def prepare(missing) -> str | None:
+    """The note of runs that share a backend, after the machine code of ``missing`` (shared_backend)
+    is handed to one background process."""
+    if not background.available():
+        return None
+    return note_for(missing, background.submit(missing)) if missing else COMPILED_READY
+
+
+def choose(jobs) -> tuple:
+    """(backend, note) shared by several runs: shared_backend, then prepare."""
+    backend, missing = shared_backend(list(jobs))
+    return backend, prepare(missing)

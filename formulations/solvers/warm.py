@@ -16,10 +16,8 @@ WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
 # the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
 # Jacobian, the augmented Lagrangian's run (per kind of system), the Lie-group loop (once per machine,
-# for systems made of bodies), the variational loop (once per machine, for systems in angles); their
-# short runs' options
+# for systems made of bodies), the variational loop (once per machine, for systems in angles)
 WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "NH-RATTLE")
-_OPTIONS = {"augmented_lagrangian": dict(step=5e-4), "NH-RATTLE": dict(step=5e-4)}
 
 
 def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
@@ -57,7 +55,7 @@ def _warm_one(system, formulation, method):
     if form.gives(COMPILED_ODE) is not None:
         return None
     try:  # the background compile's short run (and new chart), marked ready for runs on "auto"
-        traj = compile_job(form.job(method, _OPTIONS.get(method, {}).get("step")))
+        traj = compile_job(form.job(method))
     except CapabilityError:  # a method the system does not allow (Lie groups: bodies only; variational: angles)
         return None
     except RuntimeError as exc:

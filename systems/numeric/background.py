@@ -75,12 +75,17 @@ class Job:
         return f"{getattr(self.system, 'name', 'system')}: {text}@{self.method}"
 
     def key(self) -> str:
-        """The job's hash: the system's structure, the formulation and method as compiled, the code."""
-        from systems.numeric.model import structure_hash
+        """The job's hash: the system's structure, the formulation and method as compiled, the code
+        (worked out once per job: every marker, claim and log line names it)."""
+        key = self.__dict__.get("_key")
+        if key is None:
+            from systems.numeric.model import structure_hash
 
-        text = repr((code_version(), structure_hash(self.system), self.formulation, self.stabilization_name,
-                     self.options, self.method))
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+            text = repr((code_version(), structure_hash(self.system), self.formulation, self.stabilization_name,
+                         self.options, self.method))
+            key = hashlib.sha256(text.encode()).hexdigest()[:24]
+            object.__setattr__(self, "_key", key)  # frozen: the cache is not a field
+        return key
 
 
 @functools.lru_cache(maxsize=1)

@@ -389,32 +389,17 @@ def prepare(system, configurations=None, backend=None, reference=None) -> Prepar
                                 f"them prepared for {system.name!r}", "configurations")
         return configurations
     auto = (backend or os.environ.get("PFAFF_BACKEND") or "auto") == "auto"
-    shared = "numpy" if auto else backend
-    ref_form, ref_label = _reference(system, reference, shared)  # checked before any configuration is built
+    checked = _checked(reference, "reference") if reference is not None else None  # before any is built
     configs = _configurations(system, configurations)
-    forms = _build_all(system, configs, shared)
-    note = None
-    if auto:  # every configuration checked: one backend for all rows, their machine code prepared if need be
-        shared, note = _shared_backend(system, configs, reference)
-        if shared == "compiled":
-            ref_form, ref_label = _reference(system, reference, shared)
-            forms = _build_all(system, configs, shared)
+    missing = []
+    if auto:  # one backend for every row: compiled where every run's machine code (the reference's too) is ready
+        runs = [c for c in configs if "backend" not in c.options] + [checked or REFERENCE]
+        backend, missing = tiers.shared_backend([config.job(system) for config in runs])
+    ref_form, ref_label = _reference(system, reference, backend)
+    forms = tuple(_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
+                  for i, config in enumerate(configs))
+    note = tiers.prepare(missing) if auto else None  # every configuration built: the compile may start
     return Prepared(system, tuple(configs), forms, ref_form, ref_label, backend_note=note)
-
-
-def _build_all(system, configs, backend) -> tuple:
-    """The formulations of ``configs`` created on ``backend``."""
-    return tuple(_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
-                 for i, config in enumerate(configs))
-
-
-def _shared_backend(system, configs, reference) -> tuple:
-    """(backend, note) of every row on "auto": "compiled" where the machine code of every run (the
-    reference's too) is ready, else "numpy" while it is prepared in the background
-    (formulations.solvers.tiers)."""
-    runs = [c for c in configs if "backend" not in c.options]
-    runs.append(REFERENCE if reference is None else _checked(reference, "reference"))
-    return tiers.choose(config.job(system) for config in runs)
 
 
 def _built(config, system, backend, what, argument):
