@@ -7,7 +7,7 @@ on the dependent formulation: IDA on the index-1 and the GGL residual at rtol = 
 augmented Lagrangian at a fixed step (2e-3 s and 1e-5 s). On the numpy backend the residual is
 evaluated in Python and IDA forms its Jacobian by difference quotients of it, and the augmented
 Lagrangian's steps run in Python; on the compiled backend both run in machine code
-(formulations.kernels.dependent: dae_residual, dae_jacobian, al_run). Both backends run in this
+(formulations.kernels.compiled.dependent_steps: dae_residual, dae_jacobian, al_run). Both backends run in this
 process after a warm-up run each (compile time left out), interleaved (numpy, compiled, numpy, ...),
 five times; medians with min-max, and the error of each run's final positions against a DOP853
 reference at rtol = atol = 1e-13, so that the ratio is taken at equal error. Writes

@@ -6,12 +6,11 @@ warm compile cache, plus 2-4 minutes of numba compilation when the cache is cold
 The classical minimal equations of the thin rolling disc (Euler angles: yaw psi, lean theta,
 spin phi, the same coordinates and speeds as the state of pfaff's ``minimal`` formulation of
 ``rolling_disc``: y = (x, y, psi, theta, phi, psi', theta', phi')) are written out below as plain
-numba code and compiled into the machine-code loops of formulations/solvers (Dormand-Prince 5(4),
-``LOOP``, and DOP853, ``LOOP853``). Against it, in the same process and interleaved (H D M H D M
-...): pfaff's dependent and minimal formulations with backend "compiled" and the same method (the
-same loops, which call pfaff's right-hand side through its address rather than with its code linked
-in as the hand-written one is, plus pfaff's recording passes after the run); ratios are taken
-against the hand-written right-hand side in the same loop.
+numba code and run in the machine-code loops of formulations.solvers.machine (Dormand-Prince 5(4)
+and DOP853), which call it through its address as they call a formulation's. Against it, in the same
+process and interleaved (H D M H D M ...): pfaff's dependent and minimal formulations with backend
+"compiled" and the same method (the same loops, plus pfaff's recording passes after the run);
+ratios are taken against the hand-written right-hand side in the same loop.
 
 First the hand-written right-hand side is checked against ``form.evaluate(t, y).ydot`` of pfaff's
 minimal formulation at random states (max relative difference, required <= 1e-10). Then every
@@ -29,8 +28,10 @@ import argparse
 import json
 import pathlib
 import sys
+import math
 import time
 
+import numba
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -44,29 +45,10 @@ TOLS = [10.0 ** -k for k in range(5, 13)]
 # condition v_G = omega x (r e3), e3 the disc-plane unit vector from contact point to centre;
 # the speeds' equations follow from Kane's equations with u = (psi', theta', phi') and are
 # independent of the mass. params = (m, r, g).
-HAND_RHS = '''import math
-import numba
-import numpy as np
-
-from formulations.kernels.borrowed import borrowed, hold
-from formulations.kernels.linalg import finite
-
-
-REJECT_FAILED_STAGES = False
-
-
 @numba.njit(cache=True)
-def workspace():
-    return np.zeros(0)
-
-
-@numba.njit(cache=True)
-def post_step(t, y, params, extra, work):
-    return 0
-
-
-@numba.njit(cache=True)
-def rhs(t, y, params, extra, out, work):
+def rhs_at(where, t, y, params, extra, out, work):
+    """The hand-written y' into out, called by the loops as a formulation's entry point (``where``,
+    ``extra`` and ``work`` unused)."""
     r = params[1]
     g = params[2]
     psi = y[2]
@@ -88,15 +70,18 @@ def rhs(t, y, params, extra, out, work):
     out[6] = 1.2 * dpsi * dph * c + dpsi * dpsi * s * c + 0.8 * g / r * s
     out[7] = dth * (2.0 * dph * s / c - 5.0 / 3.0 * dpsi * c)
     return True
-'''
 
 
-def hand_module():
-    from formulations.solvers.compiled_dop853 import LOOP853
-    from formulations.solvers.compiled_rk import LOOP
-    from systems.numeric.codegen import compile_module
+@numba.njit(cache=True)
+def post_step_at(where, t, y, params, extra, work):
+    return 0
 
-    return compile_module(HAND_RHS + LOOP + LOOP853)
+
+def hand_form():
+    """The loops' ``form`` of the hand-written right-hand side (formulations.solvers.machine)."""
+    from formulations.kernels.by_address import address
+
+    return (0, address(rhs_at), address(post_step_at), 0, False)
 
 
 def hand_to_dependent(y, r):
@@ -110,7 +95,7 @@ def hand_to_dependent(y, r):
     return p, v
 
 
-def check_agreement(system, module, states=5, seed=1):
+def check_agreement(system, states=5, seed=1):
     """Max relative difference of the hand-written right-hand side to pfaff's minimal formulation
     (numpy backend) at ``states`` random states near the default one."""
     import formulations
@@ -125,7 +110,7 @@ def check_agreement(system, module, states=5, seed=1):
         y = form.initial_state(p0, v0) + rng.uniform(-0.5, 0.5, 8) * np.array([1, 1, 3, 1, 3, 2, 2, 4])
         ref = form.evaluate(0.0, y).ydot
         out = np.empty(8)
-        module.rhs(0.0, y, params, np.empty(0), out, module.workspace())
+        rhs_at(0, 0.0, y, params, np.empty(0), out, np.empty(0))
         worst = max(worst, float(np.max(np.abs(out - ref)) / max(1.0, np.max(np.abs(ref)))))
     return worst
 
@@ -134,7 +119,9 @@ def pipelines(system, t_end):
     """{name: run(tol) -> (p_final, v_final, evaluations)}."""
     import formulations
 
-    module = hand_module()
+    from formulations.solvers.compiled_rk import machine_loop
+
+    form = hand_form()
     params = np.asarray(system.params, float)
     r = float(params[1])
     p0, v0 = system.default_state()
@@ -145,8 +132,8 @@ def pipelines(system, t_end):
 
     def hand(loop):
         def run(tol, t_end=t_end):
-            ts, ys, status, t_stop, evaluations, steps, rejected, _, _ = getattr(module, loop)(
-                0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
+            ts, ys, status, t_stop, evaluations, steps, rejected, _, _ = machine_loop(loop)(
+                form, 0.0, t_end, y0, params, none, tol, tol, np.inf, 0.0, none, 10**7, np.zeros(1, np.int64))
             if status != 0:
                 raise RuntimeError(f"hand-written run stopped with status {status} at t = {t_stop}")
             return (*hand_to_dependent(ys[-1], r), int(evaluations))
@@ -202,8 +189,7 @@ def main(argv=None):
     import systems
 
     system = systems.load("rolling_disc")
-    module = hand_module()
-    agreement = check_agreement(system, module)
+    agreement = check_agreement(system)
     print(f"hand-written vs pfaff minimal right-hand side, 5 random states: max relative difference {agreement:.1e}")
     if not agreement <= 1e-10:
         raise SystemExit("the hand-written right-hand side disagrees with pfaff's minimal formulation")

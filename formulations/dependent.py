@@ -20,7 +20,6 @@ from systems.state import project_positions, project_velocities, renormalize
 from .base import Formulation, Saddle, register
 from .discrete_lagrangian import why_not as no_discrete_lagrangian
 from .forms import INDEX3, LIE_GROUP, VARIATIONAL, not_made_of_bodies
-from .kernels import dependent_source
 from .equations import Equations, primitive_pieces
 from .linalg import minimum_norm_multipliers, saddle_system, solve_saddle
 from .stabilization import Projection
@@ -94,11 +93,13 @@ class Dependent(Formulation):
             lam = minimum_norm_multipliers(s.extra[0], lam)
         return np.concatenate([s.kinematics, vdot]), vdot, lam
 
-    def compiled_rhs_source(self):
-        """The whole evaluation as generated numba source, and the projection after a step;
-        extra = (alpha, beta, projecting, tol, max_iter, positions, velocities, then one flag per
-        constraint row: set aside as dependent)."""
-        return dependent_source(self)
+    def compiled_model(self):
+        """The whole evaluation in machine code (formulations.kernels.compiled.dependent), and the
+        projection after a step; extra = (alpha, beta, projecting, tol, max_iter, positions,
+        velocities, then one flag per constraint row: set aside as dependent)."""
+        from .kernels.dependent import dependent_functions, dependent_model
+
+        return dependent_functions(), dependent_model(self)
 
     def compiled_arguments(self):
         stab = self.stabilization

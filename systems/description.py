@@ -17,6 +17,7 @@ f may depend affinely on lambda (non-ideal constraints such as rolling resistanc
 """
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Mapping, Sequence
@@ -289,6 +290,12 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         if problems:
             raise SystemDescriptionError(self.name, problems)
         return tuple(out)
+
+    def __getstate__(self):
+        """The description as pickled (to a process pool, a background compile): without the
+        functions worked out from it on demand (lambdified, they do not pickle; the process that
+        unpickles it works them out again)."""
+        return {name: value for name, value in self.__dict__.items() if not isinstance(value, types.FunctionType)}
 
     @cached_property
     def _invariant_function(self):

@@ -277,7 +277,24 @@ def _random_states(system, rng, count=3, t=0.0):
 
 
 @COMPILED  # the worker whose cache holds these systems' kernels already
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+def test_every_system_shares_the_dependent_formulations_machine_code():
+    """The dependent formulation's model has one numba type for every system — nonholonomic rows
+    only, holonomic rows only, Euler parameters, rows that depend on time — the type its module's
+    functions are compiled for, so its machine code is compiled once for all of them."""
+    import numba
+
+    from formulations.kernels.compiled.dependent import MODEL_TYPE
+    from formulations.kernels.dependent import dependent_model
+
+    names = [("rolling_disc", {}), ("slider_crank", {}), ("n_pendulum", {"n": 2}), ("heavy_top", {}),
+             ("bead_on_rotating_hoop", {})]
+    kinds = {numba.typeof(dependent_model(F.create("dependent", systems.load(name, **options), backend="compiled")))
+             for name, options in names}
+    assert kinds == {MODEL_TYPE}
+
+
+@COMPILED
+@pytest.mark.parametrize("formulation", ["reduced", "minimal"])
 def test_systems_of_a_kind_share_the_formulation_module(formulation):
     """The module's text, with the system's sizes, programs and kernels moved into the model, is the
     same for the rolling disc (nonholonomic rows only), the slider-crank and a chain (holonomic rows

@@ -1,5 +1,5 @@
 """IDA on the compiled backend: the residual F(t, Y, Y') of the index-1 and GGL forms in machine code
-(formulations.kernels.dependent.dae_source) equals the Python residual of formulations.solvers.ida
+(formulations.kernels.compiled.dependent_steps) equals the Python residual of formulations.solvers.ida
 at arbitrary (Y, Y'), its Jacobian equals difference quotients of the Python residual, and a run
 reaches the same accuracy against a tight reference as the Python residual's run."""
 import numpy as np

@@ -82,6 +82,7 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     import formulations as F
     import systems
     from formulations.kernels.common import Layout
+    from formulations.kernels.compiled.dependent import _sparse_saddle
     from formulations.kernels.dependent import saddle_program
     from formulations.solvers.compiled_rk import compiled_module
     from systems.numeric.model import compile_system
@@ -98,7 +99,7 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
                            True, work)
     reference = F.create("dependent", system)
     b = np.array(reference.saddle(0.0, y).rhs, float)
-    assert module._sparse_saddle(work[:module.DYN], b, work)  # True: no pivot fell short
+    assert _sparse_saddle(module.model, work[:module.DYN], b, work)  # True: no pivot fell short
     expected = reference.evaluate(0.0, y)
     assert np.allclose(b, np.concatenate([expected.vdot, expected.lam]), rtol=1e-12, atol=1e-12)
     sizes = {}

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 import formulations
@@ -209,3 +210,17 @@ def test_a_comparison_runs_every_row_on_one_backend_and_says_which(cache, monkey
     assert tiers.choose(jobs) == ("compiled", tiers.COMPILED_READY)
     explicit = formulations.compare(disc, ["dependent"], (0.0, 0.2), samples=5, backend="numpy")
     assert explicit.backend_note is None and explicit.rows[0].backend == "numpy"
+
+
+def test_a_system_that_evaluated_its_invariants_still_goes_to_a_background_compile():
+    """A system keeps the lambdified functions it works out on demand (its invariants); pickled for
+    a background compile (or a process pool) it leaves them behind, and the other process works them
+    out again."""
+    import pickle
+
+    system = systems.load("knife_edge")
+    p, v = system.default_state()
+    before = system.invariant_values(p[None], v[None])
+    copy = pickle.loads(pickle.dumps(_job().system))
+    after = copy.invariant_values(p[None], v[None])
+    assert before.keys() == after.keys() and all(np.array_equal(before[k], after[k]) for k in before)

@@ -1,13 +1,16 @@
-"""Generated numba source of whole formulation evaluations, for the COMPILED_ODE form (backend
-"compiled"): the formulation's primitives (systems.numeric.codegen kernels), its matrices and solves in
-one function, and compiled passes over recorded points. The integration loops are a module of their
-own, shared by every formulation (formulations.solvers.compiled_rk), which calls a formulation
-module's ``rhs_at`` and ``post_step_at``.
+"""Whole formulation evaluations in machine code, for the COMPILED_ODE form (backend "compiled"): the
+formulation's primitives (systems.numeric.codegen kernels), its matrices and solves in one function,
+and compiled passes over recorded points. The integration loops are modules of their own, shared by
+every formulation (formulations.solvers.machine), which call a formulation module's ``rhs_at`` and
+``post_step_at``.
 
-Every module defines, for y the formulation's own state and ``extra`` its run-time constants
-(formulation.compiled_arguments(): gains, the choice of independent velocities), as written; the
-system's constants and kernels then become the first argument ``model`` of every function
-(formulations.kernels.generic), so that the compiled module serves every system of its kind:
+The dependent formulation's are ordinary modules of numba functions (formulations.kernels.compiled;
+its model built by formulations.kernels.dependent); the reduced and minimal formulations' are
+generated as source (formulations.kernels.embedded, with the system's constants as upper-case names,
+which formulations.kernels.generic moves into the model). Either way the system's constants and
+kernels are the first argument ``model`` of every function, so that the compiled module serves
+every system of its kind; every module defines, for y the formulation's own state and ``extra`` its
+run-time constants (formulation.compiled_arguments(): gains, the choice of independent velocities):
 
     evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work) -> bool   y' into out,
                   and the dependent state (p, v), v' and (where multipliers) lambda; False where a
@@ -27,7 +30,6 @@ system's constants and kernels then become the first argument ``model`` of every
 evaluate, rhs and post_step are compiled once each and called through their addresses
 (formulations.kernels.by_address), not linked into every caller.
 """
-from .dependent import dependent_source
 from .embedded import minimal_source, reduced_source
 
-__all__ = ["dependent_source", "minimal_source", "reduced_source"]
+__all__ = ["minimal_source", "reduced_source"]

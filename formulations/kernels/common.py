@@ -90,7 +90,7 @@ def primitive_kernels(num) -> dict:
 def passes(system, post_step=None) -> str:
     """rhs, evaluate_all and check_all, written on top of the module's ``evaluate``, and the loop's
     ``post_step(t, y, params, extra, work) -> int`` (0 nothing, 1 stop for a new chart, 2 y changed
-    in place, -1 failed; formulations.solvers.compiled_rk) with REJECT_FAILED_STAGES: ``post_step``
+    in place, -1 failed; formulations.solvers.machine) with REJECT_FAILED_STAGES: ``post_step``
     its source, default: 0 always."""
     return ((post_step or NO_POST_STEP) + _run_layout(system) + _rhs_source() + _recording_source()
             + _check_source())

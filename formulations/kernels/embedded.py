@@ -407,7 +407,7 @@ def _reduced_system(w):
     add("    C_nh = Cm[M_H:]")
     add("    Gk = mm(C_nh, D)")
     add("    kept = -xi[M_H:] - mv(C_nh, gamma) - 2 * extra[0] * " + (
-        "(mv(C_nh, v) + c_nh)" if w.timed else "mv(C_nh, v)"))
+        "(mv(C_nh, v) + c_nh)" if w.timed and w.lay.l else "mv(C_nh, v)"))  # c_nh: rows that depend on time
     add("    if nonideal:")
     add("        Km = np.zeros((N + L, K + C))")
     add("        Km[:N, :K] = mm(M, D)")

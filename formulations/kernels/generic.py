@@ -2,7 +2,7 @@
 kernels become one argument, the *model*, so that the module's text — and so its machine code — is
 the same for every system of its kind and is compiled once per machine.
 
-A formulation's module (formulations.kernels.dependent, .embedded) is written with its system's
+A generated formulation module (formulations.kernels.embedded) is written with its system's
 constants as module-level names in upper case (``N``, ``C``, ``DYN_AT``, ``KS_PIVOT``, ...) and its
 system's kernels imported under names that start with an underscore (``_dynamics``, ...).
 ``generic_module`` moves both into a tuple: every function takes it as its first argument ``model``
@@ -190,22 +190,19 @@ def _value(value):
 
 class BoundModule:
     """A compiled generic module with its system's model bound: ``bound.rhs(t, y, ...)`` calls
-    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``).
-    ``owner``: what the model's addresses point into (the formulation's module, for the loops bound
-    to it), kept alive with it; ``loops``: the loops bound to this module, where they are
-    (formulations.solvers.compiled_rk.compiled_loops)."""
+    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``)."""
 
-    _OWN = ("module", "model", "owner", "loops", "_fields", "_by_address", "_model_type", "_entries", "_lock",
-            "_memory", "_where", "_loop_constants")
+    _OWN = ("module", "model", "_fields", "_by_address", "_model_type", "_entries", "_lock", "_memory", "_where",
+            "_loop_form")
 
-    def __init__(self, module: pytypes.ModuleType, generic: GenericSource, owner=None):
-        self.module, self.model, self.owner, self.loops = module, generic.values, owner, None
+    def __init__(self, module: pytypes.ModuleType, generic: GenericSource):
+        self.module, self.model = module, generic.values
         self._fields = dict(zip(generic.fields, generic.values))
         self._by_address = [(name, generic.fields.index(_address_field(name))) for name in generic.by_address]
         self._model_type = None  # set once the addresses are in the model
         self._entries = {}  # (function, the arguments' kinds) -> the compiled overload's entry point
         self._lock = threading.Lock()  # binding compiles: one thread does it
-        self._memory = self._where = self._loop_constants = None  # the model stored (stored_model)
+        self._memory = self._where = self._loop_form = None  # the model stored (stored_model)
 
     def __getattr__(self, name):
         if name in BoundModule._OWN:
@@ -252,11 +249,15 @@ class BoundModule:
         with self._lock:
             if self._model_type is None:
                 model_type = numba.typeof(self.model)
+                expected = getattr(self.module, "MODEL_TYPE", None)  # a module that names its model's type
+                if expected is not None and model_type != expected:
+                    raise TypeError(f"the model's type {model_type} is not the one its module is compiled for, "
+                                    f"{expected}")
                 model = list(self.model)
                 for name, at in self._by_address:
                     model[at] = address(getattr(self.module, name), model_type)
                 self._fields.update({_address_field(name): model[at] for name, at in self._by_address})
-                self.model = tuple(model)
+                self.model = type(self.model)(*model) if hasattr(self.model, "_fields") else tuple(model)
                 self._model_type = model_type
         return self._model_type
 
@@ -271,21 +272,18 @@ class BoundModule:
                 self._memory, self._where = store_model(self.model, model_type)
         return self._where
 
-    def loop_constants(self) -> dict:
-        """What the shared loops (formulations.solvers.compiled_rk) take of this module: MODEL_ADDRESS,
-        where its model is stored (the memory kept alive here), ADDRESS_RHS_AT and
-        ADDRESS_POST_STEP_AT, its entry points, WORK and REJECT_FAILED_STAGES."""
+    def loop_form(self) -> tuple:
+        """What the machine-code loops (formulations.solvers.machine) take of this module: (where its
+        model is stored (the memory kept alive here), the addresses of its entry points rhs_at and
+        post_step_at, WORK, REJECT_FAILED_STAGES)."""
         from .by_address import address
 
         where = self.stored_model()
         with self._lock:
-            if self._loop_constants is None:
-                constants = {"MODEL_ADDRESS": where, "WORK": int(self._fields["WORK"]),
-                             "REJECT_FAILED_STAGES": bool(self._fields["REJECT_FAILED_STAGES"])}
-                for name in ("rhs_at", "post_step_at"):
-                    constants[_address_field(name)] = address(getattr(self.module, name))
-                self._loop_constants = constants
-        return self._loop_constants
+            if self._loop_form is None:
+                self._loop_form = (where, address(self.module.rhs_at), address(self.module.post_step_at),
+                                   int(self._fields["WORK"]), bool(self._fields["REJECT_FAILED_STAGES"]))
+        return self._loop_form
 
 
 def _kind(value):

@@ -23,8 +23,8 @@ With Euler parameters p1 is renormalized after every iterate. The method is of s
 Non-ideal constraints (f affine in lambda) take f = f0 + F lambda with the current estimate.
 
 On the compiled backend (the dependent formulation's module: al_run of
-formulations.kernels.dependent) the steps run in machine code, and the recorded points are
-evaluated after the run by one compiled pass, with the rank watch of the compiled loops
+formulations.kernels.compiled.dependent_steps) the steps run in machine code, and the recorded points
+are evaluated after the run by one compiled pass, with the rank watch of the compiled loops
 (formulations.solvers.compiled_rk.recorded_run).
 """
 from __future__ import annotations

@@ -1,28 +1,17 @@
-"""The Dormand-Prince 5(4) loop in machine code, for formulations that give a compiled right-hand
-side (formulations.forms COMPILED_ODE: ``Formulation.compiled_rhs_source``).
+"""Runs on the compiled backend: a formulation's generated module (formulations.kernels; its
+``evaluate``, ``rhs``, ``post_step`` and the passes over recorded points), the machine-code loops
+that integrate it (formulations.solvers.machine: Dormand-Prince 5(4), DOP853, the classical
+Runge-Kutta method) and the record of a run made from their output.
 
-Both loops (this one and DOP853's, formulations.solvers.compiled_dop853) form one module, the same
-for every formulation and system, compiled by numba once per machine and cached on disk
-(systems.numeric.codegen.compile_module). Its ``rhs(t, y, params, extra, out, work) -> bool``
-(False: a singular matrix; work from workspace(), one per run) and ``post_step`` call the
+The loops are the same for every formulation and system, compiled once per machine; they call the
 formulation module's entry points ``rhs_at`` and ``post_step_at`` through their addresses, with the
-address of the formulation's model in memory (formulations.kernels.by_address; ``compiled_loops``
-binds them). Same tableau, controller,
-initial step and FSAL as the Python ``dopri5`` (formulations.solvers.explicit_rk); output at every
-accepted step, or on t_eval from the step's cubic Hermite interpolant. Nothing returns to Python
-per step and a step allocates nothing; what is recorded per output point (accelerations, reactions, errors) is computed after
-the run. After every accepted step the module's ``post_step(t, y, params, extra, work)`` says 0
-(nothing), 2 (y projected in place: the loop records it and evaluates y' anew), 1 (a new chart is
-wanted, on tangent-space charts: the loop returns with status 1 at that step, and run_compiled
-goes on from the new chart) or -1 (the projection failed). Where the module's REJECT_FAILED_STAGES is
-True, a trial stage whose evaluation fails (a chart that cannot reach it) shrinks the step instead
-of ending the run. Status: 1 new chart, 0 finished, -1 singular matrix, -2 step size underflow, -3
-too many steps, -4 non-finite values, -5 stopped by the ``stop`` flag (Ctrl-C: the loop runs on a
-thread, see formulations.solvers.interrupts), -6 a failed projection.
+address of the formulation's model in memory (``BoundModule.loop_form``,
+formulations.kernels.by_address). What is recorded per output point (accelerations, reactions,
+errors) is computed after the run, by one compiled pass. Where a loop stops for a new chart
+(tangent-space charts), run_compiled goes on from the state the formulation gives on the new chart.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import time
 import weakref
@@ -32,305 +21,6 @@ from systems.numeric.compiling import compiled_seconds
 from ..forms import StepChange
 from ..results.status import LoopStop
 
-LOOP = '''
-
-_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-_A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-               [1 / 5, 0.0, 0.0, 0.0, 0.0, 0.0],
-               [3 / 40, 9 / 40, 0.0, 0.0, 0.0, 0.0],
-               [44 / 45, -56 / 15, 32 / 9, 0.0, 0.0, 0.0],
-               [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0.0, 0.0],
-               [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0.0],
-               [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]])
-_E = np.array([71 / 57600, 0.0, -71 / 16695, 71 / 1920, -17253 / 339200, 22 / 525, -1 / 40])
-
-
-@numba.njit(cache=True)
-def rms(x):
-    return math.sqrt(np.mean(x * x)) if x.size else 0.0
-
-
-@numba.njit(cache=True)
-def hermite(t0, y0, f0, t1, y1, f1, t, out):
-    """The cubic Hermite interpolant of the step (t0, t1) at t, into out."""
-    h = t1 - t0
-    s = (t - t0) / h
-    c0, c1, c2, c3 = 2 * s**3 - 3 * s**2 + 1, (s**3 - 2 * s**2 + s) * h, -2 * s**3 + 3 * s**2, (s**3 - s**2) * h
-    for i in range(y0.size):
-        out[i] = c0 * y0[i] + c1 * f0[i] + c2 * y1[i] + c3 * f1[i]
-
-
-@numba.njit(cache=True)
-def first_point(t0, y, t_eval):
-    """(ts, ys, count, next_eval): output arrays (t_eval's size, or 256 rows to grow) holding the
-    initial point where it is wanted."""
-    grid = t_eval.size > 0
-    cap = t_eval.size if grid else 256
-    ts = np.empty(cap)
-    ys = np.empty((cap, y.size))
-    if grid and t_eval[0] != t0:
-        return ts, ys, 0, 0
-    ts[0] = t0
-    ys[0] = y
-    return ts, ys, 1, 1 if grid else 0
-
-
-@numba.njit(cache=True)
-def append(ts, ys, count, t, y):
-    """(ts, ys) with (t, y) stored at row count, doubled in size where full."""
-    if count == ts.size:
-        ts2 = np.empty(2 * ts.size)
-        ys2 = np.empty((2 * ts.size, y.size))
-        ts2[:count] = ts[:count]
-        ys2[:count] = ys[:count]
-        ts, ys = ts2, ys2
-    ts[count] = t
-    ys[count] = y
-    return ts, ys
-
-
-@numba.njit(cache=True)
-def stage(y, h, a, K, s, out):
-    """out = y + h sum_(j < s) a[j] K[j], a Runge-Kutta stage's argument (no allocation)."""
-    for i in range(y.size):
-        acc = 0.0
-        for j in range(s):
-            acc += a[j] * K[j, i]
-        out[i] = y[i] + h * acc
-
-
-@numba.njit(cache=True)
-def _initial_step(t, y, f, t1, rtol, atol, max_step, params, extra, order, work):
-    """(h, ok): the initial step of Hairer, Norsett & Wanner II.4 for an error estimate of ``order``
-    (as scipy's select_initial_step); one evaluation, ok False where it fails."""
-    scale = atol + rtol * np.abs(y)
-    d0, d1 = rms(y / scale), rms(f / scale)
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    h0 = min(h0, abs(t1 - t))
-    f1 = np.empty(y.size)
-    if not rhs(t + h0, y + h0 * f, params, extra, f1, work):
-        return h0, False
-    d2 = rms((f1 - f) / scale) / h0
-    h1 = max(1e-6, h0 * 1e-3) if max(d1, d2) <= 1e-15 else (0.01 / max(d1, d2)) ** (1 / (order + 1))
-    return min(100 * h0, h1, abs(t1 - t), max_step), True
-
-
-@numba.njit(cache=True)
-def _prologue(t0, t1, y, t_eval, params, extra, rtol, atol, max_step, first_step, order, f, work):
-    """(ts, ys, count, next_eval, h, evaluations, ok) of both loops: the output arrays holding the
-    initial point where wanted, f = y'(t0) and the first step (first_step, else chosen for an error
-    estimate of ``order``); ok False where an evaluation failed (count 0 where the first did)."""
-    ts, ys, count, next_eval = first_point(t0, y, t_eval)
-    if not rhs(t0, y, params, extra, f, work):
-        return ts, ys, 0, next_eval, 0.0, 1, False
-    if first_step > 0:
-        return ts, ys, count, next_eval, first_step, 1, True
-    h, ok = _initial_step(t0, y, f, t1, rtol, atol, max_step, params, extra, order, work)
-    return ts, ys, count, next_eval, h if ok else 0.0, 2, ok
-
-
-@numba.njit(cache=True)
-def _after_step(t, y, params, extra, work, ys, count, grid, f):
-    """(code, evaluations) of both loops after an accepted step to (t, y), f = y'(t): the
-    formulation's post-step action. code 0 go on, 1 a new chart wanted at y, -6 the projection
-    failed, -1 the derivative of a projected state failed; a projected y replaces its output row
-    (every-step output) and f is evaluated anew."""
-    action = post_step(t, y, params, extra, work)
-    if action == 1:
-        return 1, 0
-    if action < 0:
-        return -6, 0
-    if action == 2:
-        if not grid:
-            ys[count - 1] = y
-        if not rhs(t, y, params, extra, f, work):
-            return -1, 1
-        return 0, 1
-    return 0, 0
-
-
-@numba.njit(cache=True)
-def _output(t, y, f, t_new, y_new, f_new, grid, t_eval, next_eval, ts, ys, count):
-    """(ts, ys, count, next_eval) after an accepted step (t, y) -> (t_new, y_new) with derivatives f,
-    f_new at its ends: the t_eval points it passes, from its cubic Hermite interpolant, or (no
-    grid) its end."""
-    if not grid:
-        ts, ys = append(ts, ys, count, t_new, y_new)
-        return ts, ys, count + 1, next_eval
-    while next_eval < t_eval.size and t_eval[next_eval] <= t_new:
-        ts[count] = t_eval[next_eval]
-        hermite(t, y, f, t_new, y_new, f_new, t_eval[next_eval], ys[count])
-        count += 1
-        next_eval += 1
-    return ts, ys, count, next_eval
-
-
-@numba.njit(cache=True, nogil=True)
-def integrate(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
-    """(ts, ys, status, t_stop, evaluations, steps, rejected, y, h): the output (t_eval empty: every
-    accepted step), the state y at t_stop and the next step size h. One work array serves every
-    evaluation; a step allocates nothing (output rows grow by doubling)."""
-    n = y0.size
-    grid = t_eval.size > 0
-    work = workspace()
-    y = y0.copy()
-    y_new = np.empty(n)
-    t = t0
-    K_store = np.empty((7, n))
-    K = borrowed(K_store)  # its rows, the stages' outputs, without reference counting
-    ts, ys, count, next_eval, h, evaluations, ok = _prologue(t0, t1, y, t_eval, params, extra, rtol, atol, max_step,
-                                                             first_step, 4, K[0], work)
-    if not ok:
-        return ts[:count], ys[:count], -1, t, evaluations, 0, 0, y, 0.0
-    steps = 0
-    rejected = 0
-    while t < t1:
-        if steps >= max_steps:
-            return ts[:count], ys[:count], -3, t, evaluations, steps, rejected, y, h
-        if stop[0] != 0:  # set by the calling thread on Ctrl-C
-            return ts[:count], ys[:count], -5, t, evaluations, steps, rejected, y, h
-        h = min(h, max_step, t1 - t)
-        while True:
-            if h < 10 * np.spacing(abs(t) + 1.0):
-                return ts[:count], ys[:count], -2, t, evaluations, steps, rejected, y, h
-            ok = True
-            for i in range(1, 7):  # the last stage's argument is the new state (FSAL)
-                stage(y, h, _A[i], K, i, y_new)
-                evaluations += 1
-                ok = rhs(t + _C[i] * h, y_new, params, extra, K[i], work)
-                if not ok:
-                    break
-            if not ok:
-                if REJECT_FAILED_STAGES:  # a trial stage the chart cannot reach: a shorter step
-                    rejected += 1
-                    h *= 0.2
-                    continue
-                return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h
-            acc = 0.0
-            for i in range(n):
-                e = 0.0
-                for j in range(7):
-                    e += _E[j] * K[j, i]
-                e = h * e / (atol + rtol * max(abs(y[i]), abs(y_new[i])))
-                acc += e * e
-            err = math.sqrt(acc / n) if n else 0.0
-            if not np.isfinite(err):
-                if not finite(y_new):
-                    return ts[:count], ys[:count], -4, t, evaluations, steps, rejected, y, h
-                rejected += 1
-                h *= 0.2
-                continue
-            if err <= 1.0:
-                factor = 10.0 if err == 0 else min(10.0, 0.9 * err ** -0.2)
-                break
-            rejected += 1
-            h *= max(0.2, 0.9 * err ** -0.2)
-        t_new = t + h
-        steps += 1
-        ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[6], grid, t_eval, next_eval, ts, ys, count)
-        t = t_new
-        y[:] = y_new
-        K[0] = K[6]
-        h = h * factor
-        code, more = _after_step(t, y, params, extra, work, ys, count, grid, K[0])
-        evaluations += more
-        if code != 0:
-            return ts[:count], ys[:count], code, t, evaluations, steps, rejected, y, h
-    hold(K_store)  # alive up to here: K borrows it
-    return ts[:count], ys[:count], 0, t, evaluations, steps, rejected, y, h
-
-
-_RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
-_RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
-
-
-@numba.njit(cache=True, nogil=True)
-def integrate_rk4(t0, t1, y0, params, extra, rtol, atol, max_step, first_step, t_eval, max_steps, stop):
-    """As integrate, for the classical Runge-Kutta method with the fixed step first_step (the last
-    step shortened to land on t1): the steps of formulations.solvers.fixed_step's RungeKutta4, with
-    its cubic Hermite output; rtol, atol and max_step are not used, and the step it returns is
-    first_step."""
-    n = y0.size
-    grid = t_eval.size > 0
-    work = workspace()
-    y = y0.copy()
-    y_new = np.empty(n)
-    t = t0
-    K_store = np.empty((5, n))  # the four stages' outputs, then y' at the step's end
-    K = borrowed(K_store)
-    ts, ys, count, next_eval = first_point(t0, y, t_eval)
-    evaluations, steps = 1, 0
-    if not rhs(t0, y, params, extra, K[0], work):
-        return ts[:0], ys[:0], -1, t, evaluations, 0, 0, y, first_step
-    while t < t1:
-        if steps >= max_steps:
-            return ts[:count], ys[:count], -3, t, evaluations, steps, 0, y, first_step
-        if stop[0] != 0:
-            return ts[:count], ys[:count], -5, t, evaluations, steps, 0, y, first_step
-        h = min(first_step, t1 - t)
-        for i in range(1, 5):  # the stages, then y' at the new state
-            if i < 4:
-                stage(y, h, _RK4_A[i], K, i, y_new)
-            else:
-                for j in range(n):
-                    y_new[j] = y[j] + h / 6 * (K[0, j] + 2 * K[1, j] + 2 * K[2, j] + K[3, j])
-            evaluations += 1
-            if not rhs(t + _RK4_C[i] * h if i < 4 else t + h, y_new, params, extra, K[i], work):
-                return ts[:count], ys[:count], -1, t, evaluations, steps, 0, y, first_step
-        if not finite(y_new):
-            return ts[:count], ys[:count], -4, t, evaluations, steps, 0, y, first_step
-        t_new = t + h
-        steps += 1
-        ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[4], grid, t_eval, next_eval, ts, ys, count)
-        t = t_new
-        y[:] = y_new
-        K[0] = K[4]
-        code, more = _after_step(t, y, params, extra, work, ys, count, grid, K[0])
-        evaluations += more
-        if code != 0:
-            return ts[:count], ys[:count], code, t, evaluations, steps, 0, y, first_step
-    hold(K_store)
-    return ts[:count], ys[:count], 0, t, evaluations, steps, 0, y, first_step
-'''
-
-
-# what the loops call: the formulation module's entry points (rhs_at, post_step_at) with the address
-# of its stored model, which BoundModule.loop_constants() gives per formulation instance
-LOOPS_HEADER = '''import math
-
-import numba
-import numpy as np
-
-from formulations.kernels.borrowed import borrowed, hold
-from formulations.kernels.by_address import call_post_step_at, call_rhs_at
-from formulations.kernels.linalg import finite
-
-LINALG = "{LINALG}"
-MODEL_ADDRESS = 0
-ADDRESS_RHS_AT = 0
-ADDRESS_POST_STEP_AT = 0
-WORK = 0
-REJECT_FAILED_STAGES = False
-
-
-@numba.njit(cache=True)
-def workspace():
-    """The work array of rhs (WORK zeros): one per run, reused by every evaluation."""
-    return np.zeros(WORK)
-
-
-@numba.njit(cache=True)
-def rhs(t, y, params, extra, out, work):
-    """The formulation's y' (False: a singular matrix)."""
-    return call_rhs_at(ADDRESS_RHS_AT, (MODEL_ADDRESS, t, y, params, extra, out, work))
-
-
-@numba.njit(cache=True)
-def post_step(t, y, params, extra, work):
-    """The formulation's action after an accepted step (formulations.kernels.common.passes)."""
-    return call_post_step_at(ADDRESS_POST_STEP_AT, (MODEL_ADDRESS, t, y, params, extra, work))
-'''
-
 _MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source is written once per instance
 
 
@@ -339,41 +29,28 @@ def compiled_module(formulation):
     per formulation instance, in memory: its source is fixed when it is created)."""
     module = _MODULES.get(formulation)
     if module is None:
-        from systems.numeric.codegen import compile_module
+        from systems.numeric.codegen import compile_module, require_numba
 
-        from ..kernels.generic import BoundModule, generic_module
+        from ..kernels.generic import BoundModule, GenericSource, generic_module
 
-        generic = generic_module(formulation.compiled_rhs_source())
-        module = _MODULES[formulation] = BoundModule(compile_module(generic.text), generic)
+        made = formulation.compiled_model()
+        if made is not None:  # ordinary modules of numba functions and the model of the system
+            require_numba()
+            functions, model = made
+            generic = GenericSource("", model._fields, model, ("evaluate", "post_step", "rhs"))
+            module = _MODULES[formulation] = BoundModule(functions, generic)
+        else:
+            generic = generic_module(formulation.compiled_rhs_source())
+            module = _MODULES[formulation] = BoundModule(compile_module(generic.text), generic)
     return module
 
 
-@functools.lru_cache(maxsize=1)
-def _loops_module():
-    """Both loops (integrate: Dormand-Prince 5(4); integrate853: DOP853) as one generic module, the
-    same for every formulation and system: compiled once per machine."""
-    from systems.numeric.codegen import compile_module
+def machine_loop(name):
+    """The machine-code loop ``name`` ("integrate": Dormand-Prince 5(4), "integrate_rk4",
+    "integrate853": DOP853; formulations.solvers.machine), compiled or loaded on first use."""
+    from .machine import dop853, runge_kutta
 
-    from ..kernels.common import LINALG
-    from ..kernels.generic import generic_module
-    from .compiled_dop853 import LOOP853
-
-    generic = generic_module(LOOPS_HEADER.replace("{LINALG}", LINALG) + LOOP + LOOP853, by_address=False)
-    return compile_module(generic.text), generic
-
-
-def compiled_loops(module):
-    """The loops bound to a formulation's compiled module (compiled_module): ``loops.integrate853(t0,
-    ...)`` runs them on its right-hand side and post-step. They hold the module (their model holds
-    addresses into it)."""
-    if module.loops is None:
-        from ..kernels.generic import BoundModule
-
-        compiled, generic = _loops_module()
-        constants = module.loop_constants()
-        bound = dataclasses.replace(generic, values=tuple(constants[name] for name in generic.fields))
-        module.loops = BoundModule(compiled, bound, owner=module)
-    return module.loops
+    return getattr(dop853 if name == "integrate853" else runge_kutta, name)
 
 
 def run_constants(formulation):
@@ -423,11 +100,11 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
     formulation = problem.formulation
     module = compiled_module(formulation)
-    loops = compiled_loops(module)
+    run = functools.partial(machine_loop(loop), module.loop_form())  # the module holds what it points into
     params = np.asarray(formulation.par, float)
     changes = StateChanges()
     (stretches, status, message, evaluations, steps, rejected), interrupted = run_interruptible(
-        _stretches, module, getattr(loops, loop), problem, params, max_steps, changes)
+        _stretches, module, run, problem, params, max_steps, changes)
     if formulation.stabilization.projects:  # one per accepted step, as the Python loop's
         changes.projections = int(steps)
     with held_back() as caught:  # a signal inside numba's conversion of results would be a SystemError

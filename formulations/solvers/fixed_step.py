@@ -55,7 +55,7 @@ class RungeKutta4:
 class FixedStepRK4(SteppingSolver):
     """``rk4``: classical Runge-Kutta, fixed step; in machine code where the formulation gives a
     compiled right-hand side and the run needs no events or post-step hook
-    (formulations.solvers.compiled_rk.integrate_rk4, the same steps; its rank watch sees the
+    (formulations.solvers.machine.runge_kutta.integrate_rk4, the same steps; its rank watch sees the
     recorded points, as the other compiled loops')."""
 
     forms = (COMPILED_ODE, EXPLICIT_ODE)

@@ -32,8 +32,8 @@ formulation's own linear solve, so IDA starts without an initial-condition corre
 
 On the compiled backend, where the formulation's module has them (the dependent formulation), the
 residual and IDA's Jacobian dF/dY + cj dF/dY' are evaluated in machine code (dae_residual and
-dae_jacobian of formulations.kernels.dependent; the Jacobian by difference quotients with an
-increment like IDA's), one call each from IDA; elsewhere the residual is evaluated in Python and IDA
+dae_jacobian of formulations.kernels.compiled.dependent_steps; the Jacobian by difference quotients
+with an increment like IDA's), one call each from IDA; elsewhere the residual is evaluated in Python and IDA
 forms the Jacobian. The compiled run's points are evaluated after the run and the rank watch applies
 to them (compiled_rk.recorded_run), where the Python run tests every step.
 """
@@ -107,7 +107,7 @@ class Residual:
 
 class CompiledResidual(Residual):
     """The residual and its Jacobian in machine code: the formulation module's dae_residual and
-    dae_jacobian (formulations.kernels.dependent) on its stored model, one call from IDA each."""
+    dae_jacobian (formulations.kernels.compiled.dependent_steps) on its stored model, one call from IDA each."""
 
     def __init__(self, formulation, t0, y0, form, atol, rtol):
         from .compiled_rk import compiled_module, run_constants

@@ -101,7 +101,7 @@ class ScipyExplicitRK(SteppingSolver):
 @register("DOP853")
 class ScipyDOP853(ScipyExplicitRK):
     """scipy's DOP853; in machine code, with scipy's steps, where the formulation gives a compiled
-    right-hand side (backend "compiled", formulations.solvers.compiled_dop853) and the run needs no
+    right-hand side (backend "compiled", formulations.solvers.machine.dop853) and the run needs no
     events or post-step hook (a new tangent-space chart is taken inside it)."""
 
     forms = (COMPILED_ODE, EXPLICIT_ODE)

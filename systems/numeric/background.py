@@ -93,7 +93,9 @@ def code_version() -> str:
     """A hash of the source of pfaff's compiled code and the versions of numba and Python."""
     root = pathlib.Path(__file__).resolve().parents[2]
     files = sorted([*(root / "formulations" / "kernels").glob("*.py"), *(root / "systems" / "numeric").glob("*.py"),
-                    *(root / "formulations" / "solvers").glob("compiled_*.py")])
+                    *(root / "formulations" / "solvers").glob("compiled_*.py"),
+                    *(root / "formulations" / "solvers" / "machine").glob("*.py"),
+                    *(root / "formulations" / "kernels" / "compiled").glob("*.py")])
     digest = hashlib.sha256()
     for f in files:
         digest.update(f.name.encode() + f.read_bytes())

@@ -61,6 +61,11 @@ def prune_cache(max_bytes: int | None = None) -> int:
     if not folder.exists():
         return 0
     limit = cache_limit() if max_bytes is None else max_bytes
+    stale_files = 0
+    if cache_size()[1] > limit:  # first the machine code of other versions (systems.numeric.machine_cache)
+        for stale in _stale_machine_folders(folder / "machine"):
+            stale_files += sum(1 for f in stale.rglob("*") if f.is_file())
+            shutil.rmtree(stale, ignore_errors=True)
     groups: dict = {}
     for f in folder.rglob("pfaff_kernel_*"):
         if f.is_file() and not _in_flight(f):
@@ -89,7 +94,21 @@ def prune_cache(max_bytes: int | None = None) -> int:
             removed += 1
     if removed:  # the markers of machine code ready to load (formulations.solvers.background) no longer hold
         shutil.rmtree(folder / "background" / "ready", ignore_errors=True)
-    return removed
+    return removed + stale_files
+
+
+def _stale_machine_folders(root) -> list:
+    """The folders of machine code in ``root`` (``<folder>-<stamp>``, systems.numeric.machine_cache)
+    other than the one of each folder written to last: those of other versions of pfaff, numba or
+    Python."""
+    if not root.exists():
+        return []
+    latest: dict = {}
+    for stamped in root.iterdir():
+        if stamped.is_dir():
+            written = max((f.stat().st_mtime for f in stamped.iterdir()), default=stamped.stat().st_mtime)
+            latest.setdefault(stamped.name.rsplit("-", 1)[0], []).append((written, stamped))
+    return [stamped for versions in latest.values() for _, stamped in sorted(versions)[:-1]]
 
 
 def _in_flight(f) -> bool:

@@ -67,7 +67,9 @@ def export_python(form) -> str:
         raise ExportError(f"the {form.name} formulation of {form.system.name!r} changes its state between steps "
                           f"({what}: {why}), which a right-hand side alone cannot do: export dependent without "
                           "projection, or reduced or minimal of a system with an embedding")
-    source = _inline(form.compiled_rhs_source(), set())
+    made = form.compiled_model()
+    source = _inline(form.compiled_rhs_source() if made is None else _model_source(*made), set())
+    call = "evaluate(" if made is None else "evaluate(MODEL, "
     sysm = form.system
     p0, v0 = sysm.default_state()
     y0 = form.initial_state(p0, v0)
@@ -102,7 +104,7 @@ def rhs(t, y, params=PARAMETERS):
     out = np.empty(y.shape[0])
     lam = np.empty(C)
     p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
-    if not evaluate(float(t), y, np.ascontiguousarray(params, dtype=float), EXTRA, out, lam, p, v, vdot, True,
+    if not {call}float(t), y, np.ascontiguousarray(params, dtype=float), EXTRA, out, lam, p, v, vdot, True,
                     np.zeros(EVAL_WORK)):
         raise FloatingPointError(f"a matrix of the evaluation is singular or not finite at t = {{t}}, y = {{y}}")
     return out
@@ -116,12 +118,49 @@ def rhs(t, y, params=PARAMETERS):
     return doc + "\n" + source + api
 
 
+def _model_source(functions, model) -> str:
+    """The source of a formulation written as ordinary numba modules (formulations.kernels.compiled):
+    its evaluation's functions, which take the model first, the model's named tuple written out,
+    with imports of its kernels and the linear algebra for _inline to write in."""
+    import numba
+
+    fields = ", ".join(repr(name) for name in model._fields)
+    values, kernels = [], []
+    for name, value in zip(model._fields, model):
+        if isinstance(value, np.ndarray):
+            shape = f".reshape({value.shape!r})" if value.ndim > 1 else ""
+            values.append(f"{name}=np.array({value.tolist()!r}, dtype=np.int64){shape}")
+        elif isinstance(value, (bool, int, float)):
+            values.append(f"{name}={value!r}")
+        else:  # a kernel: a numba first-class function of a generated module
+            python = value._pyfunc
+            kernels.append(f"from {python.__module__} import {python.__name__} as _{name.lower()}\n")
+            values.append(f"{name}=_{name.lower()}")
+    evaluation = functions.evaluate
+    module = sys.modules[evaluation.py_func.__module__]
+    own = [inspect.getsource(value.py_func) for value in vars(module).values()
+           if isinstance(value, numba.core.registry.CPUDispatcher) and value.py_func.__module__ == module.__name__
+           and value.py_func.__name__ in _EVALUATION]
+    libraries = "".join(f"from formulations.kernels.{name} import {first}\n"  # written in whole by _inline
+                        for name, first in (("borrowed", "borrowed"), ("linalg", "mv"), ("sparse_linalg", "sparse_mv")))
+    return ("import math\nfrom collections import namedtuple\n\nimport numba\nimport numpy as np\n\n" + libraries + "\n"
+            + "".join(kernels) + "\n" + "\n\n".join(own) + f"\n\nModel = namedtuple('Model', [{fields}])\n"
+            + "MODEL = Model(\n" + "".join(f"    {value},\n" for value in values) + ")\n"
+            + "N_P, N, C, EVAL_WORK = MODEL.N_P, MODEL.N, MODEL.C, MODEL.EVAL_WORK\n")
+
+
+# the functions of a compiled module that its evaluation needs (the rest serve the loops and passes)
+_EVALUATION = ("_views", "_saddle_rhs", "_sparse_saddle", "_dense_saddle", "evaluate")
 _CFUNC = re.compile(r"^(from numba import types|from systems\.numeric\.cache import cfunc|@cfunc\(.*\))\n", re.M)
 _KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
 _LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n", re.M)
 # the views without reference counts are numba's business: in plain Python an array is its own view
 _PLAIN_BORROWED = '''def borrowed(a):
     return a
+
+
+def borrowed_items(items):
+    return items
 
 
 def hold(a):

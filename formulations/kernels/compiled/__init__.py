@@ -1,0 +1,22 @@
+"""Formulations' evaluations in machine code, as ordinary modules of numba functions (the ones not
+generated as text by formulations.kernels.dependent, .embedded):
+
+    passes       the right-hand side y' alone, and the passes over recorded points (projection,
+                 evaluation, constraint errors, energy and rank measures), for any formulation's model
+    dependent    the dependent formulation: the saddle-point solve, the projection, IDA's residual
+                 and Jacobian and the augmented Lagrangian's steps
+
+Every function takes the formulation's *model* first: a named tuple of its system's sizes, sparse
+programs and kernels (numba first-class functions), the same numba type for every system, so that
+each module is compiled once per machine. The evaluation, right-hand side and post-step are called
+through their addresses (formulations.kernels.by_address), which the model carries. Their machine
+code is kept in pfaff's cache folder under a stamp of their source and of the modules they call
+(systems.numeric.machine_cache).
+"""
+import pathlib as _pathlib
+
+from systems.numeric.machine_cache import register as _register
+
+_KERNELS = _pathlib.Path(__file__).resolve().parent.parent
+_register(_pathlib.Path(__file__).resolve().parent,
+          [_KERNELS / name for name in ("linalg.py", "sparse_linalg.py", "borrowed.py", "by_address.py")])
