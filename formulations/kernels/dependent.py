@@ -7,6 +7,7 @@ import numpy as np
 import sympy as sp
 
 from .common import Layout, primitive_kernels
+from .generic import model_value
 from .sparse_pattern import block_pattern, symbolic_lu
 
 
@@ -45,7 +46,7 @@ def dependent_model(formulation):
         row, col = np.nonzero(block_pattern(nonzero, at, rows, n))
         values.update({f"{prefix}_ROW": row.astype(np.int64), f"{prefix}_INDEX": (at + row * n + col).astype(np.int64),
                        f"{prefix}_COL": col.astype(np.int64)})
-    return Model(**{name: _numba_value(value) for name, value in values.items()})
+    return Model(**{name: model_value(getattr(value, "compiled", value)) for name, value in values.items()})
 
 
 def dependent_functions():
@@ -61,18 +62,6 @@ def dependent_functions():
              dependent_steps: ("dae_residual_at", "dae_jacobian_at", "al_run_at")}
     return SimpleNamespace(MODEL_TYPE=dependent.MODEL_TYPE,
                            **{name: getattr(module, name) for module, listed in names.items() for name in listed})
-
-
-def _numba_value(value):
-    """A model value as numba sees it the same way for every system: Python ints and bools, C-contiguous
-    int64 arrays, kernels as their first-class functions."""
-    if isinstance(value, np.ndarray):
-        return np.ascontiguousarray(value)
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    return getattr(value, "compiled", value)
 
 
 def saddle_program(nonzero, lay):

@@ -74,7 +74,7 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
     fields.update({_address_field(name): 0 for name in called_by_address})  # filled in by BoundModule
     order = tuple(sorted(fields))
     index = {name: i for i, name in enumerate(order)}
-    values = tuple(_value(fields[name]) for name in order)
+    values = tuple(model_value(fields[name]) for name in order)
     borrow = any(isinstance(value, np.ndarray) for value in values)
     for node in body:
         if isinstance(node, ast.FunctionDef):
@@ -176,7 +176,7 @@ def _take_model(node: ast.FunctionDef, index: dict, functions: set, borrow: bool
     node.body = docstring + unpack + node.body[len(docstring):]
 
 
-def _value(value):
+def model_value(value):
     """A model value as numba sees it the same way for every system: Python ints and floats as
     they are, arrays C-contiguous."""
     if isinstance(value, np.ndarray):
