@@ -75,6 +75,7 @@ def test_program_refuses_a_vanishing_pivot():
     assert not ok
 
 
+@pytest.mark.xdist_group("compiled")  # the worker that compiles the dependent formulation's module anyway
 def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     """The rolling disc's K = [[M, C^T], [C, 0]] (M diagonal) is solved by the program: the fused
     module's sparse solve accepts it and gives numpy's v' and lambda; the n-link pendulum's program
