@@ -189,8 +189,11 @@ def model_value(value):
 
 
 class BoundModule:
-    """A compiled generic module with its system's model bound: ``bound.rhs(t, y, ...)`` calls
-    ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``)."""
+    """A formulation's compiled functions with its system's model bound: ``bound.rhs(t, y, ...)``
+    calls ``module.rhs(model, t, y, ...)``; the model's fields read as attributes (``bound.DYN``).
+    ``module``: a generated module (the model a tuple, made by generic_module) or a namespace of
+    ordinary numba functions with the type they are compiled for, MODEL_TYPE (the model a named
+    tuple, formulations.kernels.compiled)."""
 
     _OWN = ("module", "model", "_fields", "_by_address", "_model_type", "_entries", "_lock", "_memory", "_where",
             "_loop_form")

@@ -1,4 +1,4 @@
-"""Runs on the compiled backend: a formulation's generated module (formulations.kernels; its
+"""Runs on the compiled backend: a formulation's compiled module (formulations.kernels; its
 ``evaluate``, ``rhs``, ``post_step`` and the passes over recorded points), the machine-code loops
 that integrate it (formulations.solvers.machine: Dormand-Prince 5(4), DOP853, the classical
 Runge-Kutta method) and the record of a run made from their output.
