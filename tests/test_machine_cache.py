@@ -103,3 +103,32 @@ def test_pruning_removes_the_machine_code_of_other_versions_first(tmp_path, monk
     assert cache.prune_cache(max_bytes=10**6) == 0  # under the bound: nothing goes
     assert cache.prune_cache(max_bytes=0) == 1
     assert current.exists() and not other.exists()
+
+
+def test_a_compile_of_the_ordinary_modules_is_said_to_serve_every_system():
+    """The notice on stderr (systems.numeric.compiling) names the functions of pfaff's compiled
+    modules: those of the ordinary modules serve every system, a generated module's one kind."""
+    from types import SimpleNamespace
+
+    from systems.numeric.compiling import _function_name
+
+    def event(module, name):
+        function = SimpleNamespace(__module__=module, __name__=name)
+        return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=function)})
+
+    assert _function_name(event("formulations.solvers.machine.dop853", "integrate853")) == ("integrate853", True)
+    assert _function_name(event("formulations.kernels.compiled.dependent", "evaluate")) == ("evaluate", True)
+    assert _function_name(event("pfaff_kernel_0123", "evaluate")) == ("evaluate", False)
+    assert _function_name(event("numpy.linalg", "solve")) == (None, False)
+
+
+def test_the_dependent_models_type_pickles_to_itself():
+    """numba's cache index keeps a function's signature pickled; a model type that does not come
+    back equal (a named tuple whose class is not found under its name) makes every process compile
+    the dependent formulation's module again."""
+    import pickle
+
+    from formulations.kernels.compiled.dependent import MODEL_TYPE, Model
+
+    assert pickle.loads(pickle.dumps(Model)) is Model
+    assert pickle.loads(pickle.dumps(MODEL_TYPE)) == MODEL_TYPE

@@ -19,14 +19,13 @@ import sys
 import threading
 import time
 
-# what a first compile of a generated module's function took on a 2-core machine, for the functions
-# that are said: the integration loops (once per machine, for every system), and a formulation's
-# evaluation, post-step and passes (once per machine for each kind of system); the others take a
-# second or less and are not said
+# what a first compile of a compiled module's function took on a 2-core machine, for the functions
+# that are said: the integration loops and the ordinary modules' functions (once per machine, for
+# every system), and a generated module's evaluation, post-step and passes (once per machine for
+# each kind of system); the others take a second or less and are not said
 TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": "5-15 s", "post_step": "2-8 s",
                    "check_all": "2-4 s", "evaluate_all": "1-2 s", "dae_residual_at": "2-6 s",
                    "dae_jacobian_at": "2-6 s", "al_run_at": "10-15 s", "lie_run": "20-30 s"}
-SHARED = ("integrate", "integrate853", "lie_run")
 # compiled by `pfaff cache warm` only with the method that uses them
 WARMED_WITH = {"dae_residual_at": "IDA", "dae_jacobian_at": "IDA", "al_run_at": "augmented_lagrangian",
                "lie_run": "RKMK45-SE3"}
@@ -102,9 +101,9 @@ def _install():
             if depth:
                 return
             _LOCAL.started = time.perf_counter()
-            name = _function_name(ev)
+            name, shared = _function_name(ev)
             if name in TYPICAL_SECONDS and _ANNOUNCING[0]:
-                scope = "for every system" if name in SHARED else "for this kind of system"
+                scope = "for every system" if shared else "for this kind of system"
                 method = f" --method {WARMED_WITH[name]}" if name in WARMED_WITH else ""
                 ahead = f"; `pfaff cache warm --system NAME{method}` does it ahead"
                 print(f"pfaff: compiling {name} into machine code, once per machine {scope} (typically "
@@ -118,10 +117,19 @@ def _install():
     event.register("numba:compile", Count())
 
 
+# the ordinary modules of compiled code (formulations.solvers.machine, formulations.kernels.compiled):
+# one machine code for every system
+SHARED_MODULES = ("formulations.solvers.machine.", "formulations.kernels.compiled.")
+
+
 def _function_name(ev):
-    """The name of the function being compiled where it is a generated module's; None otherwise."""
+    """(name, for every system) of the function being compiled where it is one of pfaff's compiled
+    modules' (a generated module's serves one kind of system); (None, False) otherwise."""
     dispatcher = (ev.data or {}).get("dispatcher")
     function = getattr(dispatcher, "py_func", None)
-    if function is None or not function.__module__.startswith("pfaff_kernel_"):
-        return None
-    return function.__name__
+    module = getattr(function, "__module__", "") or ""
+    if module.startswith(SHARED_MODULES):
+        return function.__name__, True
+    if module.startswith("pfaff_kernel_"):
+        return function.__name__, False
+    return None, False

@@ -51,7 +51,7 @@ _FIELDS = (("N_P", _INT), ("N", _INT), ("C", _INT), ("M_H", _INT), ("L", _INT), 
            ("ENERGY", _kernel(False, False, False)), ("KINEMATICS", _kernel(False, False)),
            ("HOLONOMIC_CHART", _kernel(False, False, False, True)),
            ("ADDRESS_EVALUATE", _INT), ("ADDRESS_RHS", _INT), ("ADDRESS_POST_STEP", _INT))
-Model = namedtuple("DependentModel", [name for name, _ in _FIELDS])
+Model = namedtuple("Model", [name for name, _ in _FIELDS])  # pickled by reference: its name is its own
 MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
 
 
