@@ -46,12 +46,12 @@ def _is_field(name: str) -> bool:
     return name.isupper() and not name.startswith("_") and name != "LINALG"
 
 
-def generic_module(source: str, by_address: bool = True) -> GenericSource:
+def generic_module(source: str) -> GenericSource:
     """The generic form of a generated module ``source``: its imports of the system's kernels
     (modules ``pfaff_kernel_*``, systems.numeric.cache) and its upper-case constants become the
-    model. ``by_address``: its ``evaluate``, ``rhs`` and ``post_step`` are called through their
-    addresses, and where it defines ``rhs`` and ``post_step`` it gets the entry points ``rhs_at``
-    and ``post_step_at`` of the shared loops (formulations.kernels.by_address)."""
+    model. Its ``evaluate``, ``rhs`` and ``post_step`` are called through their addresses, and where
+    it defines ``rhs`` and ``post_step`` it gets the entry points ``rhs_at`` and ``post_step_at`` of
+    the shared loops (formulations.kernels.by_address)."""
     tree = ast.parse(source)
     namespace = {"np": np}
     body, fields = [], {}
@@ -70,7 +70,7 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
         body.append(node)
     from .by_address import SIGNATURES
 
-    called_by_address = sorted(functions & set(SIGNATURES)) if by_address else []
+    called_by_address = sorted(functions & set(SIGNATURES))
     fields.update({_address_field(name): 0 for name in called_by_address})  # filled in by BoundModule
     order = tuple(sorted(fields))
     index = {name: i for i, name in enumerate(order)}
@@ -85,23 +85,13 @@ def generic_module(source: str, by_address: bool = True) -> GenericSource:
     tree.body = [statement for line in imports for statement in ast.parse(line).body] + body
     text = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
     if {"rhs", "post_step"} <= set(called_by_address):
-        arguments = {node.name: [a.arg for a in node.args.args[1:]] for node in body
-                     if isinstance(node, ast.FunctionDef) and node.name in STORED_ENTRIES}
-        text += _entry_points(values, index, arguments)
+        text += _entry_points(values, index)
     return GenericSource(text, order, values, tuple(called_by_address))
 
 
-# functions of a module that get an entry point ``<name>_at(where, ...)`` on the stored model, for
-# callers from Python that pass no model (its unboxing, arrays and first-class functions, would cost
-# some 50 microseconds a call); they release the GIL (a run on the worker thread of
-# formulations.solvers.interrupts leaves the main thread free to take Ctrl-C)
-STORED_ENTRIES = ("dae_residual", "dae_jacobian", "al_run")
-
-
-def _entry_points(values, index, arguments) -> str:
+def _entry_points(values, index) -> str:
     """rhs_at and post_step_at: rhs and post_step of the model stored at ``where``
-    (formulations.kernels.by_address), for the loops that every formulation shares; and ``<name>_at``
-    for the functions ``arguments`` names (with their arguments after the model). The model's type
+    (formulations.kernels.by_address), for the loops that every formulation shares. The model's type
     is written into the text: it is the same for every system of the module's kind."""
     import numba
 
@@ -112,14 +102,6 @@ def _entry_points(values, index, arguments) -> str:
     if eval(source, {"numba_types": numba.core.types}) != model_type:  # noqa: S307 (our own text)
         raise TypeError(f"the model's type {model_type} is not made again by {source}")
     rhs, post = index[_address_field("rhs")], index[_address_field("post_step")]
-    stored = "".join(f'''
-
-@numba.njit(cache=True, nogil=True)
-def {name}_at(where, {", ".join(names)}):
-    """{name} of the model stored at ``where``."""
-    model = load_model(where, MODEL_TYPE)
-    return {name}(model, {", ".join(names)})
-''' for name, names in arguments.items())
     return f'''
 
 from numba.core import types as numba_types
@@ -139,7 +121,7 @@ def post_step_at(where, t, y, params, extra, work):
     """post_step of the model stored at ``where``."""
     model = load_model(where, MODEL_TYPE)
     return call_post_step(model[{post}], (model, t, y, params, extra, work))
-''' + stored
+'''
 
 
 def _address_field(name: str) -> str:
@@ -266,7 +248,7 @@ class BoundModule:
 
     def stored_model(self) -> int:
         """Where the model is stored (by_address.store_model; the memory kept alive here): the first
-        argument of the module's ``<name>_at`` entry points (STORED_ENTRIES)."""
+        argument of the module's entry points ``rhs_at`` and ``post_step_at``."""
         from .by_address import store_model
 
         model_type = self._bound()

@@ -58,7 +58,7 @@ def sparse_solve(vals, x, pivot, lower_ptr, lower, lower_row, update_ptr, update
 @numba.njit(cache=True)
 def sparse_mv(buf, rows, index, cols, x, out):
     """out = X x for X given by its non-zero entries buf[index[e]] at (rows[e], cols[e])
-    (sparse_pattern.sparse_product); out (r,) overwritten."""
+    (formulations.kernels.dependent.dependent_model); out (r,) overwritten."""
     out[:] = 0.0
     for e in range(index.size):
         out[rows[e]] += buf[index[e]] * x[cols[e]]

@@ -124,12 +124,3 @@ def block_pattern(nonzero, offset: int, rows: int, cols: int) -> np.ndarray:
     structural non-zeros are the indices ``nonzero`` (NumericModel.nonzero)."""
     return np.array([[offset + i * cols + j in nonzero for j in range(cols)] for i in range(rows)],
                     dtype=bool).reshape(rows, cols)
-
-
-def sparse_product(pattern, offset: int, prefix: str) -> str:
-    """Module lines binding <prefix>_ROW, _INDEX, _COL: the non-zeros of a matrix of ``pattern``
-    (r, c) booleans stored row-major at ``offset`` of a flat buffer, for sparse_linalg.sparse_mv."""
-    rows, cols = np.nonzero(pattern)
-    index = (offset + rows * pattern.shape[1] + cols).tolist()
-    return "".join(f"{prefix}_{name} = np.array({values!r}, dtype=np.int64)\n"
-                   for name, values in (("ROW", rows.tolist()), ("INDEX", index), ("COL", cols.tolist())))
