@@ -148,7 +148,7 @@ class Formulation(ABC):
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     gives_saddle: ClassVar[bool] = False      # whether ``saddle`` is served: the DAE forms (IDA)
-    gives_compiled_rhs: ClassVar[bool] = False  # compiled_model or compiled_rhs_source served (COMPILED_ODE)
+    gives_compiled_rhs: ClassVar[bool] = False  # compiled_model served (COMPILED_ODE)
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
 
     def __init__(self, system, *, stabilization=None, backend=None, **options):
@@ -282,15 +282,10 @@ class Formulation(ABC):
         return self.par if self.inputs is None else self.inputs.params(self.par, t, p, v)
 
     def compiled_model(self):
-        """(functions, model) of a formulation whose compiled evaluation is written as ordinary
-        modules of numba functions (formulations.kernels.compiled), each taking the model of its
-        system first; None where it is generated as source instead (compiled_rhs_source)."""
+        """(functions, model) of the formulation's compiled evaluation: ordinary modules of numba
+        functions (formulations.kernels.compiled), each taking the model of its system first; None
+        where the formulation has none (formulations that give COMPILED_ODE override this)."""
         return None
-
-    def compiled_rhs_source(self) -> str:
-        """Source of a numba module for the COMPILED_ODE form (formulations.kernels: evaluate, rhs,
-        evaluate_all, check_all); formulations that give it override this."""
-        raise CapabilityError(f"formulation {self.name!r} has no compiled right-hand side")
 
     def compiled_arguments(self) -> np.ndarray:
         """The run-time constants of the compiled module (``extra``), fixed for a run."""

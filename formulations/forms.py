@@ -10,7 +10,7 @@ Forms, with the formulation methods that serve them (y the formulation's own sta
 
     EXPLICIT_ODE  y' = F(t, y)                        rhs, accelerations, post_step, project
     COMPILED_ODE  y' = F(t, y) in machine code (backend "compiled"): numba functions and the
-                  system's model, or their generated source       compiled_model, compiled_rhs_source
+                  system's model                                      compiled_model
     INDEX1_DAE    p' = kinematics(y), K(y) [a; lambda] = rhs(y)        saddle
     GGL_DAE       the index-1 rows plus Psi(y_pos) = 0 and G y_vel = 0 (Gear, Gupta & Leimkuhler)
                                                                        saddle, position_constraints

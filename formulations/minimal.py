@@ -27,7 +27,6 @@ from .coordinates.embedding import c_bar_nh
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
 from .forms import COMPILED_ODE, POST_STEP, StepChange
-from .kernels import minimal_source
 from .linalg import SingularMatrixError, resolved_reactions, solve_accelerations, solve_square
 
 
@@ -249,10 +248,12 @@ class Minimal(Formulation):
                         f"compiled loop cannot; name them (independent=...) with rechoose=False for it")
         return super().gives(form)
 
-    def compiled_rhs_source(self):
-        """The whole evaluation through the embedding as generated numba source; extra = the choice
-        of u as (S_w, S_v) row-major."""
-        return minimal_source(self)
+    def compiled_model(self):
+        """(functions, model) of the whole evaluation through the embedding (formulations.kernels.compiled.embedded);
+        extra = the choice of u as (S_w, S_v) row-major."""
+        from .kernels.embedded import embedded_functions, embedded_model
+
+        return embedded_functions(), embedded_model(self, minimal=True)
 
     def compiled_arguments(self):
         return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])

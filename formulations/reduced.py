@@ -24,7 +24,6 @@ from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import CapabilityError
 from .forms import STATE_UPDATE, StepChange
 from .coordinates.embedding import c_bar_nh, unit_norm_constraints
-from .kernels import reduced_source
 from .linalg import resolved_reactions, saddle_system, solve_square
 
 
@@ -130,10 +129,13 @@ class Reduced(Formulation):
         """The fused module serves rheonomic and affine rows through an embedding, not on charts."""
         return not self.on_charts
 
-    def compiled_rhs_source(self):
-        """The whole evaluation through the embedding, or on a chart, as generated numba source;
-        extra = (alpha, beta) then, on charts, the chart (Atlas.compiled_chart)."""
-        return reduced_source(self)
+    def compiled_model(self):
+        """(functions, model) of the whole evaluation through the embedding or on a chart
+        (formulations.kernels.compiled.embedded); extra = (alpha, beta) then, on charts, the chart
+        (Atlas.compiled_chart)."""
+        from .kernels.embedded import embedded_functions, embedded_model
+
+        return embedded_functions(), embedded_model(self, minimal=False)
 
     def compiled_arguments(self):
         extra = super().compiled_arguments()

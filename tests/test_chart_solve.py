@@ -1,5 +1,5 @@
 """The chart solve for h(w) on tangent-space charts (Haug & Pavesic): the numpy chart
-(formulations.coordinates.charts.Atlas) and the compiled one (formulations.kernels.chart_source)
+(formulations.coordinates.charts.Atlas) and the compiled one (formulations.kernels.compiled.embedded)
 iterate the same way, stay on the chart's own sheet, and say where they fail."""
 import numpy as np
 import pytest

@@ -294,17 +294,24 @@ def test_every_system_shares_the_dependent_formulations_machine_code():
 
 
 @COMPILED
-@pytest.mark.parametrize("formulation", ["reduced", "minimal"])
-def test_systems_of_a_kind_share_the_formulation_module(formulation):
-    """The module's text, with the system's sizes, programs and kernels moved into the model, is the
-    same for the rolling disc (nonholonomic rows only), the slider-crank and a chain (holonomic rows
-    only), so its machine code is compiled once for all of them."""
-    from formulations.kernels.generic import generic_module
+def test_every_system_shares_the_reduced_and_minimal_formulations_machine_code():
+    """The reduced and minimal formulations' model has one numba type for every system and kind —
+    without holonomic rows (identity), through an embedding, a moving embedding, on a chart, with
+    Euler parameters — the type their module's functions are compiled for, so its machine code is
+    compiled once for all of them."""
+    import numba
 
-    texts = {generic_module(F.create(formulation, systems.load(name, **options), backend="compiled")
-                            .compiled_rhs_source()).text
-             for name, options in [("rolling_disc", {}), ("slider_crank", {}), ("n_pendulum", {"n": 2})]}
-    assert len(texts) == 1
+    from formulations.kernels.compiled.embedded import CHART, EMBEDDING, IDENTITY, MODEL_TYPE
+    from formulations.kernels.embedded import embedded_model
+
+    cases = [("reduced", "knife_edge", {}), ("minimal", "rolling_disc", {}), ("reduced", "slider_crank", {}),
+             ("minimal", "n_pendulum", {"n": 2}), ("reduced", "bead_on_rotating_hoop", {}),
+             ("reduced", "spherical_three_bar", {}), ("reduced", "heavy_top", {})]
+    models = [embedded_model(F.create(kind, systems.load(name, **options), backend="compiled"), kind == "minimal")
+              for kind, name, options in cases]
+    assert {numba.typeof(model) for model in models} == {MODEL_TYPE}
+    assert {model.GEOMETRY for model in models} == {IDENTITY, EMBEDDING, CHART}
+    assert any(model.MOVING for model in models)
 
 
 @pytest.mark.parametrize("name, formulation", CASES)

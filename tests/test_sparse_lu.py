@@ -82,7 +82,7 @@ def test_dependent_saddle_point_matrix_takes_the_sparse_path():
     grows linearly with n (banded Schur complement), not as (n + c)^2."""
     import formulations as F
     import systems
-    from formulations.kernels.common import Layout
+    from formulations.kernels.layout import Layout
     from formulations.kernels.compiled.dependent import _sparse_saddle
     from formulations.kernels.dependent import saddle_program
     from formulations.solvers.compiled_rk import compiled_module

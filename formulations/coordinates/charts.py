@@ -23,7 +23,7 @@ rank cannot be charted, and the run stops there with a message that names it.
 The class has the interface of formulations.coordinates.embedding.Geometry (chart coordinates in the role of
 q, their rates in the role of w), so the reduced and minimal formulations run on charts unchanged.
 The compiled backend reads the chart from ``compiled_chart`` and solves for h the same way, with
-the same test (formulations.kernels.chart_source).
+the same test (formulations.kernels.compiled.embedded).
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ class Atlas:
         self._last = None
 
     def compiled_chart(self) -> np.ndarray:
-        """The chart as the compiled module reads it (formulations.kernels.embedded): (utol, w_limit,
+        """The chart as the compiled module reads it (formulations.kernels.compiled.embedded): (utol, w_limit,
         cond_limit, p0 (n_p,), U (n_p, m_a), V (n_p, k)), flat, row-major."""
         if self.p0 is None:
             raise ChartError("no chart yet: take one with from_dependent(p, v) first", quantity="chart")
@@ -100,7 +100,7 @@ class Atlas:
         """p = p0 + V w - U h on Phi_a(p) = 0 for chart coordinates w, by the chart solve (_newton):
         first from the last h found (a trial stage's, perhaps far from w), then, where that fails,
         from the chart's origin h = 0; the compiled chart solves the same way
-        (formulations.kernels.chart_source). Where both fail, a ChartError with the time and the
+        (formulations.kernels.compiled.embedded). Where both fail, a ChartError with the time and the
         residual: the solver shrinks its step, or the run stops with it (its message names the system)."""
         if not np.all(np.isfinite(w)):
             raise ChartError(f"non-finite chart coordinates w at t = {t:.6g}", quantity="w")

@@ -4,12 +4,11 @@ and compiled passes over recorded points. The integration loops are modules of t
 every formulation (formulations.solvers.machine), which call a formulation module's ``rhs_at`` and
 ``post_step_at``.
 
-The dependent formulation's are ordinary modules of numba functions (formulations.kernels.compiled;
-its model built by formulations.kernels.dependent); the reduced and minimal formulations' are
-generated as source (formulations.kernels.embedded, with the system's constants as upper-case names,
-which formulations.kernels.generic moves into the model). Either way the system's constants and
-kernels are the first argument ``model`` of every function, so that the compiled module serves
-every system of its kind; every module defines, for y the formulation's own state and ``extra`` its
+They are ordinary modules of numba functions (formulations.kernels.compiled: the dependent
+formulation's, and the reduced and minimal formulations' through an embedding or on a chart), their
+models built by formulations.kernels.dependent and formulations.kernels.embedded. The system's
+constants, flags and kernels are the first argument ``model`` of every function, so that one compiled
+module serves every system; every module defines, for y the formulation's own state and ``extra`` its
 run-time constants (formulation.compiled_arguments(): gains, the choice of independent velocities):
 
     evaluate(t, y, params, extra, out, lam, p, v, vdot, multipliers, work) -> bool   y' into out,
@@ -30,6 +29,3 @@ run-time constants (formulation.compiled_arguments(): gains, the choice of indep
 evaluate, rhs and post_step are compiled once each and called through their addresses
 (formulations.kernels.by_address), not linked into every caller.
 """
-from .embedded import minimal_source, reduced_source
-
-__all__ = ["minimal_source", "reduced_source"]

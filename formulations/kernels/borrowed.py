@@ -1,4 +1,4 @@
-"""Views of arrays without reference counts, for the generated modules' hot paths (numba).
+"""Views of arrays without reference counts, for the compiled modules' hot paths (numba).
 
 numba counts references to an array's memory with atomic increments and decrements; every slice
 or reshape of an array makes and drops one. In an evaluation of a few hundred nanoseconds that
@@ -42,7 +42,7 @@ def hold(a):
 @intrinsic
 def borrowed_items(typingctx, items):
     """The tuple ``items`` with each C-contiguous array in it seen as borrowed (no reference count,
-    see borrowed): a model (formulations.kernels.generic) passed on from call to call, as from a
+    see borrowed): a model (formulations.kernels.compiled) passed on from call to call, as from a
     loop to an evaluation called through its address, then costs no atomic operations. Only while
     the caller holds the original."""
     if not isinstance(items, types.BaseTuple):

@@ -6,7 +6,7 @@ numba links a callee's code into every caller and optimizes and translates it ag
 formulation's evaluation, called from a dozen places of an integration loop, used to be compiled a
 dozen times. ``call_rhs(address, (model, arguments...))`` (and ``call_evaluate``,
 ``call_post_step``) calls the function at ``address`` with numba's own calling convention instead:
-the callee is compiled once, for the argument types of ``SIGNATURES`` (formulations.kernels.generic
+the callee is compiled once, for the argument types of ``SIGNATURES`` (formulations.kernels.bound
 puts its address in the model), and the caller's machine code, which holds no address, is cached
 like any other.
 
@@ -28,14 +28,14 @@ from .borrowed import borrowed_items
 
 _ARRAY = types.Array(types.float64, 1, "C")
 
-# the functions of a generated module called through their address: name -> (result, argument
+# the functions of a formulation module called through their address: name -> (result, argument
 # types after the model); every caller passes exactly these (C-contiguous float64 vectors)
 SIGNATURES = {
     "evaluate": (types.boolean, (types.float64, *[_ARRAY] * 8, types.boolean, _ARRAY)),
     "rhs": (types.boolean, (types.float64, *[_ARRAY] * 5)),
     "post_step": (types.int64, (types.float64, *[_ARRAY] * 4)),
 }
-# the entry points of a generated module for the shared loops: name -> (result, all argument types,
+# the entry points of a formulation module for the shared loops: name -> (result, all argument types,
 # the model's address first)
 ENTRY_POINTS = {
     "rhs_at": (types.boolean, (types.int64, *SIGNATURES["rhs"][1])),
@@ -44,7 +44,7 @@ ENTRY_POINTS = {
 
 
 def address(dispatcher, model_type=None) -> int:
-    """The address of the machine code of ``dispatcher`` (a generated module's function named in
+    """The address of the machine code of ``dispatcher`` (a formulation module's function named in
     SIGNATURES, compiled for a model of ``model_type``, or in ENTRY_POINTS), compiled or loaded from
     numba's cache on first use, in numba's calling convention. Raises TypeError where the compiled
     function returns another type than its callers read."""
@@ -137,24 +137,5 @@ def store_model(model, model_type) -> tuple:
     return memory, memory.ctypes.data
 
 
-def type_source(kind) -> str:
-    """Python source that makes the numba type ``kind`` (a model's: numbers, arrays, first-class
-    functions, tuples of them), with ``numba_types`` for numba.core.types."""
-    if isinstance(kind, types.BaseTuple):
-        return f"numba_types.Tuple(({''.join(type_source(k) + ', ' for k in kind.types)}))"
-    if isinstance(kind, types.Array):
-        return (f"numba_types.Array({type_source(kind.dtype)}, {kind.ndim}, {kind.layout!r}, "
-                f"readonly={not kind.mutable})")
-    if isinstance(kind, types.FunctionType):
-        function = kind.signature
-        return (f"numba_types.FunctionType({type_source(function.return_type)}"
-                f"({', '.join(type_source(a) for a in function.args)}))")
-    if isinstance(kind, types.Boolean):
-        return "numba_types.boolean"
-    if isinstance(kind, (types.Integer, types.Float)) or kind == types.none:
-        return f"numba_types.{kind.name}"
-    raise TypeError(f"no source for the numba type {kind} of a model")
-
-
 __all__ = ["ENTRY_POINTS", "SIGNATURES", "address", "call_evaluate", "call_post_step", "call_post_step_at",
-           "call_rhs", "call_rhs_at", "load_model", "store_model", "type_source"]
+           "call_rhs", "call_rhs_at", "load_model", "store_model"]

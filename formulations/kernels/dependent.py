@@ -6,15 +6,16 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from .common import Layout, primitive_kernels
-from .generic import model_value
+from .layout import Layout, primitive_kernels
+from .bound import model_value
 from .sparse_pattern import block_pattern, symbolic_lu
 
 
 def dependent_model(formulation):
     """The model (a formulations.kernels.compiled.dependent.Model) of ``formulation``'s system, the
-    addresses of the functions called through them left 0 (filled in by kernels.generic.BoundModule)."""
-    from .compiled.dependent import LU_FIELDS, Model
+    addresses of the functions called through them left 0 (filled in by kernels.bound.BoundModule)."""
+    from .compiled.dependent import Model
+    from .compiled.fields import LU_FIELDS
 
     sysm, num = formulation.system, formulation.num
     lay = Layout(sysm)
@@ -28,7 +29,6 @@ def dependent_model(formulation):
     sparse = spare + size * size + size
     eval_work = sparse + program.nnz + size
     scratch = c + n_p + 2 * n  # rhs's lambda, p, v and v' before evaluate's work
-    kernels = primitive_kernels(num)
     blocks = np.array([list(b) for b in lay.blocks], dtype=np.int64).reshape((-1, 4))
     values = dict(
         N_P=n_p, N=n, C=c, M_H=lay.m, L=lay.l, BLOCKS=blocks, DYN=dyn, CON=con, DYN_AT=np.array(o, dtype=np.int64),
@@ -37,7 +37,7 @@ def dependent_model(formulation):
         DAE_WORK=eval_work + 3 * n_p + n + m_a * (n_p + 2),  # dae_residual: p, Y's positions, zeros, v, Psi, Psi_y
         SCRATCH=scratch, WORK=scratch + eval_work, KS_PLUS=np.array(plus, dtype=np.int64),
         KS_MINUS=np.array(minus, dtype=np.int64), KS_NNZ=program.nnz, REJECT_FAILED_STAGES=False,
-        DYNAMICS=kernels["_dynamics"], CONSTRAINTS=kernels["_constraints"], ENERGY=kernels["_energy"],
+        **primitive_kernels(num),
         KINEMATICS=num.kernel("kinematics"), HOLONOMIC_CHART=num.kernel("holonomic_chart"),
         ADDRESS_EVALUATE=0, ADDRESS_RHS=0, ADDRESS_POST_STEP=0)
     values.update({f"KS_{name}": np.ascontiguousarray(getattr(program, name.lower()), dtype=np.int64)
@@ -52,7 +52,7 @@ def dependent_model(formulation):
 def dependent_functions():
     """The compiled functions of the dependent formulation (formulations.kernels.compiled: evaluate,
     post_step, rhs, the passes over recorded points, the entry points of the loops, IDA and the
-    augmented Lagrangian), each taking a Model first, as one namespace (for kernels.generic.BoundModule)."""
+    augmented Lagrangian), each taking a Model first, as one namespace (for kernels.bound.BoundModule)."""
     from types import SimpleNamespace
 
     from .compiled import dependent, dependent_steps, passes

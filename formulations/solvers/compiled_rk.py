@@ -25,23 +25,21 @@ _MODULES = weakref.WeakKeyDictionary()  # formulation -> its module: the source 
 
 
 def compiled_module(formulation):
-    """The formulation's generated module, compiled by numba on first use and cached on disk (and,
-    per formulation instance, in memory: its source is fixed when it is created)."""
+    """The formulation's compiled functions with its system's model bound (formulations.kernels.bound),
+    compiled by numba on first use and cached on disk (and, per formulation instance, in memory: its
+    model is fixed when it is created)."""
     module = _MODULES.get(formulation)
     if module is None:
-        from systems.numeric.codegen import compile_module, require_numba
+        from systems.numeric.codegen import require_numba
 
-        from ..kernels.generic import BoundModule, GenericSource, generic_module
+        from ..errors import CapabilityError
+        from ..kernels.bound import BoundModule
 
+        require_numba()
         made = formulation.compiled_model()
-        if made is not None:  # ordinary modules of numba functions and the model of the system
-            require_numba()
-            functions, model = made
-            generic = GenericSource("", model._fields, model, ("evaluate", "post_step", "rhs"))
-            module = _MODULES[formulation] = BoundModule(functions, generic)
-        else:
-            generic = generic_module(formulation.compiled_rhs_source())
-            module = _MODULES[formulation] = BoundModule(compile_module(generic.text), generic)
+        if made is None:
+            raise CapabilityError(f"formulation {formulation.name!r} has no compiled right-hand side")
+        module = _MODULES[formulation] = BoundModule(*made)
     return module
 
 

@@ -23,7 +23,7 @@ WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3",
 def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
     """Compile (or load) the compiled modules of ``formulations`` for each system (catalogue names or
     System objects) with each method (WARM_METHODS), by a short run on the compiled backend;
-    every system of the same kind then reuses the machine code (formulations.kernels.generic).
+    every other system then reuses the machine code (formulations.kernels.compiled).
     report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
     a formulation or method that does not apply to a system, or has no compiled loop for it, is left
     out; a short run that fails raises RuntimeError naming it."""

@@ -6,7 +6,7 @@ A kernel evaluates a list of expressions into a flat output array: ``kernel(t, p
 passes ``out`` filled with zeros, so the sparsity pattern is kept and nothing else is written. The
 source is one small module per kernel, named by the hash of its expressions, compiled with
 ``numba.cfunc(signature, cache=True)``: a first-class function, which the generated formulation
-modules receive as an argument (formulations.kernels.generic) and Python calls through the
+modules' models hold (formulations.kernels.compiled) and Python calls through the
 trampolines of systems.numeric.calls, all of them compiled once per machine, not per system. The cache's functions (cache_dir, clear_cache, prune_cache, ...) are
 reachable here too.
 """
@@ -172,13 +172,6 @@ class Kernel:
                 raise TypeError(f"kernel {self.__name__!r} got argument {position} of shape {value.shape} but "
                                 f"expected shape ({size},)")
         self._call(self._address, *values, out)
-
-
-def compile_module(source: str):
-    """A module of numba functions from ``source``, written once to the cache folder under the hash
-    of its text and imported from there (its functions' machine code is cached beside it)."""
-    require_numba()
-    return _module(source, lambda: source)
 
 
 def structural_nonzero(entries) -> frozenset:

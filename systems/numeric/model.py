@@ -83,7 +83,6 @@ class NumericModel:
     _chart: object
     _holonomic_chart: object
     compile_seconds: float = 0.0  # time spent deriving the primitives' derivatives and lambdifying
-    timed_chart: bool = False  # g or C depends on time: chart and embedding_acc take t as well
 
     def dynamics(self, t, p, v, params):
         """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
@@ -135,7 +134,7 @@ class NumericModel:
         """(g (n_p,), g_q A_q (n_p, k), A_q (k_q, k), A(g(q)) (n_p, n), C(g(q)) (m + l, n)) in one call."""
         if self._chart is None:
             raise ValueError("this system has no embedding p = g(q)")
-        return self._chart(q, params, t) if self.timed_chart else self._chart(q, params)
+        return self._chart(q, params, t)
 
     def holonomic_chart(self, p, pdot, params, t=0.0):
         """(Phi_a (m_a,), Phi_a_p (m_a, n_p), (d/dp (Phi_a_p p')) p' + 2 Phi_a_pt p' + Phi_a_tt (m_a,)) at
@@ -145,9 +144,7 @@ class NumericModel:
     def embedding_acceleration(self, q, w, params, t=0.0):
         """(d/dq (g_q A_q w + g_t)) A_q w + d/dt (g_q A_q w + g_t), shape (n_p,): the part of p''
         that does not involve w' (the terms in t vanish for a fixed embedding)."""
-        if self.timed_chart:
-            return self._embedding_acc(q, w, params, t)[0]
-        return self._embedding_acc(q, w, params)[0]
+        return self._embedding_acc(q, w, params, t)[0]
 
     def inverse(self, p, params, t=0.0):
         """q = h(p, t), shape (k_q,)."""
@@ -246,7 +243,6 @@ def _build(system, backend="numpy") -> NumericModel:
 
     emb = system.embedding
     embedding = embedding_acc = inverse = chart = None
-    moving = False
     if emb is not None:
         q = list(emb.coordinates)
         w = list(emb.velocities)
@@ -255,17 +251,15 @@ def _build(system, backend="numpy") -> NumericModel:
         g_q = g.jacobian(q)
         g_t = g.diff(t)
         A_q = sp.Matrix(emb.A_q)
-        moving = any(e != 0 for e in g_t) or t in C.free_symbols
         embedding = make("embedding", [("q", q), ("params", params), ("t", t)], [g, g_q, A_q, g_t],
                          [(n_p,), (n_p, k_q), (k_q, k), (n_p,)])
         on_g = dict(zip(p, g))
-        timed = [("t", t)] if moving else []  # the fused kernels call the fixed ones without t
-        chart = _lazy(lambda: make("chart", [("q", q), ("params", params)] + timed,
+        chart = _lazy(lambda: make("chart", [("q", q), ("params", params), ("t", t)],
                                    [g, g_q * A_q, A_q, A.subs(on_g), C.subs(on_g)],
                                    [(n_p,), (n_p, k), (k_q, k), (n_p, n_v), (c, n_v)]))
         qdot = A_q * sp.Matrix(w)
         pdot_q = g_q * qdot + g_t
-        embedding_acc = _lazy(lambda: make("embedding_acc", [("q", q), ("w", w), ("params", params)] + timed,
+        embedding_acc = _lazy(lambda: make("embedding_acc", [("q", q), ("w", w), ("params", params), ("t", t)],
                                            [pdot_q.jacobian(q) * qdot + pdot_q.diff(t)], [(n_p,)]))
         inverse = make("inverse", [("p", p), ("params", params), ("t", t)], [sp.Matrix(emb.inverse)], [(k_q,)])
 
@@ -280,7 +274,7 @@ def _build(system, backend="numpy") -> NumericModel:
         [Phi_a, Phi_a_p, _second_rate(Phi_a, Phi_a_p, p, pdot_syms, t) if m_a else Phi_a],
         [(m_a,), (m_a, n_p), (m_a,)]))
     return NumericModel(n_p, n_v, m, c, dynamics, constraints, kinematics, energy, embedding,
-                        embedding_acc, inverse, chart, holonomic_chart, timed_chart=moving)
+                        embedding_acc, inverse, chart, holonomic_chart)
 
 
 def _second_rate(Phi_a, Phi_a_p, p, pdot, t):

@@ -27,32 +27,21 @@ from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, finite, least_
                                          solve, solve1, solve1_min_norm, solve_min_norm_in_place, tmv, unit_blocks)
 from formulations.kernels.sparse_linalg import sparse_factor, sparse_mv, sparse_solve
 
+from .fields import ADDRESSES, BLOCKS, FLAG, INDEX, INT, LU_FIELDS, PRIMITIVES, kernel, views
 from .passes import rhs  # y' alone, called through its address as this module's own
 
-_INT, _FLAG = types.int64, types.boolean
-_INDEX, _BLOCKS, _VECTOR = types.Array(types.int64, 1, "C"), types.Array(types.int64, 2, "C"), types.float64[::1]
-
-
-def _kernel(*scalars_first):
-    """The numba type of a system kernel (systems.numeric.codegen): float64 scalars and vectors, the
-    output last."""
-    return types.FunctionType(types.void(*[types.float64 if s else _VECTOR for s in scalars_first], _VECTOR))
-
-
-LU_FIELDS = ("PIVOT", "LOWER_PTR", "LOWER", "LOWER_ROW", "UPDATE_PTR", "UPDATE_TARGET", "UPDATE_LEFT", "UPDATE_RIGHT",
-             "UPPER_PTR", "UPPER", "UPPER_COL")
-_FIELDS = (("N_P", _INT), ("N", _INT), ("C", _INT), ("M_H", _INT), ("L", _INT), ("BLOCKS", _BLOCKS), ("DYN", _INT),
-           ("CON", _INT), ("DYN_AT", _INDEX), ("A_CONSTANT", _FLAG), ("M_A", _INT), ("SIZE", _INT), ("SPARE", _INT),
-           ("SPARSE", _INT), ("EVAL_WORK", _INT), ("DAE_WORK", _INT), ("SCRATCH", _INT), ("WORK", _INT),
-           *((f"KS_{name}", _INDEX) for name in LU_FIELDS), ("KS_PLUS", _INDEX), ("KS_MINUS", _INDEX),
-           ("KS_NNZ", _INT), ("CV_ROW", _INDEX), ("CV_INDEX", _INDEX), ("CV_COL", _INDEX), ("AV_ROW", _INDEX),
-           ("AV_INDEX", _INDEX), ("AV_COL", _INDEX), ("REJECT_FAILED_STAGES", _FLAG),
-           ("DYNAMICS", _kernel(True, False, False, False)), ("CONSTRAINTS", _kernel(False, False, True)),
-           ("ENERGY", _kernel(False, False, False)), ("KINEMATICS", _kernel(False, False)),
-           ("HOLONOMIC_CHART", _kernel(False, False, False, True)),
-           ("ADDRESS_EVALUATE", _INT), ("ADDRESS_RHS", _INT), ("ADDRESS_POST_STEP", _INT))
+_FIELDS = (("N_P", INT), ("N", INT), ("C", INT), ("M_H", INT), ("L", INT), ("BLOCKS", BLOCKS), ("DYN", INT),
+           ("CON", INT), ("DYN_AT", INDEX), ("A_CONSTANT", FLAG), ("M_A", INT), ("SIZE", INT), ("SPARE", INT),
+           ("SPARSE", INT), ("EVAL_WORK", INT), ("DAE_WORK", INT), ("SCRATCH", INT), ("WORK", INT),
+           *((f"KS_{name}", INDEX) for name in LU_FIELDS), ("KS_PLUS", INDEX), ("KS_MINUS", INDEX),
+           ("KS_NNZ", INT), ("CV_ROW", INDEX), ("CV_INDEX", INDEX), ("CV_COL", INDEX), ("AV_ROW", INDEX),
+           ("AV_INDEX", INDEX), ("AV_COL", INDEX), ("REJECT_FAILED_STAGES", FLAG),
+           *PRIMITIVES, ("KINEMATICS", kernel(False, False)), ("HOLONOMIC_CHART", kernel(False, False, False, True)),
+           *ADDRESSES)
 Model = namedtuple("Model", [name for name, _ in _FIELDS])  # pickled by reference: its name is its own
 MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
+# what evaluate is made of, in order (formulations.workbench.derivation.export)
+EVALUATION = ("views", "_sparse_saddle", "_saddle_rhs", "_dense_saddle", "evaluate")
 
 
 @numba.njit(cache=True, inline="always")
@@ -75,14 +64,6 @@ def _sparse_saddle(md, buf, b, work):
         return False
     b[:] = x
     return True
-
-
-@numba.njit(cache=True, inline="always")
-def _views(md, buf):
-    """M, d, f0, F, C, xi, A, pdd2: the views of the dynamics output buf."""
-    N, C, N_P, at = md.N, md.C, md.N_P, md.DYN_AT
-    return (buf[at[0]:at[1]].reshape((N, N)), buf[at[1]:at[2]], buf[at[2]:at[3]], buf[at[3]:at[4]].reshape((N, C)),
-            buf[at[4]:at[5]].reshape((C, N)), buf[at[5]:at[6]], buf[at[6]:at[7]].reshape((N_P, N)), buf[at[7]:at[8]])
 
 
 @numba.njit(cache=True, inline="always")
@@ -120,7 +101,7 @@ def _dense_saddle(md, extra, buf, b, dropped, work, out, vdot, lam):
     least squares where C has dependent rows (minimum-norm lambda); the solution stored into out,
     vdot and lam. False where the matrix is singular or not finite."""
     N, C, N_P, DYN, SIZE = md.N, md.C, md.N_P, md.DYN, md.SIZE
-    M, _, _, F, Cm, _, _, _ = _views(md, buf)
+    M, _, _, F, Cm, _, _, _ = views(md, buf)
     K = work[DYN:DYN + SIZE * SIZE].reshape((SIZE, SIZE))
     K[:N, :N] = M
     K[N:, :N] = Cm
@@ -189,7 +170,7 @@ def _project_positions(md, t, p, params, extra, buf):
         if not have_metric:
             buf[:] = 0.0
             md.DYNAMICS(t, p, np.zeros(N), params, buf)
-            M, _, _, _, _, _, Ad, _ = _views(md, buf)
+            M, _, _, _, _, _, Ad, _ = views(md, buf)
             if not all_finite(Ad) or not all_finite(M):
                 return False
             A_pinv = pseudo_inverse(Ad)
@@ -235,7 +216,7 @@ def _project_velocities(md, t, p, v, params, buf):
     systems.state.project_velocities; False where a matrix is singular or not finite. buf: DYN."""
     buf[:] = 0.0
     md.DYNAMICS(t, p, v, params, buf)
-    M, _, _, _, Cm, _, _, _ = _views(md, buf)
+    M, _, _, _, Cm, _, _, _ = views(md, buf)
     cb = np.zeros(md.CON)
     md.CONSTRAINTS(p, params, t, cb)
     if not (all_finite(M) and all_finite(Cm) and finite(cb)):

@@ -14,7 +14,8 @@ from formulations.kernels.borrowed import borrowed_items
 from formulations.kernels.by_address import load_model
 from formulations.kernels.linalg import all_finite, mv, solve, solve1, unit_blocks
 
-from .dependent import MODEL_TYPE, _project_velocities, _saddle_rhs, _views, evaluate_through
+from .dependent import MODEL_TYPE, _project_velocities, _saddle_rhs, evaluate_through
+from .fields import views
 
 
 @numba.njit(cache=True)
@@ -65,7 +66,7 @@ def dae_residual(model, t, Y, YP, params, extra, ggl, res, work):
     buf[:] = 0.0
     md.DYNAMICS(t, p, v, params, buf)
     b, _ = _saddle_rhs(md, t, p, v, params, extra, buf, work)
-    M, _, _, F, Cm, _, Ad, _ = _views(md, buf)
+    M, _, _, F, Cm, _, Ad, _ = views(md, buf)
     for i in range(N_P):
         value = YP[i]
         for j in range(N):
@@ -184,7 +185,7 @@ def _al_penalties(md, M, Cm, h, penalty, alpha, scale):
 def _al_newton(md, buf, a, lam, alpha, scale, force, T, R):
     """The Newton matrix T and residual R of the step's dynamics in the accelerations a, with the
     augmented forces ``force`` = lambda + alpha residual; buf holds the dynamics at the step's end."""
-    M, d, f0, F, Cm, _, _, _ = _views(md, buf)
+    M, d, f0, F, Cm, _, _, _ = views(md, buf)
     N, C = md.N, md.C
     Ma = mv(M, a)
     for i in range(N):
@@ -219,7 +220,7 @@ def _al_step(md, t1, h, p0, v0, a0, lam, params, penalty, max_iter, tol, p1, v1,
         buf[:] = 0.0
         md.DYNAMICS(t1, pn, v1, params, buf)
         evaluations += 1
-        M, _, _, F, Cm, _, _, _ = _views(md, buf)
+        M, _, _, F, Cm, _, _, _ = views(md, buf)
         if not (all_finite(M) and all_finite(Cm) and all_finite(F)):
             return 2, size, evaluations
         if it == 0:  # penalties from the equivalent masses at the first iterate

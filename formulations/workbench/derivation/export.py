@@ -1,9 +1,10 @@
 """A formulation's right-hand side as standalone code: Python that imports only numpy, C, or LaTeX.
 
-Python: the compiled backend's generated module (the primitives as CSE'd expressions from sympy's
-code printer, and the formulation's whole evaluation: the saddle-point solve of the dependent
-formulation, the projected equations of reduced and minimal), with the small linear algebra it
-uses written out and its numba decorators made plain Python, so that the module runs where only
+Python: the compiled backend's code (the primitives as CSE'd expressions from sympy's code printer,
+and the formulation's whole evaluation from formulations.kernels.compiled: the saddle-point solve of
+the dependent formulation, the projected equations of reduced and minimal, with the system's model
+written out), with the small linear algebra it uses written out and its numba decorators made plain
+Python, so that the module runs where only
 numpy is installed and gives pfaff's numbers to round-off. Its docstring lists the order of the
 states and parameters (as PyDy's generated code does); ``rhs(t, y, params=PARAMETERS)`` takes the
 parameter values as a default argument.
@@ -29,7 +30,7 @@ from systems.numeric.cache import CHECKSUM
 TARGETS = ("python", "c", "latex")
 
 _SHIM = '''class numba:
-    """The decorators of the generated code, as plain Python."""
+    """The decorators of the compiled code, as plain Python."""
 
     @staticmethod
     def njit(*args, **kwargs):
@@ -56,11 +57,11 @@ def export(form, to: str = "python") -> str:
 
 def export_python(form) -> str:
     """A Python module (numpy only) of ``form``'s right-hand side; ``form`` built with
-    backend="compiled" (its generated module is the source) and prepared at the state it will start
+    backend="compiled" (its compiled modules are the source) and prepared at the state it will start
     from (the minimal formulation's choice of u is fixed then)."""
     if form.backend != "compiled":
-        raise ExportError(f"export of the {form.name} formulation of {form.system.name!r} takes its generated "
-                          "module: create it with backend='compiled' (needs numba at export time only)")
+        raise ExportError(f"export of the {form.name} formulation of {form.system.name!r} takes its compiled "
+                          "modules: create it with backend='compiled' (needs numba at export time only)")
     needs = form.needs()
     if needs:
         what, why = next(iter(needs.values()))
@@ -68,8 +69,10 @@ def export_python(form) -> str:
                           f"({what}: {why}), which a right-hand side alone cannot do: export dependent without "
                           "projection, or reduced or minimal of a system with an embedding")
     made = form.compiled_model()
-    source = _inline(form.compiled_rhs_source() if made is None else _model_source(*made), set())
-    call = "evaluate(" if made is None else "evaluate(MODEL, "
+    if made is None:
+        raise ExportError(f"the {form.name} formulation has no compiled right-hand side to export: export dependent, "
+                          "reduced or minimal")
+    source = _inline(_model_source(*made), set())
     sysm = form.system
     p0, v0 = sysm.default_state()
     y0 = form.initial_state(p0, v0)
@@ -104,7 +107,7 @@ def rhs(t, y, params=PARAMETERS):
     out = np.empty(y.shape[0])
     lam = np.empty(C)
     p, v, vdot = np.empty(N_P), np.empty(N), np.empty(N)
-    if not {call}float(t), y, np.ascontiguousarray(params, dtype=float), EXTRA, out, lam, p, v, vdot, True,
+    if not evaluate(MODEL, float(t), y, np.ascontiguousarray(params, dtype=float), EXTRA, out, lam, p, v, vdot, True,
                     np.zeros(EVAL_WORK)):
         raise FloatingPointError(f"a matrix of the evaluation is singular or not finite at t = {{t}}, y = {{y}}")
     return out
@@ -112,9 +115,8 @@ def rhs(t, y, params=PARAMETERS):
     source = source.replace("import numba\n", "", 1)
     source = source.replace("import numpy as np\n", "import numpy as np\n\n\n" + _SHIM, 1)
     if re.search(r"^(import|from) numba", source, re.M) or _SHIM not in source:
-        raise ExportError(f"the generated module of the {form.name} formulation has a layout this export does not "
+        raise ExportError(f"the compiled modules of the {form.name} formulation have a layout this export does not "
                           "know (its numba import); export --to c, or run it with backend='compiled'")
-    source = source.replace("def rhs(t, y, params, extra, out, work):", "def rhs_into(t, y, params, extra, out, work):")
     return doc + "\n" + source + api
 
 
@@ -132,15 +134,13 @@ def _model_source(functions, model) -> str:
             values.append(f"{name}=np.array({value.tolist()!r}, dtype=np.int64){shape}")
         elif isinstance(value, (bool, int, float)):
             values.append(f"{name}={value!r}")
-        else:  # a kernel: a numba first-class function of a generated module
+        else:  # a kernel: a numba first-class function of a generated module (systems.numeric.codegen)
             python = value._pyfunc
-            kernels.append(f"from {python.__module__} import {python.__name__} as _{name.lower()}\n")
-            values.append(f"{name}=_{name.lower()}")
-    evaluation = functions.evaluate
-    module = sys.modules[evaluation.py_func.__module__]
-    own = [inspect.getsource(value.py_func) for value in vars(module).values()
-           if isinstance(value, numba.core.registry.CPUDispatcher) and value.py_func.__module__ == module.__name__
-           and value.py_func.__name__ in _EVALUATION]
+            kernels.append(f"from {python.__module__} import {python.__name__} as kernel_{name.lower()}\n")
+            values.append(f"{name}=kernel_{name.lower()}")
+    module = sys.modules[functions.evaluate.py_func.__module__]
+    own = [inspect.getsource(value.py_func) if isinstance(value, numba.core.registry.CPUDispatcher)
+           else f"{name} = {value!r}" for name, value in ((name, getattr(module, name)) for name in module.EVALUATION)]
     libraries = "".join(f"from formulations.kernels.{name} import {first}\n"  # written in whole by _inline
                         for name, first in (("borrowed", "borrowed"), ("linalg", "mv"), ("sparse_linalg", "sparse_mv")))
     return ("import math\nfrom collections import namedtuple\n\nimport numba\nimport numpy as np\n\n" + libraries + "\n"
@@ -149,8 +149,6 @@ def _model_source(functions, model) -> str:
             + "N_P, N, C, EVAL_WORK = MODEL.N_P, MODEL.N, MODEL.C, MODEL.EVAL_WORK\n")
 
 
-# the functions of a compiled module that its evaluation needs (the rest serve the loops and passes)
-_EVALUATION = ("_views", "_saddle_rhs", "_sparse_saddle", "_dense_saddle", "evaluate")
 _CFUNC = re.compile(r"^(from numba import types|from systems\.numeric\.cache import cfunc|@cfunc\(.*\))\n", re.M)
 _KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
 _LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n", re.M)
