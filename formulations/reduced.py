@@ -135,7 +135,7 @@ class Reduced(Formulation):
         (Atlas.compiled_chart)."""
         from .kernels.embedded import embedded_functions, embedded_model
 
-        return embedded_functions(), embedded_model(self, minimal=False)
+        return embedded_functions("chart" if self.on_charts else "reduced"), embedded_model(self, minimal=False)
 
     def compiled_arguments(self):
         extra = super().compiled_arguments()

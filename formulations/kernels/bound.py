@@ -98,7 +98,7 @@ class BoundModule:
                                     f"{expected}")
                 model = list(self.model)
                 for name, at in self._by_address:
-                    model[at] = address(getattr(self.module, name), model_type)
+                    model[at] = address(getattr(self.module, name), model_type, name)
                 self._fields.update({_address_field(name): model[at] for name, at in self._by_address})
                 self.model = type(self.model)(*model)
                 self._model_type = model_type

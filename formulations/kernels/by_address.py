@@ -43,12 +43,13 @@ ENTRY_POINTS = {
 }
 
 
-def address(dispatcher, model_type=None) -> int:
+def address(dispatcher, model_type=None, name=None) -> int:
     """The address of the machine code of ``dispatcher`` (a formulation module's function named in
-    SIGNATURES, compiled for a model of ``model_type``, or in ENTRY_POINTS), compiled or loaded from
-    numba's cache on first use, in numba's calling convention. Raises TypeError where the compiled
-    function returns another type than its callers read."""
-    name = dispatcher.py_func.__name__
+    SIGNATURES, compiled for a model of ``model_type``, or in ENTRY_POINTS; ``name``: the name it
+    serves there, default its own), compiled or loaded from numba's cache on first use, in numba's
+    calling convention. Raises TypeError where the compiled function returns another type than its
+    callers read."""
+    name = name or dispatcher.py_func.__name__
     result, arguments = ENTRY_POINTS[name] if name in ENTRY_POINTS else SIGNATURES[name]
     arguments = arguments if name in ENTRY_POINTS else (model_type, *arguments)
     dispatcher.compile(arguments)

@@ -60,7 +60,7 @@ def dependent_functions():
     names = {passes: ("workspace", "project_all", "evaluate_all", "check_all"),
              dependent: ("evaluate", "post_step", "rhs", "rhs_at", "post_step_at"),
              dependent_steps: ("dae_residual_at", "dae_jacobian_at", "al_run_at")}
-    return SimpleNamespace(MODEL_TYPE=dependent.MODEL_TYPE,
+    return SimpleNamespace(MODEL_TYPE=dependent.MODEL_TYPE, EVALUATION=dependent.EVALUATION,
                            **{name: getattr(module, name) for module, listed in names.items() for name in listed})
 
 

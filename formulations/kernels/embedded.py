@@ -50,7 +50,7 @@ def embedded_model(formulation, minimal: bool):
         N_P=n_p, N=n, C=c, M_H=lay.m, L=lay.l, DYN=lay.dyn[-1], CON=lay.con[-1],
         DYN_AT=np.array(lay.dyn, dtype=np.int64),
         A_CONSTANT=not (sp.Matrix(sysm.A).free_symbols & (set(sysm.coordinates) | {sysm.time})), K=k, K_Q=k_q,
-        R=r, QBLOCKS=blocks, MINIMAL=minimal, GEOMETRY=geometry, TIMED=sysm.is_rheonomic, MOVING=moving,
+        R=r, QBLOCKS=blocks, GEOMETRY=geometry, TIMED=sysm.is_rheonomic, MOVING=moving,
         SQUARE=square, NONIDEAL=bool(formulation.nonideal), CHART_AT=np.array(chart_at, dtype=np.int64),
         G_T_AT=n_p + n_p * k_q + k_q * k, M_A=m_a, HC=hc, W_H=w_h, W_Y=w_h + hc, W_S=w_h + hc + m_a,
         W_B=w_h + hc + 2 * m_a, W_D=w_d, TMP=tmp, EVAL_WORK=eval_work, SCRATCH=scratch, WORK=scratch + eval_work,
@@ -97,16 +97,21 @@ def _nothing(*scalars_first):
     return compile_kernel("nothing", [(f"a{i}", t if scalar else [x]) for i, scalar in enumerate(scalars_first)], [])
 
 
-def embedded_functions():
-    """The compiled functions of the reduced and minimal formulations (formulations.kernels.compiled:
-    evaluate, post_step, rhs, the passes over recorded points, the entry points of the loops, the
-    minimal formulation's choice_all and the charts' new_chart), each taking a Model first, as one
-    namespace (for kernels.bound.BoundModule)."""
+def embedded_functions(kind: str):
+    """The compiled functions of ``kind`` ("reduced", "minimal" or "chart": the reduced formulation on
+    charts) from formulations.kernels.compiled: its evaluation as ``evaluate``, its post_step, rhs,
+    the passes over recorded points, the entry points of the loops, and the minimal formulation's
+    choice_all or the chart's new_chart, each taking an embedded_model first, as one namespace (for
+    kernels.bound.BoundModule); EVALUATION names what the evaluation is made of."""
     from types import SimpleNamespace
 
     from .compiled import embedded, passes
 
-    names = {passes: ("workspace", "project_all", "evaluate_all", "check_all"),
-             embedded: ("evaluate", "post_step", "rhs", "rhs_at", "post_step_at", "choice_all", "new_chart")}
-    return SimpleNamespace(MODEL_TYPE=embedded.MODEL_TYPE,
-                           **{name: getattr(module, name) for module, listed in names.items() for name in listed})
+    own = {"reduced": {}, "minimal": {"choice_all": embedded.choice_all},
+           "chart": {"post_step": embedded.post_step_chart, "new_chart": embedded.new_chart}}[kind]
+    return SimpleNamespace(
+        MODEL_TYPE=embedded.MODEL_TYPE, EVALUATION=embedded.EVALUATION[kind],
+        evaluate=getattr(embedded, f"evaluate_{kind}"), post_step=own.get("post_step", embedded.post_step),
+        rhs=passes.rhs, rhs_at=embedded.rhs_at, post_step_at=embedded.post_step_at, workspace=passes.workspace,
+        project_all=passes.project_all, evaluate_all=passes.evaluate_all, check_all=passes.check_all,
+        **{name: function for name, function in own.items() if name != "post_step"})

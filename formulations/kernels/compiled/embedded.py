@@ -10,10 +10,15 @@ S_v (r, n), row-major (u = E w + S_v d_0, w = D_bar u + d_bar_0 with rheonomic o
 Rheonomic or affine rows (through an embedding, not on charts): v = D w + d_0 with d_0 = A^+ g_t of
 a moving embedding p = g(q, t), and the feedback acts on C_nh v + c_nh.
 
+Three evaluations share the steps: ``evaluate_reduced`` and ``evaluate_minimal`` through the
+embedding or the identity, ``evaluate_chart`` (the reduced formulation on a chart, with
+``post_step_chart`` and ``new_chart``); a formulation's model is bound to the one it runs
+(formulations.kernels.embedded.embedded_functions), so a run compiles only that one.
+
 The model (``Model``, built by formulations.kernels.embedded.embedded_model) holds, besides the
 fields of formulations.kernels.compiled.passes: L, K, K_Q, R (sizes of the nonholonomic rows, w, q
-and u), QBLOCKS (the unit-norm blocks of q), the flags MINIMAL, GEOMETRY (IDENTITY, EMBEDDING or
-CHART), TIMED (rheonomic or affine rows), MOVING (g depends on t), SQUARE (A square) and NONIDEAL,
+and u), QBLOCKS (the unit-norm blocks of q), the flags GEOMETRY (IDENTITY, EMBEDDING or CHART),
+TIMED (rheonomic or affine rows), MOVING (g depends on t), SQUARE (A square) and NONIDEAL,
 the layout of the chart kernel's output (CHART_AT) and of the embedding kernel's (G_T_AT: g_t), the
 chart's sizes and work offsets (M_A, HC, W_H, W_Y, W_S, W_B, W_D: Phi_a's rows, its kernel's output,
 and where the work array keeps that output, the last h, the row swaps and LU factors of
@@ -50,7 +55,7 @@ CHART_ITERATIONS = 25
 
 _FIELDS = (("N_P", INT), ("N", INT), ("C", INT), ("M_H", INT), ("L", INT), ("DYN", INT), ("CON", INT),
            ("DYN_AT", INDEX), ("A_CONSTANT", FLAG), ("K", INT), ("K_Q", INT), ("R", INT), ("QBLOCKS", BLOCKS),
-           ("MINIMAL", FLAG), ("GEOMETRY", INT), ("TIMED", FLAG), ("MOVING", FLAG), ("SQUARE", FLAG),
+           ("GEOMETRY", INT), ("TIMED", FLAG), ("MOVING", FLAG), ("SQUARE", FLAG),
            ("NONIDEAL", FLAG), ("CHART_AT", INDEX), ("G_T_AT", INT), ("M_A", INT), ("HC", INT), ("W_H", INT),
            ("W_Y", INT), ("W_S", INT), ("W_B", INT), ("W_D", INT), ("TMP", INT), ("EVAL_WORK", INT),
            ("SCRATCH", INT), ("WORK", INT), *((f"AL_{name}", INDEX) for name in LU_FIELDS), ("AL_ROW", INDEX),
@@ -60,10 +65,14 @@ _FIELDS = (("N_P", INT), ("N", INT), ("C", INT), ("M_H", INT), ("L", INT), ("DYN
            ("HOLONOMIC_CHART", kernel(False, False, False, True)), *ADDRESSES)
 Model = namedtuple("Model", [name for name, _ in _FIELDS])  # pickled by reference: its name is its own
 MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
-# what evaluate is made of, in order (formulations.workbench.derivation.export)
-EVALUATION = ("IDENTITY", "EMBEDDING", "CHART", "XC", "CHART_ITERATIONS", "views", "_take", "_program", "_solve_A", "_solve_D", "_identity_geometry", "_embedding_geometry", "_chart",
-              "_det_positive", "_chart_solve", "_chart_geometry", "_geometry", "_choice", "_velocity_map",
-              "_velocities", "_gamma", "_minimal_system", "_reduced_system", "_solve_and_store", "evaluate")
+# what each evaluation is made of, in order (formulations.workbench.derivation.export)
+_PARTS = ("IDENTITY", "EMBEDDING", "CHART", "XC", "CHART_ITERATIONS", "views", "_take", "_program", "_solve_A",
+          "_solve_D", "_identity_geometry", "_embedding_geometry", "_flat_geometry", "_offsets", "_dynamics", "_gamma",
+          "_reduced_system", "_solve_and_store")
+EVALUATION = {"reduced": _PARTS + ("evaluate_reduced",),
+              "minimal": _PARTS + ("_choice", "_velocity_map", "_minimal_w", "_minimal_system", "evaluate_minimal"),
+              "chart": _PARTS + ("_chart", "_det_positive", "_chart_solve", "_chart_geometry", "_chart_gamma",
+                                 "evaluate_chart")}
 
 
 @numba.njit(cache=True, inline="always")
@@ -237,21 +246,13 @@ def _chart_geometry(md, q, params, p, extra, work, at):
 
 
 @numba.njit(cache=True, inline="always")
-def _geometry(md, q, params, p, extra, t, work, at):
+def _flat_geometry(md, q, params, p, t, work, at):
     """(D (n, k), A_q (k_q, k), A (n_p, n), C (c, n), the LU factors of a square A and their row
-    swaps (lu_in_place; perm empty: sparse factors, vals (1, AL_NNZ)), ok, at) at q, and p = g(q)
-    into p; the temporaries from work[at:]."""
-    if md.GEOMETRY == CHART:
-        return _chart_geometry(md, q, params, p, extra, work, at)
+    swaps (lu_in_place; perm empty: sparse factors, vals (1, AL_NNZ)), ok, at) at q through the
+    embedding or the identity, and p = g(q) into p; the temporaries from work[at:]."""
     if md.GEOMETRY == EMBEDDING:
         return _embedding_geometry(md, q, params, p, t, work, at)
     return _identity_geometry(md, q, params, p, t, work, at)
-
-
-@numba.njit(cache=True)
-def _geometry_once(md, q, params, p, extra, t, work):
-    """_geometry from TMP, for the functions besides evaluate (compiled once for them all)."""
-    return _geometry(md, q, params, p, extra, t, work, md.TMP)
 
 
 @numba.njit(cache=True, inline="always")
@@ -270,16 +271,13 @@ def _choice(md, D, Cg, extra, Kc):
 @numba.njit(cache=True, inline="always")
 def _velocity_map(md, D, Cg, extra, work, at):
     """(Kc, perm_c, D_bar, ok, at) of the minimal formulation: [C_bar_nh; E] D_bar = [0; I], Kc left
-    in the LU factors of [C_bar_nh; E] (perm_c its row swaps); empty for the reduced one."""
+    in the LU factors of [C_bar_nh; E] (perm_c its row swaps)."""
     L, R, K = md.L, md.R, md.K
-    rows = L + R if md.MINIMAL else 0
-    Kc_buf, at = _take(work, at, rows * K)
-    Kc = Kc_buf.reshape((rows, K))
-    D_bar_buf, at = _take(work, at, rows * R)
-    D_bar = D_bar_buf.reshape((rows, R))
-    perm_c = np.empty(rows, np.int64)
-    if not md.MINIMAL:
-        return Kc, perm_c, D_bar, True, at
+    Kc_buf, at = _take(work, at, (L + R) * K)
+    Kc = Kc_buf.reshape((L + R, K))
+    D_bar_buf, at = _take(work, at, (L + R) * R)
+    D_bar = D_bar_buf.reshape((L + R, R))
+    perm_c = np.empty(L + R, np.int64)
     _choice(md, D, Cg, extra, Kc)
     D_bar[:, :] = 0.0
     for i in range(R):
@@ -291,59 +289,67 @@ def _velocity_map(md, D, Cg, extra, work, at):
 
 
 @numba.njit(cache=True, inline="always")
-def _velocities(md, t, q, y, p, v, params, extra, A, LU, perm, D, Cg, Kc, perm_c, D_bar, work, at):
-    """(w, c_nh, ok, at): w (= D_bar u (+ d_bar_0) in the minimal formulation), v = D w (+ d_0) into
-    v, and c_nh at t of rheonomic or affine rows (empty otherwise)."""
-    N, L, R, K, K_Q, CON = md.N, md.L, md.R, md.K, md.K_Q, md.CON
-    d_0, at = _take(work, at, N)  # zero unless the embedding moves
+def _offsets(md, t, q, p, params, A, LU, perm, work, at):
+    """(d_0, c_nh, ok, at) of rheonomic or affine rows: d_0 = A^+ g_t of a moving embedding (zero
+    otherwise) and c_nh at t (empty where the rows do not depend on time)."""
+    d_0, at = _take(work, at, md.N)
     c_nh = d_0[:0]
     ok = True
-    if md.MOVING:  # d_0 = A^+ g_t
+    if md.MOVING:
         eb = np.zeros(md.G_T_AT + md.N_P)
         md.EMBEDDING(q, params, t, eb)
         d_0[:] = eb[md.G_T_AT:]
         d_0, ok = _solve_A(md, A, LU, perm, d_0)
-    if md.TIMED and L:
-        cb_t = np.zeros(CON)
+    if md.TIMED and md.L:
+        cb_t = np.zeros(md.CON)
         md.CONSTRAINTS(p, params, t, cb_t)
-        c_nh = cb_t[CON - L:]
+        c_nh = cb_t[md.CON - md.L:]
+    return d_0, c_nh, ok, at
+
+
+@numba.njit(cache=True, inline="always")
+def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at):
+    """(w, ok, at): w = D_bar u (+ d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0],
+    where the rows depend on time)."""
+    N, L, R, K = md.N, md.L, md.R, md.K
     w, at = _take(work, at, K)
-    if md.MINIMAL and md.TIMED:  # w = D_bar u + d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0]
-        d_bar_0 = np.empty(L + R)
-        if L:
-            d_bar_0[:L] = -(mv(Cg[md.M_H:], d_0) + c_nh)
-        d_bar_0[L:] = -mv(extra[R * K:R * K + R * N].reshape((R, N)), d_0)
-        ok = ok and lu_solve(Kc, perm_c, d_bar_0)
-        w[:] = mv(D_bar, y[K_Q:]) + d_bar_0
-    elif md.MINIMAL:
-        mv_into(D_bar, y[K_Q:], w)
-    else:
-        w[:] = y[K_Q:]
+    if not md.TIMED:
+        mv_into(D_bar, y[md.K_Q:], w)
+        return w, True, at
+    d_bar_0 = np.empty(L + R)
+    if L:
+        d_bar_0[:L] = -(mv(Cg[md.M_H:], d_0) + c_nh)
+    d_bar_0[L:] = -mv(extra[R * K:R * K + R * N].reshape((R, N)), d_0)
+    ok = lu_solve(Kc, perm_c, d_bar_0)
+    w[:] = mv(D_bar, y[md.K_Q:]) + d_bar_0
+    return w, ok, at
+
+
+@numba.njit(cache=True, inline="always")
+def _dynamics(md, t, p, v, w, d_0, D, params, work, at):
+    """v = D w (+ d_0) into v, the dynamics at (t, p, v) and h = f0 - d: (M, F, C, xi, pdd2, h, at)."""
     if md.MOVING:
         v[:] = mv(D, w) + d_0
     else:
         mv_into(D, w, v)
-    return w, c_nh, ok, at
+    buf = work[:md.DYN]
+    md.DYNAMICS(t, p, v, params, buf)
+    M, d, f0, F, Cm, xi, _, pdd2 = views(md, buf)
+    h, at = _take(work, at, md.N)
+    for i in range(md.N):
+        h[i] = f0[i] - d[i]
+    return M, F, Cm, xi, pdd2, h, at
 
 
 @numba.njit(cache=True, inline="always")
-def _gamma(md, q, w, p, params, extra, t, A, LU, perm, pdd2, work, at):
-    """(gamma, ok, at), v' = D w' + gamma: zero without an embedding, from the chart
-    (gamma_p = -U S^-1 (d/dp (Phi_a_p p')) p' with p' = D_p w), or from the embedding."""
-    N, N_P, K, M_A = md.N, md.N_P, md.K, md.M_A
+def _gamma(md, q, w, params, t, A, LU, perm, pdd2, work, at):
+    """(gamma, ok, at), v' = D w' + gamma: zero without an embedding, A^-1 (the embedding's
+    acceleration - pdd2) through one."""
+    N = md.N
     if md.GEOMETRY == IDENTITY:
         gamma, at = _take(work, at, N)  # never written: zero
         return gamma, True, at
-    if md.GEOMETRY == CHART:
-        p0, U, V = _chart(md, extra)
-        hc = work[md.W_H:md.W_H + md.HC]
-        hc[:] = 0.0
-        md.HOLONOMIC_CHART(p, mv(work[md.W_D:md.W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)
-        g_a = hc[M_A + M_A * N_P:].copy()
-        lu_solve(work[md.W_B:md.W_D].reshape((M_A, M_A)), work[md.W_S:md.W_B].astype(np.int64), g_a)  # S^-1 g_a
-        gamma, ok = _solve_A(md, A, LU, perm, -mv(U, g_a) - pdd2)
-        return gamma, ok, at
-    acc, at = _take(work, at, N_P)
+    acc, at = _take(work, at, md.N_P)
     md.EMBEDDING_ACC(q, w, params, t, acc)
     gamma, at = _take(work, at, N)
     if md.SQUARE:
@@ -352,6 +358,20 @@ def _gamma(md, q, w, p, params, extra, t, A, LU, perm, pdd2, work, at):
         return gamma, _solve_A(md, A, LU, perm, gamma)[1], at
     gamma, ok = _solve_A(md, A, LU, perm, acc - pdd2)
     return gamma, ok, at
+
+
+@numba.njit(cache=True, inline="always")
+def _chart_gamma(md, w, p, params, extra, A, LU, perm, pdd2, work):
+    """(gamma, ok), v' = D w' + gamma on a chart: gamma_p = -U S^-1 (d/dp (Phi_a_p p')) p' with
+    p' = D_p w, and A gamma = gamma_p."""
+    N_P, K, M_A = md.N_P, md.K, md.M_A
+    p0, U, V = _chart(md, extra)
+    hc = work[md.W_H:md.W_H + md.HC]
+    hc[:] = 0.0
+    md.HOLONOMIC_CHART(p, mv(work[md.W_D:md.W_D + N_P * K].reshape((N_P, K)), w), params, 0.0, hc)
+    g_a = hc[M_A + M_A * N_P:].copy()
+    lu_solve(work[md.W_B:md.W_D].reshape((M_A, M_A)), work[md.W_S:md.W_B].astype(np.int64), g_a)  # S^-1 g_a
+    return _solve_A(md, A, LU, perm, -mv(U, g_a) - pdd2)
 
 
 @numba.njit(cache=True, inline="always")
@@ -424,7 +444,7 @@ def _reduced_system(md, M, F, Cm, xi, h, D, gamma, v, c_nh, extra, nonideal):
     rows = Km.shape[0] - L
     Km[rows:, :K] = Gk
     b[rows:] = kept
-    return Km, b, D, gamma
+    return Km, b
 
 
 @numba.njit(cache=True, inline="always")
@@ -456,39 +476,79 @@ def _solve_and_store(md, Km, b, T, tau, A_q, w, M, Cm, h, nonideal, multipliers,
 
 
 @numba.njit(cache=True)
-def evaluate(model, t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
-    """y' of the reduced or minimal formulation; False where a matrix is singular. work: EVAL_WORK
-    zeros, reused from call to call."""
+def evaluate_reduced(model, t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
+    """y' of the reduced formulation through the embedding or the identity; False where a matrix is
+    singular. work: EVAL_WORK zeros, reused from call to call."""
     md = borrowed_items(model)
     q, at = _take(work, md.TMP, md.K_Q)
     q[:] = y[:md.K_Q]
     unit_blocks(q, md.QBLOCKS)
-    D, A_q, A, Cg, LU, perm, ok, at = _geometry(md, q, params, p, extra, t, work, at)
+    D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
+    if not ok:
+        return False
+    d_0, c_nh, ok, at = _offsets(md, t, q, p, params, A, LU, perm, work, at)
+    if not ok:
+        return False
+    w, at = _take(work, at, md.K)
+    w[:] = y[md.K_Q:]
+    M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, d_0, D, params, work, at)
+    gamma, ok, at = _gamma(md, q, w, params, t, A, LU, perm, pdd2, work, at)
+    if not ok:
+        return False
+    nonideal = md.NONIDEAL and any_nonzero(F)
+    Km, b = _reduced_system(md, M, F, Cm, xi, h, D, gamma, v, c_nh, extra, nonideal)
+    return _solve_and_store(md, Km, b, D, gamma, A_q, w, M, Cm, h, nonideal, multipliers, out, lam, vdot)
+
+
+@numba.njit(cache=True)
+def evaluate_chart(model, t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
+    """y' of the reduced formulation on a tangent-space chart; False where a matrix is singular or
+    the chart does not reach y. work: the chart's part and EVAL_WORK zeros, reused from call to call."""
+    md = borrowed_items(model)
+    q, at = _take(work, md.TMP, md.K_Q)
+    q[:] = y[:md.K_Q]
+    D, A_q, A, Cg, LU, perm, ok, at = _chart_geometry(md, q, params, p, extra, work, at)
+    if not ok:
+        return False
+    w, at = _take(work, at, md.K)
+    w[:] = y[md.K_Q:]
+    M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, w, D, params, work, at)  # no d_0 on a chart
+    gamma, ok = _chart_gamma(md, w, p, params, extra, A, LU, perm, pdd2, work)
+    if not ok:
+        return False
+    nonideal = md.NONIDEAL and any_nonzero(F)
+    Km, b = _reduced_system(md, M, F, Cm, xi, h, D, gamma, v, w[:0], extra, nonideal)
+    return _solve_and_store(md, Km, b, D, gamma, A_q, w, M, Cm, h, nonideal, multipliers, out, lam, vdot)
+
+
+@numba.njit(cache=True)
+def evaluate_minimal(model, t, y, params, extra, out, lam, p, v, vdot, multipliers, work):
+    """y' of the minimal formulation through the embedding or the identity; False where a matrix is
+    singular or [C_bar_nh; E] near-singular. work: EVAL_WORK zeros, reused from call to call."""
+    md = borrowed_items(model)
+    q, at = _take(work, md.TMP, md.K_Q)
+    q[:] = y[:md.K_Q]
+    unit_blocks(q, md.QBLOCKS)
+    D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
     if not ok:
         return False
     Kc, perm_c, D_bar, ok, at = _velocity_map(md, D, Cg, extra, work, at)
     if not ok:
         return False
-    w, c_nh, ok, at = _velocities(md, t, q, y, p, v, params, extra, A, LU, perm, D, Cg, Kc, perm_c, D_bar, work, at)
+    d_0, c_nh, ok, at = _offsets(md, t, q, p, params, A, LU, perm, work, at)
     if not ok:
         return False
-    buf = work[:md.DYN]
-    md.DYNAMICS(t, p, v, params, buf)
-    M, d, f0, F, Cm, xi, _, pdd2 = views(md, buf)
-    gamma, ok, at = _gamma(md, q, w, p, params, extra, t, A, LU, perm, pdd2, work, at)
+    w, ok, at = _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at)
     if not ok:
         return False
-    h, at = _take(work, at, md.N)
-    for i in range(md.N):
-        h[i] = f0[i] - d[i]
+    M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, d_0, D, params, work, at)
+    gamma, ok, at = _gamma(md, q, w, params, t, A, LU, perm, pdd2, work, at)
+    if not ok:
+        return False
     nonideal = md.NONIDEAL and any_nonzero(F)
-    if md.MINIMAL:
-        Km, b, T, tau, ok = _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, extra, nonideal, work,
-                                            at)
-        if not ok:
-            return False
-    else:
-        Km, b, T, tau = _reduced_system(md, M, F, Cm, xi, h, D, gamma, v, c_nh, extra, nonideal)
+    Km, b, T, tau, ok = _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, extra, nonideal, work, at)
+    if not ok:
+        return False
     return _solve_and_store(md, Km, b, T, tau, A_q, w, M, Cm, h, nonideal, multipliers, out, lam, vdot)
 
 
@@ -503,7 +563,7 @@ def choice_all(model, ys, params, extra, ts):
     for i in range(ys.shape[0]):
         q = ys[i, :md.K_Q].copy()
         unit_blocks(q, md.QBLOCKS)
-        D, A_q, A, Cg, LU, perm, ok, _ = _geometry_once(md, q, params, p, extra, ts[i], work)
+        D, A_q, A, Cg, LU, perm, ok, _ = _flat_geometry(md, q, params, p, ts[i], work, md.TMP)
         if ok:
             Kc = np.empty((md.L + md.R, md.K))
             _choice(md, D, Cg, extra, Kc)
@@ -515,12 +575,15 @@ def choice_all(model, ys, params, extra, ts):
 
 @numba.njit(cache=True)
 def post_step(model, t, y, params, extra, work):
-    """On a chart, 1 where the run should take a new chart at y (|w| past w_limit, cond(Phi_a_p U)
-    past cond_limit (2-norm), or a chart that no longer reaches y), else 0; 0 elsewhere (nothing
-    changes between steps). work: the run's."""
+    """0: nothing changes between steps (through the embedding or the identity)."""
+    return 0
+
+
+@numba.njit(cache=True)
+def post_step_chart(model, t, y, params, extra, work):
+    """1 where the run should take a new chart at y (|w| past w_limit, cond(Phi_a_p U) past
+    cond_limit (2-norm), or a chart that no longer reaches y), else 0. work: the run's."""
     md = borrowed_items(model)
-    if md.GEOMETRY != CHART:
-        return 0
     M_A = md.M_A
     q = y[:md.K_Q]
     if np.sqrt(np.sum(q * q)) > extra[XC + 1]:
@@ -550,7 +613,7 @@ def new_chart(model, t, y, params, extra):
     U = np.empty((N_P, M_A))
     V = np.empty((N_P, K))
     B = np.eye(M_A)
-    D, A_q, A, Cg, LU, perm, ok, _ = _geometry_once(md, y[:K_Q].copy(), params, p, extra, t, work)
+    D, A_q, A, Cg, LU, perm, ok, _ = _chart_geometry(md, y[:K_Q].copy(), params, p, extra, work, md.TMP)
     if not ok:
         return y_new, p, U, V, B, False
     hc = np.zeros(md.HC)

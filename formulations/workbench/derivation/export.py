@@ -140,7 +140,9 @@ def _model_source(functions, model) -> str:
             values.append(f"{name}=kernel_{name.lower()}")
     module = sys.modules[functions.evaluate.py_func.__module__]
     own = [inspect.getsource(value.py_func) if isinstance(value, numba.core.registry.CPUDispatcher)
-           else f"{name} = {value!r}" for name, value in ((name, getattr(module, name)) for name in module.EVALUATION)]
+           else f"{name} = {value!r}" for name, value in ((name, getattr(module, name)) for name in functions.EVALUATION)]
+    if functions.evaluate.py_func.__name__ != "evaluate":  # the evaluation of its kind, by the name the module calls
+        own.append(f"evaluate = {functions.evaluate.py_func.__name__}")
     libraries = "".join(f"from formulations.kernels.{name} import {first}\n"  # written in whole by _inline
                         for name, first in (("borrowed", "borrowed"), ("linalg", "mv"), ("sparse_linalg", "sparse_mv")))
     return ("import math\nfrom collections import namedtuple\n\nimport numba\nimport numpy as np\n\n" + libraries + "\n"
