@@ -105,9 +105,9 @@ def test_pruning_removes_the_machine_code_of_other_versions_first(tmp_path, monk
     assert current.exists() and not other.exists()
 
 
-def test_a_compile_of_the_ordinary_modules_is_said_to_serve_every_system():
+def test_a_compile_notice_names_the_functions_of_the_compiled_modules():
     """The notice on stderr (systems.numeric.compiling) names the functions of pfaff's compiled
-    modules: those of the ordinary modules serve every system, a generated module's one kind."""
+    modules (which serve every system) and no others."""
     from types import SimpleNamespace
 
     from systems.numeric.compiling import _function_name
@@ -116,10 +116,10 @@ def test_a_compile_of_the_ordinary_modules_is_said_to_serve_every_system():
         function = SimpleNamespace(__module__=module, __name__=name)
         return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=function)})
 
-    assert _function_name(event("formulations.solvers.machine.dop853", "integrate853")) == ("integrate853", True)
-    assert _function_name(event("formulations.kernels.compiled.dependent", "evaluate")) == ("evaluate", True)
-    assert _function_name(event("pfaff_kernel_0123", "evaluate")) == ("evaluate", False)
-    assert _function_name(event("numpy.linalg", "solve")) == (None, False)
+    assert _function_name(event("formulations.solvers.machine.dop853", "integrate853")) == "integrate853"
+    assert _function_name(event("formulations.kernels.compiled.embedded", "evaluate_minimal")) == "evaluate_minimal"
+    assert _function_name(event("pfaff_kernel_0123", "evaluate")) is None
+    assert _function_name(event("numpy.linalg", "solve")) is None
 
 
 def test_the_dependent_models_type_pickles_to_itself():

@@ -1,5 +1,6 @@
-"""Compiling ahead: the machine code of the formulations' compiled modules for the kinds of systems
-given, so that a later first run on this machine compiles only its system's kernels; each warmed run
+"""Compiling ahead: the machine code of the formulations' compiled modules (the same for every
+system) and the kernels of the systems given, so that a later first run on this machine compiles at
+most its own system's kernels; each warmed run
 is marked ready for runs on the backend "auto" (systems.numeric.background)."""
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from .background import compile_job
 WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
 # the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
-# Jacobian, the augmented Lagrangian's run (per kind of system), the Lie-group loop (once per machine,
+# Jacobian, the augmented Lagrangian's run (once per machine), the Lie-group loop (once per machine,
 # for systems made of bodies), the variational loop (once per machine, for systems in angles)
 WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "NH-RATTLE")
 

@@ -20,10 +20,11 @@ import threading
 import time
 
 # what a first compile of a compiled module's function took on a 2-core machine, for the functions
-# that are said: the integration loops and the ordinary modules' functions (once per machine, for
-# every system), and a generated module's evaluation, post-step and passes (once per machine for
-# each kind of system); the others take a second or less and are not said
-TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": "5-15 s", "post_step": "2-8 s",
+# that are said: the integration loops and the formulations' evaluations, post-steps and passes (once
+# per machine, for every system); the others take a second or less and are not said
+TYPICAL_SECONDS = {"integrate": "5-10 s", "integrate853": "5-10 s", "evaluate": "5-15 s", "evaluate_reduced": "10-30 s",
+                   "evaluate_minimal": "10-30 s", "evaluate_chart": "10-30 s", "choice_all": "3-8 s",
+                   "post_step": "2-8 s", "post_step_chart": "2-8 s",
                    "check_all": "2-4 s", "evaluate_all": "1-2 s", "dae_residual_at": "2-6 s",
                    "dae_jacobian_at": "2-6 s", "al_run_at": "10-15 s", "lie_run": "20-30 s"}
 # compiled by `pfaff cache warm` only with the method that uses them
@@ -101,12 +102,11 @@ def _install():
             if depth:
                 return
             _LOCAL.started = time.perf_counter()
-            name, shared = _function_name(ev)
+            name = _function_name(ev)
             if name in TYPICAL_SECONDS and _ANNOUNCING[0]:
-                scope = "for every system" if shared else "for this kind of system"
                 method = f" --method {WARMED_WITH[name]}" if name in WARMED_WITH else ""
                 ahead = f"; `pfaff cache warm --system NAME{method}` does it ahead"
-                print(f"pfaff: compiling {name} into machine code, once per machine {scope} (typically "
+                print(f"pfaff: compiling {name} into machine code, once per machine for every system (typically "
                       f"{TYPICAL_SECONDS[name]}{ahead})...", file=sys.stderr, flush=True)
 
         def on_end(self, ev):
@@ -123,13 +123,8 @@ SHARED_MODULES = ("formulations.solvers.machine.", "formulations.kernels.compile
 
 
 def _function_name(ev):
-    """(name, for every system) of the function being compiled where it is one of pfaff's compiled
-    modules' (a generated module's serves one kind of system); (None, False) otherwise."""
+    """The name of the function being compiled where it is one of pfaff's compiled modules', else None."""
     dispatcher = (ev.data or {}).get("dispatcher")
     function = getattr(dispatcher, "py_func", None)
     module = getattr(function, "__module__", "") or ""
-    if module.startswith(SHARED_MODULES):
-        return function.__name__, True
-    if module.startswith("pfaff_kernel_"):
-        return function.__name__, False
-    return None, False
+    return function.__name__ if module.startswith(SHARED_MODULES) else None

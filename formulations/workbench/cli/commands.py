@@ -383,8 +383,9 @@ def cmd_cache(args):
         names = args.system or WARM_SYSTEMS
         for name in names:
             load_system(name, None)  # unknown names refused before any compiling
-        print(f"compiling into {codegen.cache_dir()} (15-20 s for each formulation and kind of system the first "
-              f"time, and about 15 s once for the loops and linear algebra; a few seconds once compiled)", file=sys.stderr)
+        print(f"compiling into {codegen.cache_dir()} (20-40 s for each formulation the first time, for every "
+              f"system, about 15 s once for the loops and linear algebra, and a second or so for each system's own "
+              f"kernels; a few seconds once compiled)", file=sys.stderr)
         try:
             rows = warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
         except RuntimeError as exc:

@@ -265,7 +265,8 @@ class Comparison:
         compiled = sum(r.compile_time for r in self.rows)
         if compiled > 0:
             notes.append(f"Compiling machine code on first use took {compiled:.1f} s, left out of the wall times "
-                         f"(once per machine for each formulation and kind of system).")
+                         f"(once per machine for each formulation, for every system; a new system compiles only its own "
+                         f"kernels).")
         for r in self.rows:
             if r.status < 0:
                 notes.append(f"{r.label} failed: {r.message}")
