@@ -1,9 +1,9 @@
-"""Small dense linear algebra in numba for the generated formulation modules: products, solves by
+"""Small dense linear algebra in numba for the compiled formulation modules: products, solves by
 Gaussian elimination with partial pivoting, determinants and the resolved reactions.
 
 Plain loops rather than numpy's BLAS/LAPACK bindings: the matrices of one evaluation are small
 (tens of rows), where call overhead dominates, and loops compile in a fraction of the time. Imported
-by generated code only (it needs numba); compiled once and cached by numba.
+by compiled code only (it needs numba); compiled once and cached by numba.
 """
 from __future__ import annotations
 
@@ -222,7 +222,7 @@ def solve_min_norm_in_place(K, x, spare):
 def least_squares(A, b, rcond):
     """The minimum-norm least-squares x of A x = b (LAPACK gelsd; singular values below rcond times
     the largest cut, rcond < 0: machine precision), as np.linalg.lstsq(A, b, rcond)[0]. Here rather
-    than in the generated modules so that numpy's implementation is compiled once per machine."""
+    than inlined in each caller so that numpy's implementation is compiled once per machine."""
     return np.linalg.lstsq(A, b, rcond=rcond)[0]
 
 

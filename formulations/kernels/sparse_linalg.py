@@ -1,6 +1,6 @@
 """The numeric side of formulations.kernels.sparse_pattern: an LU factorization and solve without
 pivoting that run a precomputed program over the non-zero entries only (numba; imported by
-generated code). The program's arrays are the module constants of SparseLU.constants."""
+the compiled formulation modules). The program's arrays are a SparseLU's, which the models carry."""
 from __future__ import annotations
 
 import math

@@ -48,19 +48,6 @@ class SparseLU:
         """Multiply-adds of one factorization."""
         return int(self.update_target.size + self.lower.size)
 
-    def constants(self, prefix: str) -> str:
-        """Module lines binding the program's arrays to ``<prefix>_<NAME>`` (numba freezes them)."""
-        names = ("pivot", "lower_ptr", "lower", "lower_row", "update_ptr", "update_target", "update_left",
-                 "update_right", "upper_ptr", "upper", "upper_col")
-        return "\n".join(f"{prefix}_{name.upper()} = np.array({getattr(self, name).tolist()!r}, dtype=np.int64)"
-                         for name in names) + "\n"
-
-    def arguments(self, prefix: str) -> str:
-        """The argument list of sparse_linalg.sparse_factor and sparse_solve for the constants of ``prefix``."""
-        return ", ".join(f"{prefix}_{name}" for name in ("PIVOT", "LOWER_PTR", "LOWER", "LOWER_ROW", "UPDATE_PTR",
-                                                          "UPDATE_TARGET", "UPDATE_LEFT", "UPDATE_RIGHT",
-                                                          "UPPER_PTR", "UPPER", "UPPER_COL"))
-
 
 def symbolic_lu(pattern) -> SparseLU:
     """The program of the LU factorization without pivoting of a matrix whose structurally non-zero
