@@ -1,6 +1,6 @@
 """What the compiled formulation modules share: the numba types of their models' fields, the program
 fields of a sparse LU (formulations.kernels.sparse_pattern.symbolic_lu) and the views of the
-dynamics kernel's output (formulations.kernels.common.Layout)."""
+dynamics kernel's output (formulations.kernels.layout.Layout)."""
 import numba
 from numba.core import types
 

@@ -4,7 +4,7 @@ ADDRESS_POST_STEP, formulations.kernels.by_address).
 
 The model's fields read here: N_P, N, C, M_H (sizes of p, v, the rows and the holonomic rows), DYN,
 CON, DYN_AT (the layout of the dynamics and constraints kernels' outputs,
-formulations.kernels.common.Layout), A_CONSTANT (A the same everywhere), EVAL_WORK, SCRATCH, WORK
+formulations.kernels.layout.Layout), A_CONSTANT (A the same everywhere), EVAL_WORK, SCRATCH, WORK
 (work-array sizes), DYNAMICS, CONSTRAINTS, ENERGY (the system's kernels).
 """
 import numba

@@ -49,7 +49,7 @@ def rhs(form, t, y, params, extra, out, work):
 
 @numba.njit(cache=True)
 def post_step(form, t, y, params, extra, work):
-    """The formulation's action after an accepted step (formulations.kernels.common.passes)."""
+    """The formulation's action after an accepted step (its post_step: formulations.kernels.compiled)."""
     return call_post_step_at(form[2], (form[0], t, y, params, extra, work))
 
 
