@@ -41,7 +41,7 @@ def embedded_model(formulation, minimal: bool):
     w_h = lay.dyn[-1]
     w_d = w_h + hc + 2 * m_a + m_a * m_a  # the chart's part: its kernel's output, h, S's row swaps, S
     tmp = w_d + n_p * k if charts else w_h
-    eval_work = tmp + _temporaries(lay, geometry, module, k, k_q, r, minimal, program.nnz if square else 0)
+    eval_work = tmp + _temporaries(lay, geometry, module, k, k_q, r, minimal, program.nnz)
     scratch = c + n_p + 2 * n  # rhs's lambda, p, v and v' before evaluate's work
     embedded = geometry == module.EMBEDDING
     moving = sysm.is_rheonomic and geo.moving
@@ -56,7 +56,7 @@ def embedded_model(formulation, minimal: bool):
         W_B=w_h + hc + 2 * m_a, W_D=w_d, TMP=tmp, EVAL_WORK=eval_work, SCRATCH=scratch, WORK=scratch + eval_work,
         AL_ROW=np.array([i if (i, j) in program.structural else -1 for i, j in program.entries], dtype=np.int64),
         AL_COL=np.array([j if (i, j) in program.structural else -1 for i, j in program.entries], dtype=np.int64),
-        AL_NNZ=program.nnz if square else 0, REJECT_FAILED_STAGES=charts,
+        AL_NNZ=program.nnz, REJECT_FAILED_STAGES=charts,
         **primitive_kernels(num),
         KINEMATICS=num.kernel("kinematics"),
         CHART=num.kernel("chart") if embedded else _nothing(False, False, True),

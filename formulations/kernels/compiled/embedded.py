@@ -41,9 +41,9 @@ from numba.core import types
 
 from formulations.kernels.borrowed import borrowed_items
 from formulations.kernels.by_address import call_post_step, call_rhs, load_model
-from formulations.kernels.linalg import (all_finite, any_nonzero, det, finite, least_squares, lu_in_place, lu_solve, max_abs, mm,
-                                         mm_into, mv, mv_into, resolved, sigma_ratio, singular_values, solve, solve1,
-                                         solve_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
+from formulations.kernels.linalg import (all_finite, any_nonzero, det, finite, least_squares, lu_in_place, lu_solve,
+                                         max_abs, mm, mm_into, mv, mv_into, resolved, sigma_ratio, singular_values, solve,
+                                         solve1, solve_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
 from formulations.kernels.sparse_linalg import sparse_factor, sparse_solve, sparse_solve_columns
 
 from .fields import ADDRESSES, BLOCKS, FLAG, INDEX, INT, LU_FIELDS, PRIMITIVES, kernel, views
@@ -67,8 +67,8 @@ Model = namedtuple("Model", [name for name, _ in _FIELDS])  # pickled by referen
 MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
 # what each evaluation is made of, in order (formulations.workbench.derivation.export)
 _PARTS = ("IDENTITY", "EMBEDDING", "CHART", "XC", "CHART_ITERATIONS", "views", "_take", "_program", "_solve_A",
-          "_solve_D", "_identity_geometry", "_embedding_geometry", "_flat_geometry", "_offsets", "_dynamics", "_gamma",
-          "_reduced_system", "_solve_and_store")
+          "_solve_D", "_identity_geometry", "_embedding_geometry", "_flat_geometry", "_position", "_offsets",
+          "_dynamics", "_gamma", "_reduced_system", "_solve_and_store")
 EVALUATION = {"reduced": _PARTS + ("evaluate_reduced",),
               "minimal": _PARTS + ("_choice", "_velocity_map", "_minimal_w", "_minimal_system", "evaluate_minimal"),
               "chart": _PARTS + ("_chart", "_det_positive", "_chart_solve", "_chart_geometry", "_chart_gamma",
@@ -253,6 +253,17 @@ def _flat_geometry(md, q, params, p, t, work, at):
     if md.GEOMETRY == EMBEDDING:
         return _embedding_geometry(md, q, params, p, t, work, at)
     return _identity_geometry(md, q, params, p, t, work, at)
+
+
+@numba.njit(cache=True, inline="always")
+def _position(md, t, y, params, p, work):
+    """(q, then _flat_geometry's result) at the state y: q from y (its unit-norm blocks normalized)
+    as the evaluation's first temporary."""
+    q, at = _take(work, md.TMP, md.K_Q)
+    q[:] = y[:md.K_Q]
+    unit_blocks(q, md.QBLOCKS)
+    D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
+    return q, D, A_q, A, Cg, LU, perm, ok, at
 
 
 @numba.njit(cache=True, inline="always")
@@ -480,10 +491,7 @@ def evaluate_reduced(model, t, y, params, extra, out, lam, p, v, vdot, multiplie
     """y' of the reduced formulation through the embedding or the identity; False where a matrix is
     singular. work: EVAL_WORK zeros, reused from call to call."""
     md = borrowed_items(model)
-    q, at = _take(work, md.TMP, md.K_Q)
-    q[:] = y[:md.K_Q]
-    unit_blocks(q, md.QBLOCKS)
-    D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
+    q, D, A_q, A, Cg, LU, perm, ok, at = _position(md, t, y, params, p, work)
     if not ok:
         return False
     d_0, c_nh, ok, at = _offsets(md, t, q, p, params, A, LU, perm, work, at)
@@ -526,10 +534,7 @@ def evaluate_minimal(model, t, y, params, extra, out, lam, p, v, vdot, multiplie
     """y' of the minimal formulation through the embedding or the identity; False where a matrix is
     singular or [C_bar_nh; E] near-singular. work: EVAL_WORK zeros, reused from call to call."""
     md = borrowed_items(model)
-    q, at = _take(work, md.TMP, md.K_Q)
-    q[:] = y[:md.K_Q]
-    unit_blocks(q, md.QBLOCKS)
-    D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
+    q, D, A_q, A, Cg, LU, perm, ok, at = _position(md, t, y, params, p, work)
     if not ok:
         return False
     Kc, perm_c, D_bar, ok, at = _velocity_map(md, D, Cg, extra, work, at)
