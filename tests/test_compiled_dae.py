@@ -18,7 +18,10 @@ except ImportError:  # the optional extra "dae" is not installed
 
 pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
               pytest.mark.skipif(not HAVE_IDA, reason="scikit-sundae (extra 'dae') is not installed"),
-              pytest.mark.xdist_group("compiled")]
+              pytest.mark.xdist_group("compiled"), pytest.mark.slow]
+# slow: the residual, its Jacobian and the augmented Lagrangian's loop are modules of their own kind
+# (about 50 s of compiling on a new machine); the Python forms they follow are tested by default
+# (tests/test_enforcement.py)
 
 # holonomic rows (slider-crank); Euler parameters with their unit norms (the heavy top, whose module
 # tests/test_compiled_lie.py compiles as well), rheonomic rows, rows set aside as dependent,

@@ -251,6 +251,7 @@ def test_a_step_newton_cannot_solve_ends_the_run_with_the_time_and_the_residual(
 
 
 @pytest.mark.xdist_group("compiled")
+@pytest.mark.slow  # the variational loop is a module of its own kind: about 35 s of compiling on a new machine
 @pytest.mark.parametrize("name, method, values", [
     ("knife_edge", "NH-RATTLE", {}), ("slider_crank", "DLA", {}), ("rolling_disc", "NH-RATTLE", {}),
     ("contact_oscillator", "NH-RATTLE", {"epsilon": 0.1, "b": 0.5}),
@@ -282,6 +283,7 @@ def test_the_compiled_loop_takes_the_python_steps(name, method, values):
 
 
 @pytest.mark.xdist_group("compiled")
+@pytest.mark.slow  # the variational loop's module (above)
 def test_a_step_the_compiled_loop_cannot_solve_ends_the_run_with_the_time_and_the_residual():
     """As in Python: the message names the system, the step's time and the residual, and the states
     computed before it are kept."""
