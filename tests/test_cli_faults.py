@@ -433,7 +433,8 @@ def test_comparison_figures_have_no_overlapping_text():
         assert not [ax.get_title() for leg in legends for ax in fig.axes if leg.overlaps(ax.bbox)], title
 
 
-@pytest.mark.parametrize("low", [1e-3, 2.7e-2, 3.0])
+@pytest.mark.parametrize("low", [pytest.param(1e-3, marks=pytest.mark.slow), 2.7e-2,
+                                 pytest.param(3.0, marks=pytest.mark.slow)])
 def test_work_precision_time_labels_never_collide(low):
     """Wall times spread over a fifth of a decade to seven decades: at least two labels, none overlapping."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg

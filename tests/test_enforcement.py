@@ -25,7 +25,8 @@ def reference(system, t_end, t_eval):
 
 
 @needs_ida
-@pytest.mark.parametrize("name", ["pendulum_cartesian", "rolling_disc", "slider_crank", "sphere_in_cylinder"])
+@pytest.mark.parametrize("name", [pytest.param("pendulum_cartesian", marks=pytest.mark.slow), "rolling_disc",
+                                  "slider_crank", pytest.param("sphere_in_cylinder", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("formulation, stabilization", [("dependent", "none"), ("dependent", "ggl"),
                                                         ("dependent", "baumgarte"), ("reduced", "none"),
                                                         ("reduced", "ggl")],

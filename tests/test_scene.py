@@ -124,7 +124,8 @@ CASES = {"rolling_disc": (lambda: systems.load("rolling_disc"), ["#2471a3", "#d6
          "user system": (_user_system, ["#ff0000"])}
 
 
-@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("case", [c if c != "bicycle" else pytest.param(c, marks=pytest.mark.slow)  # its build: 5 s
+                                  for c in CASES])
 def test_the_page_draws_the_bodies_in_chromium_offline_and_the_slider_moves_them(case, browser, tmp_path):
     make, colours = CASES[case]
     system = make()

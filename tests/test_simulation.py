@@ -47,8 +47,8 @@ def test_projection_keeps_constraints_over_100_seconds():
 
 
 def test_reduced_velocity_projection():
-    _, plain = run("rolling_disc", "reduced", 50.0, tol=1e-8)
-    _, proj = run("rolling_disc", "reduced", 50.0, tol=1e-8, stabilization="projection")
+    _, plain = run("rolling_disc", "reduced", 10.0, tol=1e-8)  # the velocity rows drift to 7e-9 by t = 10 s
+    _, proj = run("rolling_disc", "reduced", 10.0, tol=1e-8, stabilization="projection")
     assert plain.constraint_errors.max()["position"] == 0.0  # the embedding holds Phi exactly
     assert proj.constraint_errors.max()["velocity"] < 1e-12 < plain.constraint_errors.max()["velocity"]
     assert proj.stats.projections == proj.stats.steps
