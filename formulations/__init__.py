@@ -10,7 +10,6 @@ workbench on top (``workbench``: comparison, reports, derivations, the command l
 """
 from . import dependent, manifold, minimal, reduced  # noqa: F401  (registration)
 from . import solvers
-from ._moved import install as _install_moved
 from .base import Evaluation, Formulation, create, names, register
 from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, NotSteadyError, RunInterrupted
 from .linearization.linearize import linearize
@@ -33,8 +32,6 @@ from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
 from .workbench.ensembles.variations import Inputs, grid, sample
-
-_install_moved()
 
 
 def __getattr__(name):

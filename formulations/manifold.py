@@ -8,7 +8,7 @@ from __future__ import annotations
 from .base import register
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
-from .reduced import Reduced, _drop_Btol
+from .reduced import Reduced
 
 
 @register
@@ -17,11 +17,10 @@ class Manifold(Reduced):
 
     name = "manifold"
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
-    options = ("utol", "w_limit", "cond_limit", "Btol", "singular")
+    options = ("utol", "w_limit", "cond_limit", "singular")
 
-    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, singular="stop", **former):
+    def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, singular="stop"):
         """singular: "stop" only; charts come from Phi_p and cannot pass where it loses rank."""
-        _drop_Btol(former)
         if singular != "stop":
             raise ValueError(f"formulation 'manifold' got singular={singular!r} but expected 'stop': its charts come "
                              f"from Phi_p, which loses rank at a singular configuration (reduced or minimal with an "

@@ -14,7 +14,6 @@ an embedding run on the tangent-space charts of formulations.coordinates.charts.
 """
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -27,14 +26,6 @@ from .coordinates.embedding import c_bar_nh, unit_norm_constraints
 from .linalg import resolved_reactions, saddle_system, solve_square
 
 
-def _drop_Btol(options):
-    """Btol, the tolerance of the former iteration for B, is accepted for one release with a warning:
-    B is now (Phi_p U)^-1 at every root (formulations.coordinates.charts)."""
-    if options.pop("Btol", None) is not None:
-        warnings.warn("the chart option Btol has no effect (B is computed exactly at every root) and will be removed "
-                      "in the next release; leave it out", DeprecationWarning, stacklevel=4)
-
-
 @register
 class Reduced(Formulation):
     name = "reduced"
@@ -43,14 +34,13 @@ class Reduced(Formulation):
     numeric_form = "explicit ODE in (q, w); w' and lambda_nh from the reduced saddle-point system"
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
-    options = ("utol", "w_limit", "cond_limit", "Btol", "singular")
+    options = ("utol", "w_limit", "cond_limit", "singular")
     system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
     def _configure(self, singular="stop", **chart_options):
         """Chart options (utol, w_limit, cond_limit) apply where the system has no embedding.
         singular: "stop" (default) ends a run where Phi_p loses rank; "pass", with an embedding,
         goes on, the embedding's coordinates being regular there (Formulation._singular_option)."""
-        _drop_Btol(chart_options)
         self.geometry = make_geometry(self.system, self.name, **chart_options)
         self._singular_option(singular)
 

@@ -7,7 +7,6 @@ constraint analysis and the catalogue of examples.
     p, v = system.default_state()
     print(systems.analyze_constraints(system))
 """
-from . import _moved
 from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_lagrangian, from_rigid_bodies,
                        pfaffian_matrix, spherical_joint)
 from .catalogue import as_system, describe, load, names
@@ -16,8 +15,6 @@ from .families import Outcome, StateFamily, StateVariable
 from .visuals import Poses, Visual
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
                      UnknownNameError)
-
-_moved.register({})  # the finder of old import paths
 
 __all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
            "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",

@@ -169,11 +169,6 @@ def _check_guess(system, p, v):
                 f"orientation; expected a quaternion of non-zero norm, e.g. (1, 0, 0, 0)")
 
 
-def embedding_velocity_map(system, q, t=0.0):
-    """(p, D) at (q, t): p = g(q, t) and D = A^+ g_q A_q, shape (n_v, k)."""
-    return embedding_velocity_terms(system, q, t)[:2]
-
-
 def embedding_velocity_terms(system, q, t=0.0):
     """(p, D, d_0) at (q, t): p = g(q, t), D = A^+ g_q A_q, shape (n_v, k), and d_0 = A^+ g_t (n_v,),
     so that v = D w + d_0 (d_0 = 0 for a fixed embedding)."""

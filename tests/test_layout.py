@@ -1,11 +1,7 @@
 """The layout shows the pipeline: systems -> formulations -> solvers -> results -> control -> workbench, and the
-import graph keeps to it, without cycles (imports inside functions counted); old import paths still
-work, with a warning."""
+import graph keeps to it, without cycles (imports inside functions counted)."""
 import ast
-import importlib
 import pathlib
-import sys
-import warnings
 
 import pytest
 
@@ -50,7 +46,7 @@ FORBIDDEN = {
     "control": {"workbench"},
 }
 # the package facade formulations/__init__.py re-exports the public names of every layer
-FACADES = {ROOT / "formulations" / "__init__.py", ROOT / "formulations" / "_moved.py"}
+FACADES = {ROOT / "formulations" / "__init__.py"}
 SOURCES = [p for d in ("systems", "formulations") for p in sorted((ROOT / d).rglob("*.py")) if p not in FACADES]
 
 
@@ -125,9 +121,8 @@ def _cycles(graph: dict) -> list:
 
 def test_no_import_cycle():
     """No cycle among the project's modules, counting imports inside functions and the package
-    facades (the old-path finders, which import their new homes on demand only, are left out)."""
-    finders = {"formulations._moved", "systems._moved"}
-    graph = {m: _dependencies(m) - finders for m in MODULES if m not in finders}
+    facades."""
+    graph = {m: _dependencies(m) for m in MODULES}
     assert not _cycles(graph), _cycles(graph)
 
 
@@ -150,26 +145,3 @@ def _long_functions(path):
 def test_no_function_over_the_cap():
     long = {f"{p.relative_to(ROOT)}:{name}": n for p in SOURCES for name, n in _long_functions(p)}
     assert not long, long
-
-
-@pytest.mark.parametrize("old, name", [
-    ("formulations.integrators", "Event"), ("formulations.dae", "require_ida"), ("formulations.lie", "LieStepper"),
-    ("formulations.groups", "se3_exp"), ("formulations.trajectory", "Trajectory"),
-    ("formulations.reports.plots", "work_precision"), ("formulations.cli", "main"),
-    ("formulations.augmented_lagrangian", "AugmentedLagrangian")])
-def test_old_import_paths_work_with_a_deprecation_warning(old, name):
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match="has moved"):
-        module = importlib.import_module(old)
-    assert getattr(module, name) is not None
-
-
-def test_old_module_paths_of_public_functions_keep_the_functions():
-    import formulations
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        from formulations.compare import default_configurations  # noqa: F401
-        import formulations.reactions  # noqa: F401
-    assert callable(formulations.compare) and callable(formulations.reactions)
-    assert not isinstance(formulations.compare, type(sys))

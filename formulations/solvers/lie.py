@@ -12,7 +12,7 @@ A step from (g_n, w_n) solves Theta' = dexp^-1_{-Theta}(w), w' = a(g_n exp(Theta
 Runge-Kutta tableau and sets g_{n+1} = g_n exp(Theta_1) (A. Mueller, *Is there an optimal choice of
 configuration space for Lie group integration schemes applied to constrained MBS?*, section 4;
 H. Munthe-Kaas, *Runge-Kutta methods on Lie groups*, BIT 38, 1998; Hairer, Lubich & Wanner,
-Geometric Numerical Integration, IV.8). With the exact dexp^-1 of formulations.groups the method
+Geometric Numerical Integration, IV.8). With the exact dexp^-1 of formulations.solvers.groups the method
 has the order of its tableau. R stays orthogonal to round-off: the Euler parameters handed to the
 formulation are those of R, of unit norm without renormalization.
 
