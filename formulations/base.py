@@ -22,7 +22,9 @@ serve each form are listed in formulations.forms. ``simulate`` hands the formula
 formulations.solvers.simulate, which matches it with the solver.
 
 A new formulation is one module: subclass Formulation, set ``name`` and ``numeric_form``, and
-decorate it with ``@register``.
+decorate it with ``@register``; the layers that write a formulation out in their own terms
+(linearization, the classroom derivation, optimal control) take a piece for it each
+(formulations.registry, docs/extending.md).
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateEr
 from systems.numeric.model import compile_system
 from systems.state import renormalize
 
+from . import registry
 from .configuration import parse_configuration
 from .coordinates.charts import Atlas
 from .errors import CapabilityError
@@ -46,19 +49,17 @@ from .forms import (COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE
                     VARIATIONAL, StepChange)
 from .stabilization import NoStabilization, as_strategy, fastest_rate
 
-_REGISTRY: dict = {}
 _SIMULATOR: list = []  # the function formulations.solvers installs: simulate(formulation, t_span, state0, **options)
 
 
 def register(cls):
-    """Class decorator: make a formulation available by its ``name``."""
-    _REGISTRY[cls.name] = cls
-    return cls
+    """Class decorator: make a formulation available by its ``name`` (formulations.registry)."""
+    return registry.register_class(cls)
 
 
 def names() -> tuple:
     """Names of the registered formulations."""
-    return tuple(_REGISTRY)
+    return registry.names()
 
 
 def create(name: str, system, **options):
@@ -74,7 +75,7 @@ def create(name: str, system, **options):
                                 f"one of: {', '.join(names())}", "name")
     parts = parse_configuration(name, "name")
     base, stabilization = parts.formulation, parts.stabilization
-    if base not in _REGISTRY:
+    if base not in registry.names():
         raise UnknownNameError("formulation", base, names(), argument="create")
     if parts.method is not None:
         raise ArgumentError(f"create got name={name!r}: the method is an option of simulate, e.g. "
@@ -90,7 +91,7 @@ def create(name: str, system, **options):
             raise ArgumentError(f"create got name={name!r} and stabilization={options['stabilization']!r}: expected "
                                 f"the stabilization in one place", "stabilization")
         options["stabilization"] = stabilization
-    return _REGISTRY[base](as_system(system), **options)
+    return registry.formulation_class(base)(as_system(system), **options)
 
 
 def install_simulator(function):
@@ -150,6 +151,9 @@ class Formulation(ABC):
     gives_saddle: ClassVar[bool] = False      # whether ``saddle`` is served: the DAE forms (IDA)
     gives_compiled_rhs: ClassVar[bool] = False  # compiled_model served (COMPILED_ODE)
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
+    comparison: ClassVar[tuple] = ()     # its configurations in a comparison by default (formulations.compare)
+    needs_holonomic_rows: ClassVar[bool] = False  # whether it runs only systems with holonomic constraints
+    passes_singular: ClassVar[bool] = False  # whether singular="pass" goes on through a singular configuration
 
     def __init__(self, system, *, stabilization=None, backend=None, **options):
         """backend: "numpy" (lambdified primitives, no compile step: the reference), "compiled" (the

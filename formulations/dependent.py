@@ -39,6 +39,7 @@ class Dependent(Formulation):
     compiled_rheonomic = True
     redundant_rows = True  # dependent rows: minimum-norm multipliers (formulations.linalg.solve_saddle)
     options = ("singular",)
+    comparison = ("dependent", "dependent+baumgarte", "dependent+projection")
 
     def _configure(self, singular="stop"):
         """singular: "stop" (default) ends a run where Phi_p loses rank, naming the configuration;

@@ -18,6 +18,9 @@ class Manifold(Reduced):
     name = "manifold"
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
     options = ("utol", "w_limit", "cond_limit", "singular")
+    comparison = ("manifold",)
+    needs_holonomic_rows = True
+    passes_singular = False  # its charts come from Phi_p
 
     def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, singular="stop"):
         """singular: "stop" only; charts come from Phi_p and cannot pass where it loses rank."""
@@ -25,7 +28,12 @@ class Manifold(Reduced):
             raise ValueError(f"formulation 'manifold' got singular={singular!r} but expected 'stop': its charts come "
                              f"from Phi_p, which loses rank at a singular configuration (reduced or minimal with an "
                              f"embedding, or dependent, can pass it)")
-        if not self.system.m and not self.system.unit_norm_blocks:
+        if not _has_holonomic_rows(self.system):
             raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
                                   f"constraints but expected at least one (use 'reduced' or 'minimal')")
         self.geometry = Atlas(self.system, utol=utol, w_limit=w_limit, cond_limit=cond_limit)
+
+
+def _has_holonomic_rows(system) -> bool:
+    """Whether ``system`` has holonomic constraints to take charts of (unit norms of Euler parameters count)."""
+    return bool(system.m or system.unit_norm_blocks)

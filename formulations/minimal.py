@@ -36,6 +36,8 @@ class Minimal(Formulation):
     gives_compiled_rhs = True
     numeric_form = "explicit ODE in (q, u) with the minimal mass matrix M_barbar (r, r)"
     options = ("independent", "rechoose", "cond_limit", "singular")
+    comparison = ("minimal",)
+    passes_singular = True  # through an embedding (Formulation._singular_option)
     system_matrix = "[C_bar_nh; E] or the minimal mass matrix M_barbar"
     compiled_rheonomic = True  # through an embedding (on charts it has no compiled module at all)
 

@@ -35,6 +35,8 @@ class Reduced(Formulation):
     stabilizations = ("none", "baumgarte", "constraint_dynamics", "projection", "ggl")
 
     options = ("utol", "w_limit", "cond_limit", "singular")
+    comparison = ("reduced", "reduced+projection")
+    passes_singular = True  # through an embedding (Formulation._singular_option)
     system_matrix = "the reduced matrix [[M_bar, C_bar_nh^T], [C_bar_nh, 0]]"
 
     def _configure(self, singular="stop", **chart_options):

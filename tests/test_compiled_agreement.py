@@ -12,6 +12,7 @@ import systems
 from formulations.forms import COMPILED_ODE
 from formulations.solvers.compiled_rk import compiled_module
 from systems.numeric import codegen
+from formulations import registry
 
 # one xdist worker takes every test that compiles a formulation module (--dist loadgroup,
 # xdist_group "compiled", with tests that share those modules in other files): each is compiled once;
@@ -24,7 +25,8 @@ COMPILED = pytest.mark.xdist_group("compiled")
 # its own (about 25 s of compiling each on a new machine)
 FAST = [("knife_edge", "minimal"), pytest.param("rolling_disc", "reduced", marks=pytest.mark.slow),
         pytest.param("rolling_disc", "manifold", marks=pytest.mark.slow)]
-CATALOGUE = [(n, f) for n in systems.names() for f in ("dependent", "reduced", "minimal", "manifold")
+COMPILED_FORMULATIONS = [n for n in registry.names() if registry.formulation_class(n).gives_compiled_rhs]
+CATALOGUE = [(n, f) for n in systems.names() for f in COMPILED_FORMULATIONS
              if (n, f) not in (("knife_edge", "minimal"), ("rolling_disc", "reduced"), ("rolling_disc", "manifold"))]
 
 
@@ -249,7 +251,7 @@ FAST_SYSTEMS = ("rolling_disc", "triple_slider_crank")
 
 CASES = [pytest.param(name, formulation, id=f"{name}-{formulation}",
                       marks=() if name in FAST_SYSTEMS else pytest.mark.slow)
-         for name in systems.names() for formulation in ("dependent", "reduced", "minimal", "manifold")]
+         for name in systems.names() for formulation in COMPILED_FORMULATIONS]
 
 
 def _applies(system, formulation):

@@ -6,6 +6,7 @@ import pytest
 import formulations as F
 import systems
 from formulations.workbench.derivation.derive import derive, minimal_accelerations
+from formulations import registry
 
 
 @pytest.mark.parametrize("name, params", [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}),
@@ -28,7 +29,7 @@ def test_derived_minimal_equations_match_the_numeric_formulation(name, params, r
         assert np.allclose(got, expected, rtol=1e-9, atol=1e-9)
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+@pytest.mark.parametrize("formulation", registry.having("derivation"))
 def test_derivation_renders(formulation):
     d = derive(systems.load("rolling_disc"), formulation, seconds=2.0)
     latex, md, text = d.to_latex(), d.to_markdown(), d.text()

@@ -36,18 +36,18 @@ def test_page_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     import matplotlib.pyplot as plt
 
-    from formulations import base
+    from formulations import registry
     from formulations.solvers import base as solver_base
 
-    kept = dict(base._REGISTRY), dict(solver_base._REGISTRY)
+    kept = registry.snapshot(), dict(solver_base._REGISTRY)
     try:
         namespace = {"__name__": "__main__"}
         for i, code in enumerate(blocks(page)):
             exec(compile(code, f"{page.name}[block {i + 1}]", "exec"), namespace)
     finally:
-        for registry, before in zip((base._REGISTRY, solver_base._REGISTRY), kept):
-            registry.clear()
-            registry.update(before)
+        registry.restore(kept[0])
+        solver_base._REGISTRY.clear()
+        solver_base._REGISTRY.update(kept[1])
         plt.close("all")
 
 

@@ -34,8 +34,9 @@ import formulations
 import systems
 from formulations.errors import CapabilityError, NotSteadyError
 from systems.errors import ArgumentError, InconsistentStateError, UnknownNameError
+from formulations import registry
 
-FORMULATIONS = ("minimal", "dependent", "reduced", "manifold")
+FORMULATIONS = registry.having("linearization")
 
 
 def upright_k(Omega, r, g=9.81):

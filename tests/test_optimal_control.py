@@ -12,6 +12,7 @@ import formulations
 import systems
 from formulations import Status
 from systems.errors import ArgumentError, UnknownNameError
+from formulations import registry
 
 casadi = pytest.importorskip("casadi")
 
@@ -87,7 +88,7 @@ def test_knife_edge_parking_is_the_same_problem_in_every_formulation():
                                         check=False, **KNIFE)
     assert seed.success
     costs, sizes = {}, {}
-    for formulation in ("dependent", "reduced", "minimal"):
+    for formulation in registry.having("optimal control"):
         res = formulations.optimal_control("knife_edge", formulation, (0.0, 2.0), nodes=20, scheme="hermite-simpson",
                                            guess=seed, check=False, **KNIFE)
         assert res.success, res.message
@@ -165,7 +166,7 @@ def test_rolling_disc_moved_sideways_by_its_torques():
     initial = dict(zip(disc.coordinate_names, p)) | dict(zip(disc.velocity_names, v))
     final = {"y": 0.5, "psi": 0.0, "theta": 0.0, "omega_1": 0.0, "omega_3": 0.0, "omega_2": 5.0}
     costs = {}
-    for formulation in ("dependent", "reduced", "minimal"):
+    for formulation in registry.having("optimal control"):
         res = formulations.optimal_control(disc, formulation, (0.0, 2.0), initial, final,
                                            ["tau_drive", "tau_steer"], nodes=24, scheme="hermite-simpson")
         assert res.converged, res.message
@@ -287,7 +288,7 @@ def test_unreachable_targets_and_unconverged_solves_say_so():
     assert "failed" in str(short)
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+@pytest.mark.parametrize("formulation", registry.having("optimal control"))
 def test_the_exported_residual_vanishes_on_a_simulated_motion(formulation):
     # a driven run of the rolling disc (numpy backend), its own states and rates fed to the export
     from formulations.control.export import implicit_residual

@@ -13,6 +13,7 @@ import systems
 from formulations.workbench.derivation import transcript as tr
 from formulations.workbench.cli.main import main
 from formulations.workbench.derivation.derive import derive
+from formulations import registry
 
 # derivations (and the constraint analysis) of several seconds each
 HEAVY = {"spinning_top", "four_point_body", "spherical_double_pendulum", "spherical_three_bar", "floating_pair",
@@ -42,7 +43,7 @@ DOCUMENT_PARAMS = [name if name in TYPICAL else pytest.param(name, marks=pytest.
 
 @pytest.fixture(scope="module")
 def disc():
-    return {f: derive(systems.load("rolling_disc"), f, seconds=3.0) for f in ("dependent", "reduced", "minimal")}
+    return {f: derive(systems.load("rolling_disc"), f, seconds=3.0) for f in registry.having("derivation")}
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None,
@@ -87,7 +88,7 @@ def _prose(latex):
     return re.sub(r"\$[^$]*\$", "", latex)
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+@pytest.mark.parametrize("formulation", registry.having("derivation"))
 def test_no_ascii_math(disc, formulation):
     d = disc[formulation]
     latex, markdown, text = d.to_latex(standalone=True), d.to_markdown(), d.text(width=100)
@@ -104,7 +105,7 @@ def test_no_ascii_math(disc, formulation):
         assert _nfc("ψ̇") in text and _nfc("M̄ẇ + d̄ = f̄") in text
 
 
-@pytest.mark.parametrize("formulation", ["dependent", "reduced", "minimal"])
+@pytest.mark.parametrize("formulation", registry.having("derivation"))
 def test_renderings_show_the_same_steps_in_order(disc, formulation):
     d = disc[formulation]
     titles = [step.title for step in d.steps]

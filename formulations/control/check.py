@@ -8,7 +8,9 @@ import dataclasses
 
 import numpy as np
 
+from .. import registry
 from ..base import create
+from ..configuration import parse_configuration
 from ..results.optimal_control import Resimulation
 from ..results.status import Status
 
@@ -39,9 +41,9 @@ def input_functions(result):
 
 def _formulation(system, result):
     """The solution's formulation for simulate, on the numpy backend (no compile step for a check)."""
-    base = result.formulation.split("+")[0]
-    return create(base + ("+projection" if base != "minimal" and system.m + system.l else ""), system,
-                  backend="numpy")
+    base = parse_configuration(result.formulation, "formulation").formulation
+    projects = "projection" in registry.piece("optimal control", base).stabilizations and system.m + system.l
+    return create(base + ("+projection" if projects else ""), system, backend="numpy")
 
 
 def resimulate(result, system, final: dict, rtol=1e-10):

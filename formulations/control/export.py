@@ -21,6 +21,7 @@ import sympy as sp
 from systems.catalogue import as_system
 from systems.errors import ArgumentError
 
+from .. import registry
 from ..linearization.linearize import input_names
 from .bridge import casadi
 from .model import build
@@ -74,16 +75,17 @@ class ImplicitResidual:
 
 def implicit_residual(system, formulation="dependent", inputs=(), form="index-1", independent=None,
                       parameters="symbolic"):
-    """The ImplicitResidual of ``formulation`` ("dependent", "reduced" or "minimal") for ``system``
+    """The ImplicitResidual of ``formulation`` (one that optimal control transcribes:
+    formulations.registry.having("optimal control")) for ``system``
     with the force or torque parameters ``inputs`` as r; form "index-1" or "index-3" (dependent).
     parameters: "symbolic" (the other parameters are the argument par) or "values" (the system's
     values substituted, par empty; needed where a parameter decides a structure, e.g. the rolling
     disc's rolling resistance, which makes f depend on lambda unless it is 0)."""
     system = as_system(system)
     inputs = input_names(system, inputs)
-    if formulation not in ("dependent", "reduced", "minimal"):
-        raise ArgumentError(f"implicit_residual got formulation={formulation!r} but expected 'dependent', 'reduced' "
-                            f"or 'minimal'", "formulation")
+    if formulation not in registry.having("optimal control"):
+        raise ArgumentError(f"implicit_residual got formulation={formulation!r} but expected one of: "
+                            f"{', '.join(registry.having('optimal control'))}", "formulation")
     if form not in ("index-1", "index-3"):
         raise ArgumentError(f"implicit_residual got form={form!r} but expected 'index-1' or 'index-3'", "form")
     if form == "index-3" and formulation != "dependent":

@@ -33,12 +33,29 @@ import sympy as sp
 
 from systems.errors import ArgumentError
 
+from .. import registry
+from ..configuration import parse_configuration
 from ..errors import CapabilityError
 from .bridge import casadi
 from .casadi_expressions import Converter
 
-KINDS = ("dependent", "dependent+projection", "dependent+none", "reduced", "reduced+projection", "reduced+none",
-         "minimal")
+@dataclass(frozen=True)
+class Transcription:
+    """A formulation's piece of optimal control (formulations.registry, layer "optimal control"):
+    model(pieces, casadi, projected, independent, q_guess) -> ControlModel; stabilizations: the ones
+    that may follow its name ("+projection": the constraint rows hold at every node, the default
+    where it has them; "+none": at t0 only)."""
+
+    model: object
+    stabilizations: tuple = ()
+
+
+def kinds() -> tuple:
+    """The formulations optimal control transcribes, each with the stabilizations it takes."""
+    out = []
+    for name in registry.having("optimal control"):
+        out += [name] + [f"{name}+{s}" for s in registry.piece("optimal control", name).stabilizations]
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -71,20 +88,28 @@ class ControlModel:
 
 
 def build(system, kind: str, inputs, independent=None, q_guess=None, symbolic=False) -> ControlModel:
-    """The ControlModel of formulation ``kind`` (one of KINDS) for ``system`` with input parameter
+    """The ControlModel of formulation ``kind`` (one of kinds()) for ``system`` with input parameter
     names ``inputs``; ``independent`` names the entries of w kept as u (minimal; default the
     system's choice, else pivoting on C_bar_nh at ``q_guess``). symbolic: the other parameters
     stay symbols, the last argument ``par`` of every function (formulations.control.export)."""
-    if kind not in KINDS:
-        raise ArgumentError(f"optimal_control got formulation={kind!r} but expected one of: {', '.join(KINDS)}",
+    if kind not in kinds():
+        base_kind = _base_name(kind)
+        why = f" ({registry.why_not('optimal control', base_kind)})" if base_kind in registry.names() else ""
+        raise ArgumentError(f"optimal_control got formulation={kind!r} but expected one of: {', '.join(kinds())}{why}",
                             "formulation")
     ca = casadi()
     base = _Pieces(system, inputs, symbolic)
-    base_kind, _, stabilization = kind.partition("+")
-    projected = stabilization != "none"
-    if base_kind == "dependent":
-        return _dependent(base, ca, projected)
-    return _reduced(base, ca, projected) if base_kind == "reduced" else _minimal(base, ca, independent, q_guess)
+    parts = parse_configuration(kind, "formulation")
+    projected = parts.stabilization != "none"
+    return registry.piece("optimal control", parts.formulation).model(base, ca, projected, independent, q_guess)
+
+
+def _base_name(kind):
+    """The formulation named in ``kind``, or None where it names none (formulations.configuration)."""
+    try:
+        return parse_configuration(kind, "formulation").formulation
+    except (ValueError, TypeError):
+        return None
 
 
 class _Pieces:
@@ -288,3 +313,14 @@ def expression_function(system, model_inputs, text: str, where: str):
     pieces = _Pieces(system, tuple(model_inputs), pieces=False)
     value = pieces.to_casadi(expr)
     return ca.Function(where, [pieces.p, pieces.v, pieces.u, pieces.t], [value])
+
+
+registry.provide("optimal control", "dependent", Transcription(
+    lambda base, ca, projected, independent, q_guess: _dependent(base, ca, projected), ("projection", "none")))
+registry.provide("optimal control", "reduced", Transcription(
+    lambda base, ca, projected, independent, q_guess: _reduced(base, ca, projected), ("projection", "none")))
+registry.provide("optimal control", "minimal", Transcription(
+    lambda base, ca, projected, independent, q_guess: _minimal(base, ca, independent, q_guess)))
+registry.provide("optimal control", "manifold", registry.Refusal(
+    "its tangent-space charts are taken during a run and change along it; transcribe 'reduced', the same equations "
+    "through an embedding"))

@@ -32,15 +32,16 @@ from scipy.linalg import null_space
 
 from systems.arguments import real, state_pair
 from systems.catalogue import as_system
-from systems.dependent_rows import independent_rows
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
+from .. import registry
 from ..base import Formulation, create
-from ..coordinates.charts import Atlas
+from ..configuration import parse_configuration
 from ..errors import CapabilityError, NotSteadyError
 from ..linalg import SingularMatrixError, saddle_system, solve_saddle
 from .modes import Linearization, LinearEquations, split_modes
 from .pieces import pieces as linear_pieces
+from .state_maps import rows
 from .symbolic import symbolic_point, symbolic_linearization
 
 METHODS = ("numeric", "symbolic")
@@ -68,7 +69,8 @@ def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(
                                 f"options in formulations.create", "options")
         form = formulation
     elif isinstance(formulation, str):
-        if independent is not None and formulation.partition("+")[0] == "minimal":
+        named = parse_configuration(formulation, "formulation").formulation
+        if independent is not None and "independent" in registry.formulation_class(named).options:
             options["independent"], independent = independent, None
         options.setdefault("backend", "numpy")
         form = create(formulation, as_system(system), **options)
@@ -106,9 +108,9 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
     form.check_state(p0, v0, t=t)
     pieces = linear_pieces(system)
     at = _numeric_point(system, pieces, t, p0, v0, inputs)
-    state = _state_map(form, pieces, at, p0, v0, independent)
+    state = registry.piece("linearization", form.name)(form, pieces, at, p0, v0, independent)
     names = state.names
-    Q, H = _rows(state, form.geometry, pieces, at)
+    Q, H = rows(state, form.geometry, pieces, at)
     P = _tangent_map(form, at["G"], Q, names)
     A = (Q @ at["J"] + H) @ P
     B = Q @ at["F_u"]
@@ -216,131 +218,11 @@ def _numeric_point(system, pieces, t, p, v, inputs):
             "lam": lam, "a": a, "C": C, "t": t}
 
 
-# -- the formulation's independent state ----------------------------------------------------------
-class _StateMap:
-    """y = T Y(z) + E z: the formulation's independent state from the map Y of its geometry (the
-    identity for the dependent formulation), T selecting or combining rows, E = S_v on v (minimal)."""
-
-    def __init__(self, names, kind, T, E, geometry):
-        self.names, self.kind, self.T, self.E, self.geometry = tuple(names), list(kind), T, E, geometry
-
-
 def _moving_map(system) -> bool:
     """True where the map to reduced coordinates depends on time (moving holonomic constraints)."""
     emb = system.embedding
     timed = emb is not None and system.time in (sp.Matrix(emb.g).free_symbols | sp.Matrix(emb.inverse).free_symbols)
     return system.has_moving_holonomic or timed
-
-
-def _state_map(form, pieces, at, p0, v0, independent) -> _StateMap:
-    system, n_p, n = form.system, len(p0), len(v0)
-    geometry = form.geometry
-    if geometry is None:  # the dependent formulation: chosen components of (p, v)
-        names = system.coordinate_names + system.velocity_names
-        keep = _choose(form, names, np.eye(n_p + n), at["G"], (range(n_p), range(n_p, n_p + n)), (), independent)
-        return _StateMap([names[i] for i in keep], ["q" if i < n_p else "u" for i in keep],
-                         np.eye(n_p + n)[keep], np.zeros((len(keep), n_p + n)), "identity")
-    kind = "chart" if isinstance(geometry, Atlas) else "identity" if geometry.trivial else "embedding"
-    if kind == "chart":
-        geometry.from_dependent(p0, v0)
-        _align_chart(geometry, system.numeric.constraints(p0, system.params)[1])
-    if hasattr(form, "choice"):  # the choice of u, on the turned chart where there is one
-        if kind != "chart":
-            form.prepare(p0, v0, t0=at["t"])
-        else:
-            form._choose(np.zeros(len(geometry.q_names)), form.requested)
-    if kind == "embedding" and pieces.embedding is None:
-        raise CapabilityError(f"linearize got system {system.name!r}, whose embedding has a kinematic matrix A_q other "
-                              f"than the identity, but expected q' = w; use the 'dependent' formulation")
-    k_q, k = len(geometry.q_names), len(geometry.w_names)
-    if hasattr(form, "choice"):  # minimal: u = S_w w + S_v v
-        if independent is not None:
-            raise ArgumentError("linearize got independent= and a created minimal formulation: expected the "
-                                "independent velocities in formulations.create('minimal', ..., independent=...)",
-                                "independent")
-        r = len(form.choice)
-        T = np.block([[np.eye(k_q), np.zeros((k_q, k))], [np.zeros((r, k_q)), form.S_w]])
-        E = np.zeros((k_q + r, n_p + n))
-        E[k_q:, n_p:] = form.S_v
-        return _StateMap(geometry.q_names + form.choice, ["q"] * k_q + ["u"] * r, T, E, kind)
-    names = geometry.q_names + geometry.w_names
-    Q_all = _geometry_rows(kind, geometry, pieces, at)[0]
-    keep = _choose(form, names, Q_all, at["G"], (range(k_q), range(k_q, len(names))), range(k_q), independent)
-    return _StateMap([names[i] for i in keep], ["q" if i < k_q else "u" for i in keep],
-                     np.eye(k_q + k)[keep], np.zeros((len(keep), n_p + n)), kind)
-
-
-def _align_chart(geometry, Phi_p):
-    """Turn the chart's orthonormal basis V of the null space of Phi_p so that its axes follow the
-    coordinates as far as they can (Gram-Schmidt on the projected coordinate axes, the coordinates
-    that Phi_p involves least first): a coordinate the constraints do not involve is then a chart
-    coordinate of its own, and is found ignorable where it is."""
-    V = geometry.V
-    projected = V @ V.T
-    order = np.argsort(np.abs(Phi_p).sum(axis=0), kind="stable")
-    basis = []
-    for i in order:
-        x = projected[:, i].copy()
-        for b in basis:
-            x -= (b @ x) * b
-        if np.linalg.norm(x) > 1e-8:
-            basis.append(x / np.linalg.norm(x))
-        if len(basis) == V.shape[1]:
-            break
-    geometry.V = np.array(basis).T[:, np.argsort([int(np.argmax(np.abs(b))) for b in basis], kind="stable")]
-    geometry._last = None
-
-
-def _rows(state, geometry, pieces, at):
-    """(Q, H) of the state map at the point."""
-    Q_all, H_all = _geometry_rows(state.geometry, geometry, pieces, at)
-    return state.T @ Q_all + state.E, state.T @ H_all
-
-
-def _geometry_rows(kind, geometry, pieces, at):
-    """(Q, H) of y = (q, w) for a chart at p0 (q = V^T (p - p0), w = V^T A v), the embedding
-    (q = h(p), w = h_p A v) or the identity."""
-    p, v, par, F0 = at["p"], at["v"], at["par"], at["F0"]
-    n_p, n = len(p), len(v)
-    if kind == "chart":
-        V = geometry.V
-        Q = np.vstack([np.hstack([V.T, np.zeros((V.shape[1], n))]), V.T @ pieces.kinematics(p, v, par)])
-        H = np.vstack([np.zeros((V.shape[1], n_p + n)), V.T @ pieces.kinematics_second(p, v, par, F0)])
-        return Q, H
-    if kind == "identity":
-        return np.eye(n_p + n), np.zeros((n_p + n, n_p + n))
-    return pieces.embedding(p, v, par), pieces.embedding_second(p, v, par, F0)
-
-
-def _choose(form, names, Q_all, G, groups, forced, independent):
-    """Indices of the rows of Q_all that make the independent state: the ``independent`` names, or
-    by QR with column pivoting on the tangent basis, group by group (coordinates, then velocities)."""
-    N = null_space(G)
-    X = Q_all @ N
-    if independent is not None:
-        if isinstance(independent, str):
-            independent = (independent,)
-        for name in independent:
-            if name not in names:
-                raise UnknownNameError(f"coordinate or velocity of formulation {form.name!r}", name, names,
-                                       argument="independent")
-        keep = sorted(set(range(len(names))) & ({names.index(x) for x in independent} | set(forced)))
-        if len(keep) != N.shape[1]:
-            raise ArgumentError(f"independent got {len(set(independent))} names but {form.system.name!r} moves with "
-                                f"{N.shape[1] - len(forced)} independent components in formulation {form.name!r}"
-                                f" besides {len(forced)} coordinates", "independent")
-        return keep
-    keep = list(forced)
-    for group in groups:
-        rest = [i for i in group if i not in keep]
-        if not rest:
-            continue
-        basis = X[keep].T if keep else np.zeros((N.shape[1], 0))
-        projector = np.eye(N.shape[1]) - basis @ np.linalg.pinv(basis) if keep else np.eye(N.shape[1])
-        Y = X[rest] @ projector
-        rank, order = independent_rows(Y, tol=1e-9, scale=1.0)
-        keep += [rest[j] for j in order[:rank]]
-    return sorted(keep)
 
 
 def _tangent_map(form, G, Q, names):

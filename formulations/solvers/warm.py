@@ -8,26 +8,29 @@ import time
 
 from systems.catalogue import as_system
 
+from .. import registry
 from ..base import create
 from ..errors import CapabilityError
 from ..forms import COMPILED_ODE
 from .background import compile_job
 
 WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
-WARM_FORMULATIONS = ("dependent", "reduced", "minimal", "manifold")
 # the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
 # Jacobian, the augmented Lagrangian's run (once per machine), the Lie-group loop (once per machine,
 # for systems made of bodies), the variational loop (once per machine, for systems in angles)
 WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "NH-RATTLE")
 
 
-def warm(systems=WARM_SYSTEMS, formulations=WARM_FORMULATIONS, methods=("DOP853",), report=None) -> list:
-    """Compile (or load) the compiled modules of ``formulations`` for each system (catalogue names or
+def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=None) -> list:
+    """Compile (or load) the compiled modules of ``formulations`` (default: every registered one with
+    a compiled module, Formulation.gives_compiled_rhs) for each system (catalogue names or
     System objects) with each method (WARM_METHODS), by a short run on the compiled backend;
     every other system then reuses the machine code (formulations.kernels.compiled).
     report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
     a formulation or method that does not apply to a system, or has no compiled loop for it, is left
     out; a short run that fails raises RuntimeError naming it."""
+    if formulations is None:
+        formulations = [name for name in registry.names() if registry.formulation_class(name).gives_compiled_rhs]
     rows = []
     for name in systems:
         system = as_system(name)

@@ -50,7 +50,9 @@ import numpy as np
 from systems.arguments import time_span
 from systems.catalogue import as_system
 
+from .. import registry
 from ..base import create
+from ..configuration import parse_configuration
 from ..discrete_lagrangian import why_not as no_variational
 from ..solvers.monitor import stopped_at_singular
 from ..solvers.options import relative_tolerance
@@ -166,7 +168,7 @@ def candidates(system, known: dict) -> tuple:
     """(configurations, reasons): the configurations worth a pilot run given the facts (step 2)."""
     configs, reasons = list(default_configurations(system)), []
     if known["redundant_rows"]:
-        dropped = [c for c in configs if c.split("+")[0].split("@")[0] in ("reduced", "minimal", "manifold")]
+        dropped = [c for c in configs if not registry.formulation_class(parse_configuration(c).formulation).redundant_rows]
         configs = [c for c in configs if c not in dropped]
         reasons.append(f"The rows {', '.join(known['redundant_rows'])} are redundant: the formulations that need "
                        f"independent rows ({', '.join(dropped)}) are left out.")
@@ -418,7 +420,8 @@ def _passing(system, chosen, reference, known, reasons) -> bool:
     if not stopped_at_singular(reference) or system.embedding is None or known["redundant_rows"]:
         return False
     passing = [replace(c, options={**c.options, "singular": "pass"}, label="")
-               if c.formulation in ("reduced", "minimal") else c for c in _parsed(chosen["configs"]).values()]
+               if registry.formulation_class(c.formulation).passes_singular else c
+               for c in _parsed(chosen["configs"]).values()]
     chosen["configs"], chosen["reference"] = tuple(c.label for c in passing), PASSING_REFERENCE
     known["singular_configuration_at"] = float(reference.t[-1])
     reasons.append(f"The reference run (dependent with projection at 1e-13) stops at a singular configuration at "

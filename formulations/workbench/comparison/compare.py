@@ -26,6 +26,7 @@ from systems.catalogue import as_system
 from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 from systems.numeric import background
 
+from ... import registry
 from ...base import create, names
 from ...configuration import option_text, parse_configuration
 from ...errors import ComparisonInterrupted, RunInterrupted
@@ -34,26 +35,28 @@ from ...solvers import order, solver_class, tiers
 from ...solvers.options import relative_tolerance, tolerances
 from ...stabilization import as_strategy
 
-DEFAULT_CONFIGURATIONS = ("dependent", "dependent+baumgarte", "dependent+projection", "reduced",
-                          "reduced+projection", "minimal")
-
-
 LIE_CONFIGURATIONS = ("dependent@RKMK45-SE3", "dependent@RKMK45-SO3xR3")
 
 
 def default_configurations(system) -> tuple:
-    """Every formulation that applies to ``system`` (manifold needs holonomic constraints), and for
-    systems of rigid-body blocks the Lie-group integration on SE(3) and on SO(3) x R^3."""
-    extra = ("manifold",) if system.m or system.unit_norm_blocks else ()
+    """The configurations of every registered formulation that applies to ``system`` (its class's
+    ``comparison``; manifold needs holonomic constraints), and for systems of rigid-body blocks the
+    Lie-group integration on SE(3) and on SO(3) x R^3."""
     lie = LIE_CONFIGURATIONS if system.bodies else ()
-    return DEFAULT_CONFIGURATIONS + extra + lie
+    return tuple(config for cls in _applying(system) for config in cls.comparison) + lie
+
+
+def _applying(system) -> list:
+    """The registered formulation classes that can run ``system`` by its structure (holonomic rows)."""
+    classes = [registry.formulation_class(name) for name in registry.names()]
+    return [cls for cls in classes if not cls.needs_holonomic_rows or system.m or system.unit_norm_blocks]
 
 
 def enforcement_configurations(system, step=1e-3) -> tuple:
     """Every constraint-enforcement method that applies to ``system``: the dependent formulation with
     no stabilization, Baumgarte, constraint dynamics and projection; index 1 and GGL by IDA (where
     scikit-sundae is installed); the augmented Lagrangian at fixed step ``step``; and the
-    reduced, minimal and (with holonomic constraints) manifold formulations."""
+    other registered formulations (manifold with holonomic constraints) in their plain form."""
     configs = ["dependent", "dependent+baumgarte", "dependent+constraint_dynamics", "dependent+projection"]
     try:
         import sksundae  # noqa: F401
@@ -61,10 +64,8 @@ def enforcement_configurations(system, step=1e-3) -> tuple:
     except ImportError:
         warnings.warn("scikit-sundae is not installed: the IDA configurations are left out (pip install "
                       "\"pfaff[dae]\")", stacklevel=2)
-    configs += [f"dependent@augmented_lagrangian:{step:g}", "reduced", "minimal"]
-    if system.m or system.unit_norm_blocks:
-        configs.append("manifold")
-    return tuple(configs)
+    configs.append(f"dependent@augmented_lagrangian:{step:g}")
+    return tuple(configs + [cls.name for cls in _applying(system) if cls.name != "dependent"])
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ import numpy as np
 import sympy as sp
 
 from . import transcript as tr
-from .steps import (B, DOT, FORMULATIONS, LAM, Step, analysis_step, common_steps, dependent_steps, minimal_steps,
-                    reduced_steps, row_list, Simplifier, transposed)
+from formulations import registry
+
+from .steps import B, DOT, LAM, Step, analysis_step, common_steps, row_list, Simplifier, transposed
 
 __all__ = ["Step", "Derivation", "derive", "minimal_accelerations"]
 
@@ -122,13 +123,17 @@ class Derivation:
 
 def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, independent=None,
            analysis=True) -> Derivation:
-    """The derivation of ``formulation`` ("dependent", "reduced" or "minimal") for ``system``.
+    """The derivation of ``formulation`` (one that formulations.registry.having("derivation") lists:
+    "dependent", "reduced", "minimal", ...) for ``system``.
 
     simplify: run sympy's trigsimp on each entry within ``seconds`` in total (the cheap reduction
     always runs); analysis: include the constraint analysis as a step.
     """
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"derive got formulation {formulation!r} but expected one of: {', '.join(FORMULATIONS)}")
+    if formulation not in registry.having("derivation"):
+        why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""
+        raise ValueError(f"derive got formulation {formulation!r} but expected one of: "
+                         f"{', '.join(registry.having('derivation'))}{why}")
+    writer = registry.piece("derivation", formulation)
     simp = Simplifier(seconds, simplify)
     steps = common_steps(system, simp)
     notes = []
@@ -142,8 +147,8 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
     trivial = (emb is None and system.m == 0 and len(system.coordinates) == system.n
                and system.A == sp.eye(system.n))
     emb_ok = emb is not None and len(system.coordinates) == system.n and emb.A_q == sp.eye(len(emb.coordinates))
-    if formulation == "dependent":
-        pieces = dependent_steps(system, simp, steps)
+    if not writer.on_embedding:
+        pieces = writer.write(system, simp, steps, independent, False)
     elif trivial or emb_ok:
         if trivial:
             from dataclasses import replace
@@ -153,8 +158,7 @@ def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, indepe
             system = replace(system, embedding=Embedding(
                 coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
                 velocities=system.velocities), independent_velocities=system.independent_velocities)
-        pieces = (reduced_steps(system, simp, steps, trivial) if formulation == "reduced"
-                  else minimal_steps(system, simp, steps, independent, trivial))
+        pieces = writer.write(system, simp, steps, independent, trivial)
     else:
         raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
                          f"{formulation} formulation has no symbolic form here (it runs numerically); "

@@ -11,11 +11,10 @@ import sympy as sp
 from systems.analysis.bounded import bounded
 from systems.builders.common import tidy
 
+from formulations import registry
 from formulations.base import create
 
 from . import transcript as tr
-
-FORMULATIONS = ("dependent", "reduced", "minimal")
 
 # relations in the LaTeX subset of transcript.py, written once
 B = {name: tex for name, (tex, _) in tr.NAMES.items()}
@@ -281,3 +280,21 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
     return pieces
 
 
+@dataclass(frozen=True)
+class Writer:
+    """A formulation's piece of the classroom derivation (formulations.registry, layer "derivation"):
+    write(system, simplifier, steps, independent, trivial) appends its steps and returns the pieces;
+    on_embedding: whether it needs reduced coordinates q with p = g(q) and A_q = I (trivial: q = p)."""
+
+    write: object
+    on_embedding: bool
+
+
+registry.provide("derivation", "dependent", Writer(
+    lambda system, simp, steps, independent, trivial: dependent_steps(system, simp, steps), False))
+registry.provide("derivation", "reduced", Writer(
+    lambda system, simp, steps, independent, trivial: reduced_steps(system, simp, steps, trivial), True))
+registry.provide("derivation", "minimal", Writer(minimal_steps, True))
+registry.provide("derivation", "manifold", registry.Refusal(
+    "its coordinates live on tangent-space charts taken during a run, which have no symbolic form; the reduced "
+    "formulation is its derivation"))
