@@ -8,7 +8,7 @@ workbench on top (``workbench``: comparison, reports, derivations, the command l
     traj = form.simulate((0.0, 10.0), system.default_state(), rtol=1e-10, atol=1e-10)
     traj.reactions["contact normal force"]
 """
-from . import dependent, reduced, minimal, manifold  # noqa: F401  (registration, in this order)
+from . import dependent, reduced, minimal, manifold, udwadia_kalaba  # noqa: F401  (registration, in this order)
 from . import solvers
 from .base import Evaluation, Formulation, create, names, register
 from .errors import CapabilityError, ComparisonInterrupted, EnsembleInterrupted, NotSteadyError, RunInterrupted

@@ -66,9 +66,14 @@ class Dependent(Formulation):
         n_p = len(self.system.coordinates)
         return renormalize(self.system, y[:n_p]) if self.system.unit_norm_blocks else y[:n_p], y[n_p:]
 
-    def saddle(self, t, y):
+    def acceleration_rows(self, t, y):
+        """(v, pieces, b, offset) at (t, y): the velocities, the dynamics pieces (M, d, f0, F, C, xi,
+        A, pdd2), the right-hand side b of the acceleration-level rows C v' = b (-xi, with the
+        stabilization's feedback -2 alpha (C v + c) - beta^2 [Phi; 0]) and c, the velocity-free term
+        of the rows (None where it is not needed)."""
         p, v = self.dependent_state(y, t)
-        p, (M, d, f0, F, C, xi, A, _) = self.dynamics(t, p, v)
+        p, pieces = self.dynamics(t, p, v)
+        C, xi = pieces[4], pieces[5]
         b = -xi
         gains = self._gains()
         offset = None
@@ -79,6 +84,10 @@ class Dependent(Formulation):
             b = b - 2 * alpha * (C @ v + offset)
             if self.system.m:
                 b[: self.system.m] -= beta**2 * Phi
+        return v, pieces, b, offset
+
+    def saddle(self, t, y):
+        v, (M, d, f0, F, C, xi, A, _), b, offset = self.acceleration_rows(t, y)
         K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
         if self.dropped.any():
             rows = na + np.flatnonzero(self.dropped)

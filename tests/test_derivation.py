@@ -37,8 +37,10 @@ def test_derivation_renders(formulation):
     assert "completely nonholonomic" in md  # the constraint analysis is part of it
     if formulation == "minimal":
         assert r"\bar{\bar{\mathbf{M}}}" in latex and r"\bar{\mathbf{D}}" in latex
-    if formulation != "dependent":
+    if registry.piece("derivation", formulation).on_embedding:  # reduced coordinates: the rows in them
         assert r"\bar{\mathbf{C}}_{nh}" in latex
+    if formulation == "udwadia_kalaba":
+        assert r"(\mathbf{C}\mathbf{M}^{-1/2})^{+}" in latex and r"\begin{bmatrix}\mathbf{M}" not in latex
 
 
 def test_derivation_refuses_what_has_no_symbolic_form():

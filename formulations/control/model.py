@@ -321,6 +321,9 @@ registry.provide("optimal control", "reduced", Transcription(
     lambda base, ca, projected, independent, q_guess: _reduced(base, ca, projected), ("projection", "none")))
 registry.provide("optimal control", "minimal", Transcription(
     lambda base, ca, projected, independent, q_guess: _minimal(base, ca, independent, q_guess)))
+registry.provide("optimal control", "udwadia_kalaba", registry.Refusal(
+    "the Moore-Penrose inverse in its fundamental equation has no smooth transcription where rows are dependent or "
+    "change rank; transcribe 'dependent', whose motions it shares"))
 registry.provide("optimal control", "manifold", registry.Refusal(
     "its tangent-space charts are taken during a run and change along it; transcribe 'reduced', the same equations "
     "through an embedding"))

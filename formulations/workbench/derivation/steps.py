@@ -129,16 +129,22 @@ def analysis_step(report):
     return Step("analysis", "Constraint analysis", text)
 
 
-def dependent_steps(system, simp, steps):
+def _acceleration_step(system, simp):
+    """(step, C, xi): all constraint rows differentiated to the acceleration level, C v' + xi = 0."""
     C = sp.Matrix(system.C)
     xi = simp(sp.Matrix(system.xi)) if C.shape[0] else C
     offset = " + c" if system.is_rheonomic else ""  # the rows' velocity-free and time terms
     xi_is = (f"\\dot{{{B['C']}}}{B['v']} + \\dot{{c}}" if system.is_rheonomic else f"\\dot{{{B['C']}}}{B['v']}")
-    steps.append(Step("acceleration", "Constraints at acceleration level",
-                      f"Differentiating ${B['C']}{B['v']}{offset} = {ZERO}$ with all constraint rows "
-                      f"${B['C']} = \\begin{{bmatrix}}{B['C_h']} \\\\ {B['C_nh']}\\end{{bmatrix}}$ in time "
-                      f"gives linear equations for the accelerations, with ${B['xi']} = {xi_is}$.",
-                      (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))))
+    return Step("acceleration", "Constraints at acceleration level",
+                f"Differentiating ${B['C']}{B['v']}{offset} = {ZERO}$ with all constraint rows "
+                f"${B['C']} = \\begin{{bmatrix}}{B['C_h']} \\\\ {B['C_nh']}\\end{{bmatrix}}$ in time "
+                f"gives linear equations for the accelerations, with ${B['xi']} = {xi_is}$.",
+                (f"{B['C']}{DOT['v']} + {B['xi']} = {ZERO}",), (("C", simp(C)), ("xi", xi))), C, xi
+
+
+def dependent_steps(system, simp, steps):
+    step, C, xi = _acceleration_step(system, simp)
+    steps.append(step)
     steps.append(Step("equations", "Equations of motion",
                       f"The constraint reactions ${transposed('C')}{LAM}$ join the dynamics, and with the "
                       "constraints at acceleration level they give one linear system for the accelerations and the "
@@ -146,6 +152,23 @@ def dependent_steps(system, simp, steps):
                       (rf"\begin{{bmatrix}}{B['M']} & {transposed('C')} \\ {B['C']} & {ZERO}\end{{bmatrix}}"
                        rf"\begin{{bmatrix}}{DOT['v']} \\ {LAM}\end{{bmatrix}} = "
                        rf"\begin{{bmatrix}}{B['f']} - {B['d']} \\ -{B['xi']}\end{{bmatrix}}",
+                       f"{DOT['p']} = {B['A']}{B['v']}")))
+    return {"C": C, "xi": xi}
+
+
+def udwadia_kalaba_steps(system, simp, steps):
+    """The fundamental equation of Udwadia and Kalaba (Proc. R. Soc. A 439, 1992): the accelerations
+    in closed form from the unconstrained ones, no multipliers solved for."""
+    step, C, xi = _acceleration_step(system, simp)
+    steps.append(step)
+    root = f"{B['M']}^{{-1/2}}"
+    steps.append(Step("equations", "Equations of motion",
+                      f"Of all accelerations that satisfy the rows, the motion takes the one nearest the "
+                      f"unconstrained ${B['a']} = {B['M']}^{{-1}}({B['f']} - {B['d']})$ in the metric of "
+                      f"${B['M']}$ (Gauss's principle); with the Moore-Penrose inverse $^{{+}}$ this is the "
+                      f"fundamental equation of Udwadia and Kalaba, which needs no multipliers and takes "
+                      f"dependent rows as they come.",
+                      (f"{DOT['v']} = {B['a']} + {root}\\,({B['C']}{root})^{{+}}(-{B['xi']} - {B['C']}{B['a']})",
                        f"{DOT['p']} = {B['A']}{B['v']}")))
     return {"C": C, "xi": xi}
 
@@ -295,6 +318,8 @@ registry.provide("derivation", "dependent", Writer(
 registry.provide("derivation", "reduced", Writer(
     lambda system, simp, steps, independent, trivial: reduced_steps(system, simp, steps, trivial), True))
 registry.provide("derivation", "minimal", Writer(minimal_steps, True))
+registry.provide("derivation", "udwadia_kalaba", Writer(
+    lambda system, simp, steps, independent, trivial: udwadia_kalaba_steps(system, simp, steps), False))
 registry.provide("derivation", "manifold", registry.Refusal(
     "its coordinates live on tangent-space charts taken during a run, which have no symbolic form; the reduced "
     "formulation is its derivation"))

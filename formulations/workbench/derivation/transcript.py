@@ -45,6 +45,7 @@ NAMES.update({
     "D_bar": (r"\bar{\mathbf{D}}", "D" + _BAR), "gamma_bar": (r"\bar{\boldsymbol{\gamma}}", "γ" + _BAR),
     "M_barbar": (r"\bar{\bar{\mathbf{M}}}", "M" + _BARBAR), "d_barbar": (r"\bar{\bar{\mathbf{d}}}", "d" + _BARBAR),
     "f_barbar": (r"\bar{\bar{\mathbf{f}}}", "f" + _BARBAR), "q_dot": (r"\dot{\mathbf{q}}", "q" + _DOT),
+    "a": (r"\mathbf{a}", "a"),
 })
 
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η",
@@ -52,7 +53,7 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": 
           "rho": "ρ", "sigma": "σ", "tau": "τ", "upsilon": "υ", "phi": "φ", "chi": "χ", "psi": "ψ",
           "omega": "ω", "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π",
           "Sigma": "Σ", "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω"}
-_SUPER = dict(zip("0123456789-+T", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ᵀ"))
+_SUPER = dict(zip("0123456789-+T/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ᵀᐟ"))
 _SUB = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
 _WORDS = {"partial": "∂", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "neq": "≠", "le": "≤",
           "ge": "≥", "in": "∈", "to": "→", "quad": "  ", "qquad": "    ", "left": "", "right": ""}
