@@ -28,6 +28,7 @@ decorate it with ``@register``; the layers that write a formulation out in their
 """
 from __future__ import annotations
 
+import copy
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -189,6 +190,26 @@ class Formulation(ABC):
         self.requested_stabilization = self.stabilization  # a subclass's _configure may choose its own
         if self.geometry is not None:
             self.geometry.num = self.num
+
+    def for_run(self):
+        """This formulation for one run: a copy on which a run sets what changes during it (the run's
+        inputs and stabilization, the current chart, the minimal formulation's choice of u), so that
+        the formulation itself is never written to by a run and may run in several threads at once.
+        It shares the system, the numeric model and the compiled module (``origin``)."""
+        run = copy.copy(self)
+        run.origin = self.origin
+        if self.geometry is not None:
+            run.geometry = copy.copy(self.geometry)  # its state is rebound, never changed in place
+        return run
+
+    @property
+    def origin(self):
+        """The formulation as created, of which this one may be a run's copy (``for_run``)."""
+        return self.__dict__.get("origin", self)
+
+    @origin.setter
+    def origin(self, formulation):
+        self.__dict__["origin"] = formulation
 
     def _first_backend(self) -> str:
         """The backend asked for; for "auto", "compiled" where the machine code of a run with the

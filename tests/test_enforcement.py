@@ -1,4 +1,5 @@
 """Constraint enforcement: IDA (index 1 and GGL), constraint dynamics, the augmented Lagrangian."""
+import re
 import sys
 
 import numpy as np
@@ -167,9 +168,9 @@ def test_constraint_dynamics_chooses_its_frequency_from_the_motion():
     form = F.create("dependent", system, stabilization="constraint_dynamics")
     tr = form.simulate((0.0, 1.0), rtol=1e-8, atol=1e-8)
     assert tr.status == 0
-    chosen = form.stabilization
-    assert chosen.frequency is not None and chosen.frequency >= 10.0  # at least ten cycles over 1 s
-    assert "Hz" in tr.settings["stabilization"]
+    frequency = float(re.search(r"([0-9.eE+-]+) ?Hz", tr.settings["stabilization"]).group(1))
+    assert frequency >= 10.0  # at least ten cycles over 1 s
+    assert form.stabilization.frequency is None  # chosen for the run: the formulation keeps what was asked
     with pytest.raises(ValueError, match="positive"):
         ConstraintDynamics(frequency=-1.0)
     with pytest.raises(ValueError, match="positive"):

@@ -85,6 +85,7 @@ def linearize_formulation(form, p0, v0, *, ignorable=None, inputs=(), independen
                           symbols=None, t=0.0, tol=1e-8, conserved=None) -> Linearization:
     """linearize for a created formulation (Formulation.linearize); ``conserved``: the number of
     conserved quantities to label (default: found from the rank of the state matrix)."""
+    form = form.for_run()  # the choice of u and the chart it takes are its own, not the formulation's
     system = form.system
     if method not in METHODS:
         raise UnknownNameError("linearization method", method, METHODS, argument="method")

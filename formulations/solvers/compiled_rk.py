@@ -28,6 +28,7 @@ def compiled_module(formulation):
     """The formulation's compiled functions with its system's model bound (formulations.kernels.bound),
     compiled by numba on first use and cached on disk (and, per formulation instance, in memory: its
     model is fixed when it is created)."""
+    formulation = formulation.origin  # a run's copy shares the module of the formulation it copies
     module = _MODULES.get(formulation)
     if module is None:
         from systems.numeric.codegen import require_numba

@@ -94,17 +94,12 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
                         max_step=max_step, first_step=first_step, max_steps=max_steps)
     state = None if args.p0 is None else (args.p0, args.v0)
     formulation, backend_note = tiers.for_run(formulation, method, args.step, state, args.t_span[0], inputs is not None)
-    schedule = None
+    formulation = formulation.for_run()  # what the run changes, it changes on a copy of its own
     if inputs_given := inputs is not None:
-        schedule = InputSchedule(system, inputs)
-        schedule.check_span(args.t_span)
-    held, formulation.inputs = formulation.inputs, schedule
-    try:
-        traj = _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given,
-                    backend_note)
-    finally:
-        formulation.inputs = held
-    return traj
+        formulation.inputs = InputSchedule(system, inputs)
+        formulation.inputs.check_span(args.t_span)
+    return _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given,
+                backend_note)
 
 
 def _run(formulation, system, args, started, method, project_initial, check_initial, inputs_given, backend_note):
