@@ -116,9 +116,10 @@ class Saddle:
     kinematics: the position part of y' (n_q,); na: number of acceleration unknowns a (the
     velocity part of y' is a); velocity: the velocity part of y (na,), on which the kept rows act
     (G velocity + offset = 0); rows: number of kept constraint rows, the last rows of K; T, tau:
-    v' = T a + tau (T None: v' = a); extra: what the formulation needs after the solve (dynamics
-    pieces); offset: the velocity-free term of the kept rows (rows,), None where it is zero
-    (scleronomic, homogeneous rows).
+    v' = T a + tau (T None: v' = a); dynamics: the system's dynamics pieces at the state (a
+    systems.numeric.model.Dynamics record, for what the formulation does after the solve); offset:
+    the velocity-free term of the kept rows (rows,), None where it is zero (scleronomic, homogeneous
+    rows).
     """
 
     kinematics: np.ndarray
@@ -129,7 +130,7 @@ class Saddle:
     rows: int
     T: object
     tau: object
-    extra: tuple = ()
+    dynamics: object = None
     offset: object = None
 
 
@@ -298,7 +299,8 @@ class Formulation(ABC):
         return gains() if gains is not None else None
 
     def dynamics(self, t, p, v):
-        """(p renormalized, the system's dynamics pieces (M, d, f0, F, C, xi, A, pdd2)) at (t, p, v)."""
+        """(p renormalized, the system's dynamics pieces at (t, p, v): a systems.numeric.model.Dynamics
+        record (M, d, f0, F, C, xi, A, pdd2))."""
         p = renormalize(self.system, p) if self.system.unit_norm_blocks else p
         return p, self.num.dynamics(t, p, v, self.params_at(t, p, v))
 

@@ -73,8 +73,8 @@ class Dependent(Formulation):
         of the rows (None where it is not needed)."""
         p, v = self.dependent_state(y, t)
         p, pieces = self.dynamics(t, p, v)
-        C, xi = pieces[4], pieces[5]
-        b = -xi
+        C = pieces.C
+        b = -pieces.xi
         gains = self._gains()
         offset = None
         if self.system.is_rheonomic or (gains is not None and C.shape[0]):
@@ -87,20 +87,21 @@ class Dependent(Formulation):
         return v, pieces, b, offset
 
     def saddle(self, t, y):
-        v, (M, d, f0, F, C, xi, A, _), b, offset = self.acceleration_rows(t, y)
+        v, pieces, b, offset = self.acceleration_rows(t, y)
+        M, d, f0, F, C, A = pieces.M, pieces.d, pieces.f0, pieces.F, pieces.C, pieces.A
         K, rhs, na = saddle_system(M, f0 - d, None, None, C, b, F=F if self.nonideal else None, C=C)
         if self.dropped.any():
             rows = na + np.flatnonzero(self.dropped)
             K[rows, :], K[:, rows], rhs[rows] = 0.0, 0.0, 0.0
             K[rows, rows] = 1.0
-        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None, (C,), offset=offset)
+        return Saddle(A @ v, K, rhs, na, v, C.shape[0], None, None, pieces, offset=offset)
 
     def accelerations(self, t, y, multipliers=True):
         s = self.saddle(t, y)
         sol, _ = solve_saddle(s.K, s.rhs, self.system_matrix)
         vdot, lam = sol[:s.na], sol[s.na:]
         if self.dropped.any():
-            lam = minimum_norm_multipliers(s.extra[0], lam)
+            lam = minimum_norm_multipliers(s.dynamics.C, lam)
         return np.concatenate([s.kinematics, vdot]), vdot, lam
 
     def compiled_model(self):

@@ -143,7 +143,7 @@ class DiscreteLagrangian:
             P = self.solve_A(pieces, M @ v, transposed=True)  # A^-T M v
             T_p = 0.5 * np.einsum("a,jab,b->j", v, dM, v) - np.einsum("a,jab,b->j", P, dA, v)
             expected = np.einsum("jab,j->ab", dM, pdot) @ v - np.einsum("jab,j->ab", dA, pdot).T @ P - A.T @ T_p
-            given = np.asarray(system.numeric.dynamics(0.0, p, v, system.params)[1], float)
+            given = np.asarray(system.numeric.dynamics(0.0, p, v, system.params).d, float)
             scale = 1.0 + np.max(np.abs(expected)) + np.max(np.abs(given))
             gap = np.max(np.abs(expected - given)) / scale
             if gap > worst[0]:

@@ -201,7 +201,8 @@ class Minimal(Formulation):
         d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
         w = D_bar @ u + d_bar_0
         v = D @ w + d_0
-        M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.params_at(t, p, v))
+        pieces = self.num.dynamics(t, p, v, self.params_at(t, p, v))
+        M, d, f0, F, C, xi, pdd2 = pieces.M, pieces.d, pieces.f0, pieces.F, pieces.C, pieces.xi, pieces.pdd2
         gamma = self.geometry.gamma(q, w, A, pdd2, t)
         xi_bar = xi[m:] + C[m:] @ gamma
         E_dot_w = self.S_v @ gamma if self.uses_v else np.zeros(sysm.r)

@@ -103,8 +103,9 @@ class Reduced(Formulation):
         p, D, A_q, A, _ = self.geometry.at(q, t)
         d_0 = self.geometry.drift(q, A, t)
         v = D @ w + d_0
-        M, d, f0, F, C, xi, _, pdd2 = self.num.dynamics(t, p, v, self.params_at(t, p, v))
-        gamma = self.geometry.gamma(q, w, A, pdd2, t)
+        pieces = self.num.dynamics(t, p, v, self.params_at(t, p, v))
+        M, d, f0, F, C, xi = pieces.M, pieces.d, pieces.f0, pieces.F, pieces.C, pieces.xi
+        gamma = self.geometry.gamma(q, w, A, pieces.pdd2, t)
         C_nh = C[m:]
         b = -xi[m:] - C_nh @ gamma
         offset = None
@@ -114,7 +115,7 @@ class Reduced(Formulation):
         if gains is not None and self.system.l:
             b = b - 2 * gains[0] * (C_nh @ D @ w + (0.0 if offset is None else offset))
         K, rhs, na = saddle_system(M, f0 - d, D, gamma, C_nh @ D, b, F=F if self.nonideal else None, C=C)
-        return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, (M, d, f0, F, C), offset)
+        return Saddle(A_q @ w, K, rhs, na, w, self.system.l, D, gamma, pieces, offset)
 
     @property
     def compiled_rheonomic(self):
@@ -152,7 +153,7 @@ class Reduced(Formulation):
         sol = solve_square(s.K, s.rhs, self.system_matrix)
         a = sol[:s.na]
         vdot = s.T @ a + s.tau
-        M, d, f0, F, C = s.extra
+        M, d, f0, F, C = s.dynamics.M, s.dynamics.d, s.dynamics.f0, s.dynamics.F, s.dynamics.C
         lam = sol[s.na:] if self.nonideal and F.any() else (
             resolved_reactions(C, f0 - d - M @ vdot) if multipliers else None)
         return np.concatenate([s.kinematics, a]), vdot, lam
@@ -164,7 +165,7 @@ class Reduced(Formulation):
         q = self.geometry.renormalize(q)
         p, D, _, A, C = self.geometry.at(q, t)
         d_0 = self.geometry.drift(q, A, t)
-        M = self.num.dynamics(t, p, D @ w + d_0, self.par)[0]  # inputs enter f only
+        M = self.num.dynamics(t, p, D @ w + d_0, self.par).M  # inputs enter f only
         m = self.system.m
         C_bar = C[m:] @ D
         c_bar = c_bar_nh(self.num, self.par, m, p, t, C, d_0)

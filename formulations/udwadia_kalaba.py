@@ -47,7 +47,8 @@ class UdwadiaKalaba(Dependent):
     comparison = ("udwadia_kalaba",)
 
     def accelerations(self, t, y, multipliers=True):
-        v, (M, d, f0, F, C, xi, A, _), b, _ = self.acceleration_rows(t, y)
+        v, pieces, b, _ = self.acceleration_rows(t, y)
+        M, d, f0, F, C, A = pieces.M, pieces.d, pieces.f0, pieces.F, pieces.C, pieces.A
         root, inverse_root = _square_roots(M)
         h = f0 - d
         a = inverse_root @ (inverse_root @ h)

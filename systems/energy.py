@@ -43,7 +43,8 @@ def only_constraints_work(system) -> bool:
         p = p0 + (0.1 * rng.standard_normal(p0.shape) if k else 0.0)
         v = rng.standard_normal(system.n)
         with np.errstate(all="ignore"):
-            _, _, f0, F, *_, A, _ = num.dynamics(0.37, p, v, par)
+            pieces = num.dynamics(0.37, p, v, par)
+            f0, F, A = pieces.f0, pieces.F, pieces.A
             residual = f0 + A.T @ np.asarray(grad(p, par), float).ravel()
         if not (np.all(np.isfinite(residual)) and np.all(np.isfinite(F))):
             return False

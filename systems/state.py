@@ -71,7 +71,7 @@ def project_positions(system, p, fix_idx=(), tol=1e-13, max_iter=50, t=0.0):
         if it == max_iter or not free:
             break
         if W is None:  # the metric is frozen at the first iterate (a modified Newton method)
-            M = num.dynamics(0.0, p, v0, par)[0]
+            M = num.dynamics(0.0, p, v0, par).M
             W = position_metric(num.A(p, par), M)
         p = renormalize(system, p + _weighted_correction(Phi_p, W, Phi, free))
     return p, err, max_iter
@@ -87,7 +87,7 @@ def project_velocities(system, p, v, fix_idx=(), t=0.0):
         return v, 0.0
     free = [i for i in range(len(v)) if i not in set(fix_idx)]
     if free:
-        M = num.dynamics(t, p, v, par)[0]
+        M = num.dynamics(t, p, v, par).M
         v = v + _weighted_correction(C, M, C @ v + c, free)
     return v, float(np.max(np.abs(C @ v + c)))
 

@@ -208,7 +208,7 @@ def _numeric(system, problems, rng):
     c = system.m + system.l
     points = [(p0, v0)] + [(p0 + 0.2 * rng.standard_normal(p0.shape), rng.standard_normal(n)) for _ in range(2)]
     for p, v in points:
-        M, *_ = num.dynamics(0.0, p, v, par)
+        M = num.dynamics(0.0, p, v, par).M
         if not np.all(np.isfinite(M)):
             continue
         if np.max(np.abs(M - M.T)) > 1e-10 * (1 + np.max(np.abs(M))):
@@ -246,7 +246,7 @@ def _positive_definite(system, problems, p, at_default) -> bool:
     M is a problem, at a sample point near it an indefinite one (a negative eigenvalue beyond
     rounding). False where a problem was added."""
     num, par = system.numeric, system.params
-    M = num.dynamics(0.0, p, np.zeros(system.n), par)[0]
+    M = num.dynamics(0.0, p, np.zeros(system.n), par).M
     if not np.all(np.isfinite(M)):
         if at_default:
             problems.append("M is not finite at the default state")

@@ -200,7 +200,8 @@ def _numeric_point(system, pieces, t, p, v, inputs):
     """The dependent field F0, its Jacobian J, the tangent matrix G and dF/du at (t, p, v)."""
     par = system.params
     n_p, n = len(p), len(v)
-    M, d, f0, F, C, xi, A, _ = system.numeric.dynamics(t, p, v, par)
+    at = system.numeric.dynamics(t, p, v, par)
+    M, d, f0, F, C, xi, A = at.M, at.d, at.f0, at.F, at.C, at.xi, at.A
     K = _Saddle(M, C, F, system)
     sol = K.solve(np.concatenate([f0 - d, -xi]), "the accelerations")
     a, lam = sol[:n], sol[n:]

@@ -32,7 +32,7 @@ def trajectory(formulation, run, stats, message, settings, events=()) -> Traject
         with np.errstate(all="ignore"):  # NaN where a piece is undefined, e.g. past a singularity
             Phi, _, C, c_free = num.constraint_terms(p, par, t)
             if a is not None:
-                xi = formulation.dynamics(t, p, v)[1][5]
+                xi = formulation.dynamics(t, p, v)[1].xi
                 vdot[i], lam[i] = a, multipliers
                 err_a[i] = _max_abs(C @ a + xi)
             err_p[i] = _max_abs(Phi)

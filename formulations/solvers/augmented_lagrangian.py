@@ -105,7 +105,7 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
 
     def dynamics(t, p, v):
         evaluations[0] += 1
-        return formulation.dynamics(t, p, v)[1]
+        return formulation.dynamics(t, p, v)[1]  # the Dynamics record
 
     def A_of(p):
         return num.A(p, par)

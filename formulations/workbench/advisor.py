@@ -139,7 +139,7 @@ def facts(system, t_span=(0.0, 10.0), state0=None) -> dict:
     out = {"n": system.n, "m": system.m, "l": system.l, "redundant_rows": list(system.redundant_constraints),
            "rheonomic": bool(system.is_rheonomic), "embedding": system.embedding is not None,
            "rigid_body_blocks": bool(system.bodies), "variational": no_variational(system) is None}
-    A = np.asarray(system.numeric.dynamics(t0, p, v, system.params)[6], float)
+    A = np.asarray(system.numeric.dynamics(t0, p, v, system.params).A, float)
     sigma = np.linalg.svd(A, compute_uv=False)
     out["A_conditioning"] = float(sigma[-1] / sigma[0]) if sigma[0] > 0 else 0.0
     rates = _rates(system, p, v, t0)

@@ -135,7 +135,7 @@ def _warn_if_massless(system):
     the constraints. The accelerations are right; the projections in the kinetic-energy metric
     (consistent_state, Projection) need M regular."""
     p0, v0 = system.default_state()
-    M0 = system.numeric.dynamics(0.0, p0, v0, system.params)[0]
+    M0 = system.numeric.dynamics(0.0, p0, v0, system.params).M
     values, vectors = np.linalg.eigh(M0)
     null = values <= 1e-12 * max(1.0, float(np.max(np.abs(values))))
     if not null.any():

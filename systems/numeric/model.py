@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
@@ -65,6 +66,21 @@ def _flat(args, exprs, shapes):
     return call
 
 
+class Dynamics(NamedTuple):
+    """The dynamics pieces of one state (t, p, v): M (n, n), d (n,), f0 (n,), F (n, c) with
+    f = f0 + F lambda, C (c, n), xi (c,) with C v' + xi = 0 the rows at acceleration level, A (n_p, n)
+    and pdd2 (n_p,), the part of p'' that does not involve v' (see NumericModel.dynamics)."""
+
+    M: np.ndarray
+    d: np.ndarray
+    f0: np.ndarray
+    F: np.ndarray
+    C: np.ndarray
+    xi: np.ndarray
+    A: np.ndarray
+    pdd2: np.ndarray
+
+
 @dataclass(frozen=True)
 class NumericModel:
     """Compiled primitives of one system structure (independent of parameter values)."""
@@ -84,14 +100,15 @@ class NumericModel:
     _holonomic_chart: object
     compile_seconds: float = 0.0  # time spent deriving the primitives' derivatives and lambdifying
 
-    def dynamics(self, t, p, v, params):
-        """(M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n), pdd2 (n_p,)).
+    def dynamics(self, t, p, v, params) -> Dynamics:
+        """The named pieces (M (n,n), d (n,), f0 (n,), F_lambda (n,c), C (c,n), xi (c,), A (n_p,n),
+        pdd2 (n_p,)), a Dynamics record (a tuple in this order).
 
         f = f0 + F_lambda lambda; xi = (d/dp (C v + c)) A v + d/dt (C v + c), so that the
         acceleration-level rows read C v' + xi = 0 (c the velocity-free term, see ``c_term``);
         pdd2 = (d/dp (A v)) A v, the part of p'' that does not involve v'.
         """
-        return self._dynamics(t, p, v, params)
+        return Dynamics(*self._dynamics(t, p, v, params))
 
     def constraints(self, p, params, t=0.0):
         """(Phi (m,), Phi_p (m, n_p), C (c, n)) at time t (s; only rheonomic rows depend on it)."""
