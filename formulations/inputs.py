@@ -12,9 +12,7 @@ import math
 
 import numpy as np
 
-from systems.errors import ArgumentError
-
-from .linearization.linearize import input_names
+from systems.errors import ArgumentError, UnknownNameError
 
 
 class InputSchedule:
@@ -80,3 +78,25 @@ def _samples(name, source):
         raise ArgumentError(f"simulate got input {name!r} with times that are not increasing or values that are "
                             f"not finite", "inputs")
     return _Samples(t, values)
+
+
+def input_names(system, inputs):
+    """The names of parameters of ``system`` that are forces or torques (they enter only M, d and f),
+    as a tuple; UnknownNameError or ArgumentError naming the first that is not."""
+    if isinstance(inputs, str):
+        inputs = (inputs,)
+    inputs = tuple(inputs)
+    if not inputs:
+        return inputs
+    structural = (system.A.free_symbols | system.Phi.free_symbols | system.C_nh.free_symbols
+                  | (system.embedding.g.free_symbols if system.embedding is not None else set()))
+    for name in inputs:
+        if name not in system.parameter_names:
+            raise UnknownNameError(f"parameter of system {system.name!r} (an input)", name, system.parameter_names,
+                                   argument="inputs")
+        symbol = system.parameters[system.parameter_names.index(name)].symbol
+        if symbol in structural:
+            raise ArgumentError(f"inputs got {name!r}, a parameter of system {system.name!r} that enters the "
+                                f"kinematics or the constraints, but expected a parameter that enters only M, d and f "
+                                f"(a force or a torque)", "inputs")
+    return inputs

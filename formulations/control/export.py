@@ -22,7 +22,7 @@ from systems.catalogue import as_system
 from systems.errors import ArgumentError
 
 from .. import registry
-from ..linearization.linearize import input_names
+from ..inputs import input_names
 from .bridge import casadi
 from .model import build
 

@@ -10,7 +10,7 @@ import numpy as np
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
-from ..linearization.linearize import input_names
+from ..inputs import input_names
 
 SCHEMES = ("trapezoidal", "hermite-simpson")
 COSTS = ("effort", "time")

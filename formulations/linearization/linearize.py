@@ -36,6 +36,7 @@ from systems.errors import ArgumentError, ArgumentTypeError, UnknownNameError
 
 from .. import registry
 from ..base import Formulation, create
+from ..inputs import input_names
 from ..configuration import parse_configuration
 from ..errors import CapabilityError, NotSteadyError
 from ..linalg import SingularMatrixError, saddle_system, solve_saddle
@@ -151,28 +152,6 @@ def _fixed_parameters(system, symbols):
                                    argument="symbols")
     return {par.symbol: sp.nsimplify(value) for par, value in zip(system.parameters, system.parameter_values)
             if par.name not in symbols and par.symbol.name not in symbols}
-
-
-def input_names(system, inputs):
-    """The names of parameters of ``system`` that are forces or torques (they enter only M, d and f),
-    as a tuple; UnknownNameError or ArgumentError naming the first that is not."""
-    if isinstance(inputs, str):
-        inputs = (inputs,)
-    inputs = tuple(inputs)
-    if not inputs:
-        return inputs
-    structural = (system.A.free_symbols | system.Phi.free_symbols | system.C_nh.free_symbols
-                  | (system.embedding.g.free_symbols if system.embedding is not None else set()))
-    for name in inputs:
-        if name not in system.parameter_names:
-            raise UnknownNameError(f"parameter of system {system.name!r} (an input)", name, system.parameter_names,
-                                   argument="inputs")
-        symbol = system.parameters[system.parameter_names.index(name)].symbol
-        if symbol in structural:
-            raise ArgumentError(f"inputs got {name!r}, a parameter of system {system.name!r} that enters the "
-                                f"kinematics or the constraints, but expected a parameter that enters only M, d and f "
-                                f"(a force or a torque)", "inputs")
-    return inputs
 
 
 # -- the dependent vector field and its derivatives at one point --------------------------------------
