@@ -177,6 +177,21 @@ def test_the_next_process_finds_the_machine_code_ready_and_runs_compiled(monkeyp
     assert "pfaff: compiling" not in second["stderr"]  # loaded: none of the modules' functions compiled
 
 
+@pytest.mark.xdist_group("compiled")
+@pytest.mark.slow  # the chart evaluation's module: about 30 s of compiling on a new machine
+def test_the_background_compile_of_a_formulation_on_charts_takes_a_new_chart_and_marks_it_ready():
+    """The compiling run of a formulation on tangent-space charts also takes a new chart (its restart
+    compiles), from a chart at the run's end: the run's own chart belongs to the run's copy, never to
+    the formulation (Formulation.for_run)."""
+    from formulations.solvers.background import compile_job
+
+    form = formulations.create("manifold", systems.load("rolling_disc"))
+    job = form.job()
+    traj = compile_job(job)
+    assert traj.stats.backend == "compiled" and background.ready(job)
+    assert form.geometry.p0 is None  # the formulation took no chart itself
+
+
 @pytest.mark.slow
 def test_a_killed_compile_leaves_a_cache_that_compiles_and_runs(cache):
     _result(_start(cache))

@@ -37,9 +37,11 @@ def compile_job(job):
     if traj.status < 0 or traj.stats.backend != "compiled":
         raise RuntimeError(f"{job.label()}: the short run failed on backend {traj.stats.backend!r} ({traj.message})")
     if form.on_charts and form.gives(COMPILED_ODE) is None:  # a short run takes no new chart: take one
+        run = form.for_run()  # the run's chart was its own copy's: a chart at its end state, then a new one
+        y = run.own_state(traj.p[-1], traj.v[-1], traj.t[-1])
         with contextlib.suppress(CapabilityError):
-            form.compiled_restart(compiled_module(form), traj.t[-1], np.array(traj.state[-1]),
-                                  np.asarray(form.par, float), form.compiled_arguments())
+            run.compiled_restart(compiled_module(run), traj.t[-1], y, np.asarray(run.par, float),
+                                 run.compiled_arguments())
     background.mark_ready(job)
     return traj
 
