@@ -7,8 +7,8 @@ import scipy.linalg as sl
 import systems
 from formulations import CapabilityError, create
 from formulations.workbench.comparison.compare import default_configurations
-from formulations.solvers.groups import (hat, quaternion_from_rotation, rotation_from_quaternion, se3_ad, se3_dexp,
-                                 se3_dexpinv, se3_exp, se3_log, so3_dexp, so3_dexpinv, so3_exp, so3_log, vee)
+from formulations.solvers.groups import (hat, quaternion_from_rotation, rotation_from_quaternion, se3_dexpinv, se3_exp,
+                                         so3_dexpinv, so3_exp)
 from formulations.solvers.lie import LieStepper
 
 RNG = np.random.default_rng(7)
@@ -27,6 +27,16 @@ def _se3_matrix(X):
     return np.block([[hat(X[:3]), X[3:, None]], [np.zeros((1, 4))]])
 
 
+def _se3_ad(X):
+    """ad_X on se(3) for X = (w, v): [[hat(w), 0], [hat(v), hat(w)]]."""
+    return np.block([[hat(X[:3]), np.zeros((3, 3))], [hat(X[3:]), hat(X[:3])]])
+
+
+def _vee(X):
+    """The vector of a skew matrix (the inverse of hat)."""
+    return np.array([X[2, 1], X[0, 2], X[1, 0]])
+
+
 @pytest.mark.parametrize("angle", ANGLES)
 def test_exponentials_match_the_matrix_exponential_and_invert_by_log(angle):
     X = _twist(angle)
@@ -35,19 +45,17 @@ def test_exponentials_match_the_matrix_exponential_and_invert_by_log(angle):
     assert np.allclose(R, E[:3, :3], atol=1e-14, rtol=0) and np.allclose(t, E[:3, 3], atol=1e-14, rtol=0)
     assert np.allclose(so3_exp(X[:3]), sl.expm(hat(X[:3])), atol=1e-14, rtol=0)
     assert np.allclose(R.T @ R, np.eye(3), atol=4e-15, rtol=0)   # 1.6e-15 at most over 20000 twists of angle 3
-    assert np.allclose(so3_log(R), X[:3], atol=1e-9 if angle > 3 else 1e-14, rtol=0)
-    assert np.allclose(se3_log(R, t), X, atol=1e-8 if angle > 3 else 1e-13, rtol=0)
 
 
 @pytest.mark.parametrize("angle", ANGLES)
-def test_dexp_is_the_series_of_ad_and_dexpinv_its_inverse(angle):
-    """dexp_X = sum ad_X^k / (k+1)! = int_0^1 exp(s ad_X) ds, from the matrix exponential of a block matrix."""
+def test_dexpinv_inverts_the_series_of_ad(angle):
+    """dexp_X = sum ad_X^k / (k+1)! = int_0^1 exp(s ad_X) ds, from the matrix exponential of a block
+    matrix; the closed-form dexp_X^-1 inverts it."""
     X = _twist(angle)
-    for ad, dexp, dexpinv, size in ((se3_ad(X), se3_dexp(X), se3_dexpinv(X), 6),
-                                    (hat(X[:3]), so3_dexp(X[:3]), so3_dexpinv(X[:3]), 3)):
+    for ad, dexpinv, size in ((_se3_ad(X), se3_dexpinv(X), 6), (hat(X[:3]), so3_dexpinv(X[:3]), 3)):
         block = np.zeros((2 * size, 2 * size))
         block[:size, :size], block[:size, size:] = ad, np.eye(size)
-        assert np.allclose(dexp, sl.expm(block)[:size, size:], atol=1e-13, rtol=0)
+        dexp = sl.expm(block)[:size, size:]
         assert np.allclose(dexpinv @ dexp, np.eye(size), atol=1e-11, rtol=0)
 
 
@@ -58,7 +66,7 @@ def test_dexpinv_against_finite_differences_of_exp(angle):
     eps = 1e-6
     dE = (sl.expm(_se3_matrix(X + eps * Y)) - sl.expm(_se3_matrix(X - eps * Y))) / (2 * eps)
     Z = dE @ np.linalg.inv(sl.expm(_se3_matrix(X)))
-    twist = np.concatenate([vee(Z[:3, :3]), Z[:3, 3]])
+    twist = np.concatenate([_vee(Z[:3, :3]), Z[:3, 3]])
     assert np.allclose(se3_dexpinv(X) @ twist, Y, atol=1e-8, rtol=0)
     assert np.allclose(so3_dexpinv(X[:3]) @ twist[:3], Y[:3], atol=1e-8, rtol=0)
 

@@ -32,11 +32,6 @@ def hat(x) -> np.ndarray:
     return np.array([[0.0, -x[2], x[1]], [x[2], 0.0, -x[0]], [-x[1], x[0], 0.0]])
 
 
-def vee(X) -> np.ndarray:
-    """The vector of a skew matrix (inverse of hat), shape (3,)."""
-    return np.array([X[2, 1], X[0, 2], X[1, 0]])
-
-
 def _series(t2, coefficients):
     return sum(c * t2**k for k, c in enumerate(coefficients))
 
@@ -70,24 +65,6 @@ def so3_exp(x) -> np.ndarray:
     return np.eye(3) + a * K + b * (K @ K)
 
 
-def so3_log(R) -> np.ndarray:
-    """The rotation vector x with exp(hat(x)) = R and |x| <= pi, through the unit quaternion of R
-    (accurate near 0 and near pi), shape (3,)."""
-    q = quaternion_from_rotation(R)
-    if q[0] < 0:
-        q = -q
-    s = np.linalg.norm(q[1:])
-    theta = 2.0 * np.arctan2(s, q[0])
-    return q[1:] * (2.0 / np.sinc(theta / (2 * np.pi)))  # theta / sin(theta/2) without 0/0
-
-
-def so3_dexp(x) -> np.ndarray:
-    """dexp_x on so(3), shape (3, 3) (the left Jacobian of robotics texts)."""
-    _, _, b, c = _coefficients(x)
-    K = hat(x)
-    return np.eye(3) + b * K + c * (K @ K)
-
-
 def so3_dexpinv(x) -> np.ndarray:
     """dexp_x^-1 on so(3), shape (3, 3)."""
     K = hat(x)
@@ -112,36 +89,12 @@ def _Q(w, v):
             + c3 * (WVW @ W + W @ WVW))
 
 
-def se3_ad(X) -> np.ndarray:
-    """ad_X on se(3) for X = (w, v), shape (6, 6)."""
-    W = hat(X[:3])
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = W
-    out[3:, :3] = hat(X[3:])
-    return out
-
-
 def se3_exp(X):
     """(R, t) of exp(X) for X = (w, v): the screw motion of twist X over unit time."""
     _, a, b, c = _coefficients(X[:3])
     K = hat(X[:3])
     K2 = K @ K
     return np.eye(3) + a * K + b * K2, X[3:] + b * (K @ X[3:]) + c * (K2 @ X[3:])
-
-
-def se3_log(R, t) -> np.ndarray:
-    """The twist X = (w, v) with exp(X) = (R, t), |w| <= pi, shape (6,)."""
-    w = so3_log(R)
-    return np.concatenate([w, so3_dexpinv(w) @ t])
-
-
-def se3_dexp(X) -> np.ndarray:
-    """dexp_X on se(3), shape (6, 6)."""
-    D = so3_dexp(X[:3])
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = D
-    out[3:, :3] = _Q(X[:3], X[3:])
-    return out
 
 
 def se3_dexpinv(X) -> np.ndarray:
