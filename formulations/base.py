@@ -147,7 +147,7 @@ class Formulation(ABC):
     compiled_python_rhs = False          # whether Python loops may call the compiled rhs (constants fixed for a run)
     compiled_rheonomic = False           # whether the compiled module serves rheonomic and affine rows
     redundant_rows = False               # whether it runs systems whose constraint rows are dependent
-    inputs = None                        # an InputSchedule while simulate runs with inputs (formulations.inputs)
+    inputs = None                        # an InputSchedule on a run's copy (for_run) that runs with inputs
     stop_at_singular = True              # whether a run stops where Phi_p loses rank (solvers.monitor)
     system_matrix: ClassVar[str] = "the system matrix"  # named where a solve fails
     gives_saddle: ClassVar[bool] = False      # whether ``saddle`` is served: the DAE forms (IDA)
