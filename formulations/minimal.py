@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from systems.dependent_rows import independent_rows
+from systems.dependent_rows import velocity_partition
 from systems.errors import UnknownNameError
 
 from .base import Formulation, register
@@ -92,8 +92,8 @@ class Minimal(Formulation):
         C_bar = C[self.system.m:] @ D
         if C_bar.shape[0] == 0:
             return self.geometry.w_names
-        dependent = set(independent_rows(C_bar.T)[1][: C_bar.shape[0]].tolist())  # columns of C_bar
-        return tuple(name for j, name in enumerate(self.geometry.w_names) if j not in dependent)
+        kept = velocity_partition(C_bar)[2]
+        return tuple(self.geometry.w_names[j] for j in kept)
 
     def _choose(self, q, names=None, t=0.0):
         """Take the independent velocities ``names`` (default: by pivoting at q) and record the sign of

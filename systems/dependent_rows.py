@@ -87,6 +87,18 @@ def independent_rows(C, tol: float = RANK_RTOL, scale: float = 0.0):
     return int(np.sum(diag > tol * max(diag[0], scale))), order
 
 
+def velocity_partition(C_bar, tol: float = RANK_RTOL):
+    """(rank, solved, kept): coordinate partitioning of the velocities w by the rows C_bar (l, k) at
+    one point. QR with column pivoting of C_bar (independent_rows of C_bar^T, the one pivoting rule)
+    takes the l columns to solve for first (``solved``, sorted); the other k - l are kept as the
+    independent velocities u (``kept``, sorted). rank: the numerical rank of C_bar, below l where
+    no partition is regular there. The minimal formulation and optimal control choose u by it."""
+    l, k = C_bar.shape
+    rank, order = independent_rows(np.asarray(C_bar, float).T, tol)
+    solved = sorted(int(i) for i in order[:l])
+    return rank, solved, [j for j in range(k) if j not in solved]
+
+
 def redundancy(system, p=None, tol: float = RANK_RTOL) -> Redundancy:
     """The rank of C(p), its dependent rows (named) and the mobility, at p (default: the default
     configuration). system: a System; p: coordinates (n_p,)."""

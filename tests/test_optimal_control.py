@@ -360,3 +360,21 @@ def test_pfaff_optimize_prints_the_table_and_writes_the_report(tmp_path, capsys)
                        (["--inputs", "push"], "'push'"), (["--t-end", "soon"], "--t-end takes")):
         assert main(args[:2] + ["--inputs", "F"] + bad) == 2
         assert match in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("heading", [0.3, 1.2, 2.0])
+def test_minimal_and_its_transcription_choose_the_same_velocities(heading):
+    """One pivoting rule (systems.dependent_rows.velocity_partition): the minimal formulation's
+    choice of u at a state and optimal control's at the same first node agree, on either side of
+    the heading where the sleigh's partition turns singular."""
+    from formulations.control.model import build
+
+    sleigh = systems.load("chaplygin_sleigh")
+    p, v = sleigh.default_state()
+    p = p.copy()
+    p[sleigh.coordinate_names.index("theta")] = heading
+    p, v = sleigh.consistent_state(p, v)
+    form = formulations.create("minimal", sleigh, backend="numpy")
+    form.prepare(p, v)
+    model = build(sleigh, "minimal", (), q_guess=p)
+    assert model.note.startswith(f"u = ({', '.join(form.choice)})"), (model.note, form.choice)

@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import sympy as sp
 
+from systems.dependent_rows import velocity_partition
 from systems.errors import ArgumentError
 
 from .. import registry
@@ -265,8 +265,7 @@ def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):
         return list(range(len(w_names))), f"u = ({', '.join(w_names)})"
     at = ca.Function("C_bar", [q, t], [C_bar])
     q0 = np.zeros(q.shape[0]) if q_guess is None else np.asarray(q_guess, float)
-    _, _, order = scipy.linalg.qr(np.array(at(q0, 0.0)), pivoting=True)
-    keep = sorted(int(i) for i in order[system.l:])
+    keep = velocity_partition(np.array(at(q0, 0.0)))[2]
     names = tuple(w_names[i] for i in keep)
     return keep, f"u = ({', '.join(names)}), chosen by pivoting on C_bar_nh at the first node"
 
