@@ -154,7 +154,6 @@ class Formulation(ABC):
     gives_compiled_rhs: ClassVar[bool] = False  # compiled_model served (COMPILED_ODE)
     singular_ratio = 1e-3  # a run stops where sigma_min / sigma_max of Phi_p falls below this share of its start value
     comparison: ClassVar[tuple] = ()     # its configurations in a comparison by default (formulations.compare)
-    needs_holonomic_rows: ClassVar[bool] = False  # whether it runs only systems with holonomic constraints
     passes_singular: ClassVar[bool] = False  # whether singular="pass" goes on through a singular configuration
 
     def __init__(self, system, *, stabilization=None, backend=None, **options):
@@ -177,6 +176,8 @@ class Formulation(ABC):
                 f"({', '.join(system.redundant_constraints)} combine the others: systems.redundancy(system)), but "
                 f"expected independent rows: its coordinates q need a full-rank Phi_p. Use 'dependent' (minimum-norm "
                 f"multipliers), or leave the dependent rows out of the description")
+        if self.refusal(system) is not None:
+            raise CapabilityError(self.refusal(system))
         unknown = set(options) - set(self.options)
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
@@ -211,6 +212,12 @@ class Formulation(ABC):
     @origin.setter
     def origin(self, formulation):
         self.__dict__["origin"] = formulation
+
+    @classmethod
+    def refusal(cls, system) -> str | None:
+        """Why this formulation cannot run ``system`` by the system's structure, or None (any system;
+        formulations that need something of it say what)."""
+        return None
 
     def _first_backend(self) -> str:
         """The backend asked for; for "auto", "compiled" where the machine code of a run with the

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from .base import register
 from .coordinates.charts import Atlas
-from .errors import CapabilityError
 from .reduced import Reduced
 
 
@@ -19,7 +18,6 @@ class Manifold(Reduced):
     numeric_form = "explicit ODE in chart coordinates (w, w') with re-charting; lambda_nh from the reduced system"
     options = ("utol", "w_limit", "cond_limit", "singular")
     comparison = ("manifold",)
-    needs_holonomic_rows = True
     passes_singular = False  # its charts come from Phi_p
 
     def _configure(self, utol=1e-12, w_limit=0.75, cond_limit=1e3, singular="stop"):
@@ -28,12 +26,12 @@ class Manifold(Reduced):
             raise ValueError(f"formulation 'manifold' got singular={singular!r} but expected 'stop': its charts come "
                              f"from Phi_p, which loses rank at a singular configuration (reduced or minimal with an "
                              f"embedding, or dependent, can pass it)")
-        if not _has_holonomic_rows(self.system):
-            raise CapabilityError(f"formulation 'manifold' got system {self.system.name!r} without holonomic "
-                                  f"constraints but expected at least one (use 'reduced' or 'minimal')")
         self.geometry = Atlas(self.system, utol=utol, w_limit=w_limit, cond_limit=cond_limit)
 
-
-def _has_holonomic_rows(system) -> bool:
-    """Whether ``system`` has holonomic constraints to take charts of (unit norms of Euler parameters count)."""
-    return bool(system.m or system.unit_norm_blocks)
+    @classmethod
+    def refusal(cls, system):
+        """Charts are taken of holonomic constraints (unit norms of Euler parameters count)."""
+        if system.m or system.unit_norm_blocks:
+            return None
+        return (f"formulation 'manifold' got system {system.name!r} without holonomic constraints but expected at "
+                f"least one (use 'reduced' or 'minimal')")

@@ -47,9 +47,9 @@ def default_configurations(system) -> tuple:
 
 
 def _applying(system) -> list:
-    """The registered formulation classes that can run ``system`` by its structure (holonomic rows)."""
+    """The registered formulation classes that can run ``system`` by its structure (Formulation.refusal)."""
     classes = [registry.formulation_class(name) for name in registry.names()]
-    return [cls for cls in classes if not cls.needs_holonomic_rows or system.m or system.unit_norm_blocks]
+    return [cls for cls in classes if cls.refusal(system) is None]
 
 
 def enforcement_configurations(system, step=1e-3) -> tuple:
