@@ -61,3 +61,20 @@ def catalogue_system(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture(scope="session")
+def disc_derivations():
+    """The rolling disc derived in every formulation that has a derivation (some seconds each): one
+    derivation per process, and the tests that take it run in one process (see below)."""
+    from formulations import registry
+    from formulations.workbench.derivation.derive import derive
+
+    return {f: derive(systems.load("rolling_disc"), f, seconds=3.0) for f in registry.having("derivation")}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "disc_derivations" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("disc_derivations"))

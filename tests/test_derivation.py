@@ -9,7 +9,7 @@ from formulations.workbench.derivation.derive import derive, minimal_acceleratio
 from formulations import registry
 
 
-@pytest.mark.parametrize("name, params", [("rolling_disc", {}), ("rolling_disc", {"thickness": 0.1}),
+@pytest.mark.parametrize("name, params", [("rolling_disc", {}), pytest.param("rolling_disc", {"thickness": 0.1}, marks=pytest.mark.slow),
                                           ("knife_edge", {}), ("vertical_disc", {}), ("chaplygin_sleigh", {}),
                                           ("pendulum_cartesian", {})],
                          ids=["disc", "coin", "knife_edge", "vertical_disc", "sleigh", "pendulum"])
@@ -30,8 +30,8 @@ def test_derived_minimal_equations_match_the_numeric_formulation(name, params, r
 
 
 @pytest.mark.parametrize("formulation", registry.having("derivation"))
-def test_derivation_renders(formulation):
-    d = derive(systems.load("rolling_disc"), formulation, seconds=2.0)
+def test_derivation_renders(formulation, disc_derivations):
+    d = disc_derivations[formulation]
     latex, md, text = d.to_latex(), d.to_markdown(), d.text()
     assert r"\begin{align*}" in latex and "$$" in md and "Reactions" in text
     assert "completely nonholonomic" in md  # the constraint analysis is part of it

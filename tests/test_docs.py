@@ -15,7 +15,9 @@ import pytest
 from reader import environment, outcome, run
 
 DOCS = sorted((pathlib.Path(__file__).parent.parent / "docs").glob("*.md"))
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+# a block after the line "<!-- slow: why -->" runs with -m slow only (one that compiles a module of
+# its own kind, say); the default run leaves it out
+BLOCK = re.compile(r"^(<!-- slow: [^\n]*-->\n)?```python\n(.*?)^```", re.S | re.M)
 
 
 
@@ -25,14 +27,25 @@ def page_param(page, *marks):
     return pytest.param(page, marks=[*group, *marks], id=page.stem)
 
 
-def blocks(page):
+def blocks(page, slow=True):
+    """The page's Python blocks in order; slow=False leaves out those marked slow."""
     found = BLOCK.findall(page.read_text())
     assert found, f"{page.name} has no code"
-    return found
+    return [code for mark, code in found if slow or not mark]
 
 
 @pytest.mark.parametrize("page", [page_param(p) for p in DOCS])
 def test_page_runs(page, tmp_path, monkeypatch):
+    _run_here(page, tmp_path, monkeypatch, slow=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [page_param(p) for p in DOCS if len(blocks(p)) > len(blocks(p, slow=False))])
+def test_page_runs_with_its_slow_blocks(page, tmp_path, monkeypatch):
+    _run_here(page, tmp_path, monkeypatch, slow=True)
+
+
+def _run_here(page, tmp_path, monkeypatch, slow):
     monkeypatch.chdir(tmp_path)
     import matplotlib.pyplot as plt
 
@@ -42,7 +55,7 @@ def test_page_runs(page, tmp_path, monkeypatch):
     kept = registry.snapshot(), dict(solver_base._REGISTRY)
     try:
         namespace = {"__name__": "__main__"}
-        for i, code in enumerate(blocks(page)):
+        for i, code in enumerate(blocks(page, slow)):
             exec(compile(code, f"{page.name}[block {i + 1}]", "exec"), namespace)
     finally:
         registry.restore(kept[0])

@@ -74,6 +74,7 @@ def test_process_pool_gives_the_same_table():
     _same_table(serial, pooled)
 
 
+@pytest.mark.slow  # docs/ensembles.md runs a LocalCluster by default, with the same check
 def test_dask_local_cluster_gives_the_same_table():
     distributed = pytest.importorskip("dask.distributed")
     inputs = formulations.grid(spin=[1.0, 6.0], lean=[0.05, 0.3])

@@ -236,7 +236,7 @@ def _run(structure, backend="numpy"):
     return system, p, v, vdot, lam
 
 
-@settings(max_examples=8, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(structure=mechanisms())
 def test_random_chains_formulations_agree_and_bodies_balance(structure):
     """Every applicable formulation gives the dependent accelerations (and multipliers), the

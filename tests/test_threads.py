@@ -41,7 +41,7 @@ def test_one_formulation_in_two_threads_gives_the_sequential_results(name, formu
     form = F.create(formulation, system, backend="numpy", **options)
     p, v = system.default_state()
     other = system.consistent_state(p, 1.3 * v)
-    runs = [(((0.0, 2.0),), dict(rtol=1e-9, atol=1e-9)), (((0.0, 1.5), other), dict(rtol=1e-8, atol=1e-8))]
+    runs = [(((0.0, 1.0),), dict(rtol=1e-9, atol=1e-9)), (((0.0, 0.75), other), dict(rtol=1e-8, atol=1e-8))]
     before = dict(vars(form))
     sequential, threaded = _both_ways(form, runs)
     for a, b in zip(sequential, threaded):

@@ -41,9 +41,9 @@ CATALOGUE_PARAMS = [pytest.param(name, marks=pytest.mark.slow) if name in HEAVY 
 DOCUMENT_PARAMS = [name if name in TYPICAL else pytest.param(name, marks=pytest.mark.slow) for name in systems.names()]
 
 
-@pytest.fixture(scope="module")
-def disc():
-    return {f: derive(systems.load("rolling_disc"), f, seconds=3.0) for f in registry.having("derivation")}
+@pytest.fixture
+def disc(disc_derivations):
+    return disc_derivations
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None,

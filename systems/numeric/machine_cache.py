@@ -62,8 +62,9 @@ def _install():
         """numba's cache locator for the functions of a registered folder: their machine code in
         machine_folder(folder), fresh while stamp(folder) holds."""
 
-        def __init__(self, py_func, folder):
+        def __init__(self, py_func, py_file, folder):
             self._folder = folder
+            self._py_file = py_file  # numba names it in its warning about a function it cannot cache
             self._lineno = py_func.__code__.co_firstlineno
             self._path = str(machine_folder(folder))
 
@@ -81,7 +82,7 @@ def _install():
             folder = os.path.dirname(os.path.abspath(py_file))
             if folder not in _FOLDERS:
                 return None
-            locator = cls(py_func, folder)
+            locator = cls(py_func, py_file, folder)
             try:
                 locator.ensure_cache_path()
             except OSError:  # not writable: numba's own locators decide

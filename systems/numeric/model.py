@@ -51,15 +51,23 @@ class _lazy:
 
 def _flat(args, exprs, shapes):
     """One generated function returning every entry of ``exprs`` in a flat array, split into
-    views of the given shapes (one array construction per call, whatever the number of outputs)."""
+    views of the given shapes (one array construction per call, whatever the number of outputs).
+    Entries that are numbers (the structural zeros of M, C, F_lambda ...) are written once into a
+    template that each call copies; only the others are computed (turning a long Python list of
+    mostly zeros into an array costs more than evaluating the expressions)."""
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
-    fn = sp.lambdify(args, entries, modules="numpy", cse=True) if entries else (lambda *a: [])
+    computed = [i for i, e in enumerate(entries) if not sp.sympify(e).is_Number]
+    template = np.array([0.0 if i in computed else float(e) for i, e in enumerate(entries)], dtype=float)
+    index = np.array(computed, dtype=np.intp)
+    fn = sp.lambdify(args, [entries[i] for i in computed], modules="numpy", cse=True) if computed else None
     sizes = [int(np.prod(s)) for s in shapes]
     bounds = np.cumsum([0] + sizes).tolist()
     pieces = [(slice(lo, hi), tuple(s)) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes)]
 
     def call(*a):
-        flat = np.array(fn(*a), dtype=float)
+        flat = template.copy()
+        if fn is not None:
+            flat[index] = fn(*a)
         return [flat[sl] if len(sh) == 1 else flat[sl].reshape(sh) for sl, sh in pieces]
 
     call.nonzero = structural_nonzero(entries)
