@@ -13,6 +13,7 @@ import re
 from ..arguments import _show, whole
 from ..description import System
 from ..errors import ArgumentTypeError, UnknownNameError
+from ..stored import stored_build
 
 
 def _modules():
@@ -43,10 +44,15 @@ def load(name: str, **values):
     signature = inspect.signature(build).parameters
     options = {k: _option(name, k, signature[k].default, values.pop(k)) for k in list(values) if k in signature}
     key = (name, tuple(sorted(options.items())))
-    if key not in _BUILT:  # systems are immutable: the symbolic build is shared
-        _BUILT[key] = build(**options)
+    if key not in _BUILT:  # systems are immutable: the symbolic build is shared, and kept on disk
+        _BUILT[key] = stored_build(name, options, build)
     system = _BUILT[key]
-    return system.with_parameters(**values) if values else system
+    if not values:
+        return system
+    varied = system.with_parameters(**values)
+    if hasattr(system, "stored_as"):  # the same structure: the same stored numpy functions
+        object.__setattr__(varied, "stored_as", system.stored_as)
+    return varied
 
 
 def _option(system, key, default, value):

@@ -63,7 +63,7 @@ def prune_cache(max_bytes: int | None = None) -> int:
     limit = cache_limit() if max_bytes is None else max_bytes
     stale_files = 0
     if cache_size()[1] > limit:  # first the machine code of other versions (systems.numeric.machine_cache)
-        for stale in _stale_machine_folders(folder / "machine"):
+        for stale in _stale_stamped_folders(folder / "machine") + _stale_stamped_folders(folder / "systems"):
             stale_files += sum(1 for f in stale.rglob("*") if f.is_file())
             shutil.rmtree(stale, ignore_errors=True)
     groups: dict = {}
@@ -97,10 +97,10 @@ def prune_cache(max_bytes: int | None = None) -> int:
     return removed + stale_files
 
 
-def _stale_machine_folders(root) -> list:
-    """The folders of machine code in ``root`` (``<folder>-<stamp>``, systems.numeric.machine_cache)
-    other than the one of each folder written to last: those of other versions of pfaff, numba or
-    Python."""
+def _stale_stamped_folders(root) -> list:
+    """The stamped folders in ``root`` (``<name>-<stamp>``: machine code, systems.numeric.machine_cache;
+    stored systems, systems.stored) other than the one of each name written to last: those of other
+    versions of pfaff, numba, sympy or Python."""
     if not root.exists():
         return []
     latest: dict = {}

@@ -14,6 +14,8 @@ same numbers to round-off.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 import time
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
+from ..stored import stored_source
 from .codegen import structural_nonzero
 
 _CACHE: dict = {}
@@ -49,17 +52,18 @@ class _lazy:
         return getattr(self._function(), "kernel", None)
 
 
-def _flat(args, exprs, shapes):
+def _flat(args, exprs, shapes, key=None):
     """One generated function returning every entry of ``exprs`` in a flat array, split into
     views of the given shapes (one array construction per call, whatever the number of outputs).
     Entries that are numbers (the structural zeros of M, C, F_lambda ...) are written once into a
     template that each call copies; only the others are computed (turning a long Python list of
-    mostly zeros into an array costs more than evaluating the expressions)."""
+    mostly zeros into an array costs more than evaluating the expressions). With a ``key`` the
+    function's source is kept in the cache folder for the next process (systems.stored)."""
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
     computed = [i for i, e in enumerate(entries) if not sp.sympify(e).is_Number]
     template = np.array([0.0 if i in computed else float(e) for i, e in enumerate(entries)], dtype=float)
     index = np.array(computed, dtype=np.intp)
-    fn = sp.lambdify(args, [entries[i] for i in computed], modules="numpy", cse=True) if computed else None
+    fn = _lambdified(args, [entries[i] for i in computed], key) if computed else None
     sizes = [int(np.prod(s)) for s in shapes]
     bounds = np.cumsum([0] + sizes).tolist()
     pieces = [(slice(lo, hi), tuple(s)) for lo, hi, s in zip(bounds[:-1], bounds[1:], shapes)]
@@ -72,6 +76,43 @@ def _flat(args, exprs, shapes):
 
     call.nonzero = structural_nonzero(entries)
     return call
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_namespace() -> dict:
+    """The names sympy's lambdify gives the numpy code it writes (numpy's functions, nan, select ...)."""
+    return dict(sp.lambdify([], 0, modules="numpy").__globals__)
+
+
+def _lambdified(args, entries, key):
+    """lambdify(args, entries, modules="numpy", cse=True), its source read from the cache folder
+    where a process stored it under ``key`` (and stored where not). A function that needs a name the
+    plain numpy namespace does not give is made anew in every process."""
+    if key is None:
+        return sp.lambdify(args, entries, modules="numpy", cse=True)
+    made = []
+
+    def write():
+        fn = sp.lambdify(args, entries, modules="numpy", cse=True)
+        made.append(fn)
+        namespace = _numpy_namespace()
+        if any(namespace.get(name, namespace) is not fn.__globals__.get(name) for name in fn.__code__.co_names):
+            raise _Unstorable
+        return inspect.getsource(fn)
+
+    try:
+        source = stored_source(key, write)
+    except _Unstorable:
+        return made[0]
+    if made:
+        return made[0]
+    found = {}
+    exec(compile(source, f"<stored lambdified {key}>", "exec"), dict(_numpy_namespace()), found)
+    return found["_lambdifygenerated"]
+
+
+class _Unstorable(Exception):
+    """A lambdified function whose source does not run in the plain numpy namespace."""
 
 
 class Dynamics(NamedTuple):
@@ -228,10 +269,14 @@ def compile_system(system, backend: str = "numpy") -> NumericModel:
     return model
 
 
-def _maker(backend):
+def _maker(backend, system):
     """flat(name, groups, exprs, shapes): the backend's generator of one function (see _flat)."""
     if backend == "numpy":
-        return lambda name, groups, exprs, shapes: _flat([s for _, s in groups], exprs, shapes)
+        # a catalogue system's functions are kept with its stored build (systems.stored); the
+        # others' are made in every process
+        stored = getattr(system, "stored_as", None)
+        return lambda name, groups, exprs, shapes: _flat([s for _, s in groups], exprs, shapes,
+                                                         stored and f"{stored}-{name}")
     from .codegen import flat_kernel, require_numba
 
     require_numba()
@@ -239,7 +284,7 @@ def _maker(backend):
 
 
 def _build(system, backend="numpy") -> NumericModel:
-    make = _maker(backend)
+    make = _maker(backend, system)
     p = list(system.coordinates)
     v = list(system.velocities)
     params = [par.symbol for par in system.parameters]
