@@ -45,12 +45,10 @@ def folder() -> pathlib.Path:
     return cache_dir() / "systems" / f"catalogue-{stamp()}"
 
 
-def stored_build(name: str, options: dict, build):
-    """build(**options) for catalogue system ``name``: read from the cache folder where a process
-    stored it, else built and stored (a folder that cannot be written only costs the next process
-    the build)."""
-    from .description import System
-
+def stored_build(name: str, options: dict, build, kind):
+    """build(**options), an instance of ``kind`` (System), for catalogue system ``name``: read from
+    the cache folder where a process stored it, else built and stored (a folder that cannot be
+    written only costs the next process the build)."""
     key = f"{name}-{hashlib.sha256(repr((name, sorted(options.items()))).encode()).hexdigest()[:16]}"
     path = folder() / f"{key}.pickle"
     body = _read(path)
@@ -61,8 +59,8 @@ def stored_build(name: str, options: dict, build):
         except Exception as exc:  # noqa: BLE001 - any failure to unpickle means: build it again
             _damaged(path, f"{type(exc).__name__}: {exc}")
         else:
-            if not isinstance(system, System):
-                _damaged(path, f"it holds a {type(system).__name__}, not a System")
+            if not isinstance(system, kind):
+                _damaged(path, f"it holds a {type(system).__name__}, not a {kind.__name__}")
                 system = None
     if system is None:
         system = build(**options)

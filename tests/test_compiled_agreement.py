@@ -21,9 +21,7 @@ pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not in
 COMPILED = pytest.mark.xdist_group("compiled")
 
 # with -m slow: no embedding (q = p), an embedding with friction (non-ideal) rows and a tangent-space
-# chart, each an evaluation of its own (some 25 s of compiling each on a new machine); by default the
-# knife edge's minimal evaluation is tested through the loop test below, whose steps agree only where
-# every evaluation does
+# chart, each an evaluation of its own (some 25 s of compiling each on a new machine)
 FAST = [pytest.param("knife_edge", "minimal", marks=pytest.mark.slow),
         pytest.param("rolling_disc", "reduced", marks=pytest.mark.slow),
         pytest.param("rolling_disc", "manifold", marks=pytest.mark.slow)]
@@ -108,12 +106,11 @@ def test_fused_evaluation_agrees_with_numpy_on_the_catalogue(name, formulation):
     _agree(name, formulation)
 
 
-# the default suite compiles the knife edge's minimal module with DOP853 only (about 45 s cold); the
-# dependent module's dopri5 loop is tested in tests/test_backends.py
-LOOPS = [("knife_edge", "minimal", "DOP853")]
-LOOPS += [pytest.param(n, f, m, marks=pytest.mark.slow) for n, f, m in (
-    ("knife_edge", "minimal", "dopri5"), ("rolling_disc", "reduced", "dopri5"), ("rolling_disc", "minimal", "dopri5"),
-    ("rolling_disc", "minimal", "DOP853"))]
+# each case compiles a module of its own kind (45-75 s on a new machine): all with -m slow; the default
+# suite compiles the dependent formulation's module only (its dopri5 loop: tests/test_backends.py)
+LOOPS = [pytest.param(n, f, m, marks=pytest.mark.slow) for n, f, m in (
+    ("knife_edge", "minimal", "DOP853"), ("knife_edge", "minimal", "dopri5"), ("rolling_disc", "reduced", "dopri5"),
+    ("rolling_disc", "minimal", "dopri5"), ("rolling_disc", "minimal", "DOP853"))]
 
 
 @COMPILED
@@ -194,6 +191,7 @@ def test_compiled_loop_takes_new_charts_like_the_python_loop(name, formulation):
         assert np.max(b.constraint_errors.position) < 1e-11  # every point on the manifold
 
 
+@pytest.mark.slow  # the minimal formulation's module
 @COMPILED
 def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
     """knife edge, u = (x', phi'): det [C_nh; E] = cos(phi) vanishes at phi = pi/2; both loops stop
@@ -214,6 +212,7 @@ def test_compiled_minimal_stops_where_its_choice_of_velocities_turns_singular():
     assert len(a.t) == len(b.t) and abs(a.t[-1] - b.t[-1]) < 1e-6
 
 
+@pytest.mark.slow  # the minimal formulation's module
 @COMPILED
 def test_compiled_dop853_dense_output_on_t_eval():
     """The 7th-order interpolant of the compiled DOP853 loop against scipy's, on a grid."""

@@ -45,7 +45,7 @@ def load(name: str, **values):
     options = {k: _option(name, k, signature[k].default, values.pop(k)) for k in list(values) if k in signature}
     key = (name, tuple(sorted(options.items())))
     if key not in _BUILT:  # systems are immutable: the symbolic build is shared, and kept on disk
-        _BUILT[key] = stored_build(name, options, build)
+        _BUILT[key] = stored_build(name, options, build, System)
     system = _BUILT[key]
     if not values:
         return system
