@@ -344,9 +344,8 @@ def test_compiled_backend_agrees_with_numpy(name, formulation):
 def test_compiled_run_reports_its_backend_and_matches():
     """The default method DOP853: scipy's loop on numpy, the machine-code loop on compiled; the same
     steps up to a round-off flip, so the runs agree to the tolerance's order."""
-    system = systems.load("knife_edge")  # the module tests/test_compiled_agreement.py runs with DOP853
-    options = dict(independent=("x_dot", "phi_dot"), rechoose=False)
-    runs = {b: F.create("minimal", system, backend=b, **options).simulate((0.0, 0.5), rtol=1e-10, atol=1e-10)
+    system = systems.load("rolling_disc")  # the dependent formulation: the module the default suite compiles
+    runs = {b: F.create("dependent", system, backend=b).simulate((0.0, 0.5), rtol=1e-10, atol=1e-10)
             for b in ("numpy", "compiled")}
     assert runs["compiled"].stats.backend == "compiled" and runs["numpy"].stats.backend == "numpy"
     assert np.max(np.abs(runs["compiled"].p[-1] - runs["numpy"].p[-1])) < 1e-8
@@ -373,7 +372,7 @@ def test_compiled_loop_takes_the_steps_of_the_python_loop(name, stabilization):
 @COMPILED
 def test_compiled_loop_serves_an_output_grid_and_projects():
     """The dependent formulation projects inside the compiled loop (the Python loop's projection:
-    the same steps, the same states to round-off); reduced with projection runs the Python loop."""
+    the same steps, the same states to round-off)."""
     system = systems.load("rolling_disc")
     grid = np.linspace(0.0, 1.0, 11)
     fast = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="dopri5", t_eval=grid)
@@ -392,6 +391,12 @@ def test_compiled_loop_serves_an_output_grid_and_projects():
     plain = F.create("dependent", system, backend="compiled").simulate((0.0, 2.0), method="dopri5", rtol=1e-6,
                                                                        atol=1e-6)
     assert np.max(plain.constraint_errors.position) > 1e-9
+
+
+@pytest.mark.slow  # the reduced formulation's evaluation: a module of its own kind
+@COMPILED
+def test_reduced_projection_on_the_compiled_backend_runs_the_python_loop():
+    system = systems.load("rolling_disc")
     reduced = F.create("reduced", system, stabilization="projection", backend="compiled").simulate(
         (0.0, 1.0), method="dopri5")
     assert reduced.success and reduced.stats.projections > 0  # the Python loop, which has the hook
