@@ -45,10 +45,10 @@ def folder() -> pathlib.Path:
     return cache_dir() / "systems" / f"catalogue-{stamp()}"
 
 
-def stored_build(name: str, options: dict, build, kind):
+def stored_build(name: str, options: dict, build, kind, built=None):
     """build(**options), an instance of ``kind`` (System), for catalogue system ``name``: read from
-    the cache folder where a process stored it, else built and stored (a folder that cannot be
-    written only costs the next process the build)."""
+    the cache folder where a process stored it, else built, stored, and handed to built(system) once
+    it knows its key (a folder that cannot be written only costs the next process the build)."""
     key = f"{name}-{hashlib.sha256(repr((name, sorted(options.items()))).encode()).hexdigest()[:16]}"
     path = folder() / f"{key}.pickle"
     body = _read(path)
@@ -68,7 +68,11 @@ def stored_build(name: str, options: dict, build, kind):
             _write(path, pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
         except (pickle.PicklingError, TypeError, AttributeError):
             return system  # a system holding something that does not pickle is built in every process
-    object.__setattr__(system, "stored_as", key)  # its numpy functions are stored under this key too
+        object.__setattr__(system, "stored_as", key)  # its numpy functions are stored under this key too
+        if built is not None:
+            built(system)
+        return system
+    object.__setattr__(system, "stored_as", key)
     return system
 
 

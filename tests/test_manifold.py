@@ -113,6 +113,7 @@ def test_top_energy_drift_on_charts_is_the_truncation_of_rk4():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # 100,000 steps in Python: some 5-10 minutes
 def test_top_energy_over_100_seconds_with_rk4():
     """Haug & Pavesic section 7.1: a fourth-order method at h = 1e-3 s over 100 s. The paper reports a
     total energy variation of 2e-4 %; measured here (RK4, utol = 1e-12): 1.13e-6 relative."""

@@ -13,6 +13,7 @@ import re
 from ..arguments import _show, whole
 from ..description import System
 from ..errors import ArgumentTypeError, UnknownNameError
+from ..numeric.model import store_sources
 from ..stored import stored_build
 
 
@@ -45,7 +46,7 @@ def load(name: str, **values):
     options = {k: _option(name, k, signature[k].default, values.pop(k)) for k in list(values) if k in signature}
     key = (name, tuple(sorted(options.items())))
     if key not in _BUILT:  # systems are immutable: the symbolic build is shared, and kept on disk
-        _BUILT[key] = stored_build(name, options, build, System)
+        _BUILT[key] = stored_build(name, options, build, System, built=store_sources)
     system = _BUILT[key]
     if not values:
         return system

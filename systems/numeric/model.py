@@ -18,7 +18,7 @@ import functools
 import inspect
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -61,7 +61,8 @@ def _flat(args, exprs, shapes, key=None):
     function's source is kept in the cache folder for the next process (systems.stored)."""
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
     computed = [i for i, e in enumerate(entries) if not sp.sympify(e).is_Number]
-    template = np.array([0.0 if i in computed else float(e) for i, e in enumerate(entries)], dtype=float)
+    numbers = set(range(len(entries))) - set(computed)
+    template = np.array([float(e) if i in numbers else 0.0 for i, e in enumerate(entries)], dtype=float)
     index = np.array(computed, dtype=np.intp)
     fn = _lambdified(args, [entries[i] for i in computed], key) if computed else None
     sizes = [int(np.prod(s)) for s in shapes]
@@ -75,6 +76,7 @@ def _flat(args, exprs, shapes, key=None):
         return [flat[sl] if len(sh) == 1 else flat[sl].reshape(sh) for sl, sh in pieces]
 
     call.nonzero = structural_nonzero(entries)
+    call.lambdified = fn
     return call
 
 
@@ -95,8 +97,7 @@ def _lambdified(args, entries, key):
     def write():
         fn = sp.lambdify(args, entries, modules="numpy", cse=True)
         made.append(fn)
-        namespace = _numpy_namespace()
-        if any(namespace.get(name, namespace) is not fn.__globals__.get(name) for name in fn.__code__.co_names):
+        if not _storable(fn):
             raise _Unstorable
         return inspect.getsource(fn)
 
@@ -113,6 +114,26 @@ def _lambdified(args, entries, key):
 
 class _Unstorable(Exception):
     """A lambdified function whose source does not run in the plain numpy namespace."""
+
+
+def _storable(fn) -> bool:
+    """True where every name the lambdified ``fn`` uses is the plain numpy namespace's."""
+    namespace = _numpy_namespace()
+    return all(namespace.get(name, namespace) is fn.__globals__.get(name) for name in fn.__code__.co_names)
+
+
+def store_sources(system):
+    """Keep the sources of the numpy functions this process has made for ``system``, a catalogue
+    system built here (its validation made them before it had its stored key), for the next process."""
+    key = getattr(system, "stored_as", None)
+    model = _CACHE.get(("numpy", _structure_key(system)))
+    if key is None or model is None:
+        return
+    for field in fields(model):
+        function = getattr(model, field.name)
+        fn = getattr(function._made if isinstance(function, _lazy) else function, "lambdified", None)
+        if fn is not None and _storable(fn):
+            stored_source(f"{key}-{field.name.lstrip('_')}", functools.partial(inspect.getsource, fn))
 
 
 class Dynamics(NamedTuple):
