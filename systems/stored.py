@@ -77,7 +77,7 @@ def stored_build(name: str, options: dict, build, kind, built=None):
 
 
 def stored_source(key: str, write) -> str:
-    """The source text stored under ``key`` (a structure's hash and a function's name), else
+    """The source text stored under ``key`` (a stored system's key and a function's name), else
     write() stored and returned."""
     path = folder() / "numpy" / f"{key}.py"
     body = _read(path)

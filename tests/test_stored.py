@@ -125,3 +125,16 @@ def test_a_new_process_reads_what_this_one_stored(empty_cache):
                          env={**__import__("os").environ, "PFAFF_CACHE_DIR": str(empty_cache)})
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["9"]
+
+
+def test_functions_read_back_are_stored_again_by_a_build_in_another_cache(empty_cache, tmp_path, monkeypatch):
+    """A process whose model of a structure came from stored sources, building the system again for
+    another cache folder, stores those same sources there."""
+    systems.load("heavy_top")
+    _forget(monkeypatch)
+    systems.load("heavy_top").numeric  # read back: its functions run the stored sources
+    first = sorted(path.read_bytes() for path in (stored.folder() / "numpy").glob("*.py"))
+    monkeypatch.setenv("PFAFF_CACHE_DIR", str(tmp_path / "another"))
+    monkeypatch.setattr(catalogue, "_BUILT", {})  # the model of the structure stays in memory
+    systems.load("heavy_top")
+    assert sorted(path.read_bytes() for path in (stored.folder() / "numpy").glob("*.py")) == first

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import threading
 import time
 from dataclasses import dataclass, fields
@@ -107,8 +108,10 @@ def _lambdified(args, entries, key):
         return made[0]
     if made:
         return made[0]
-    found = {}
-    exec(compile(source, f"<stored lambdified {key}>", "exec"), dict(_numpy_namespace()), found)
+    found, filename = {}, f"<stored lambdified {key}>"
+    exec(compile(source, filename, "exec"), dict(_numpy_namespace()), found)
+    # as lambdify does: the source is where tracebacks and inspect look for it
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return found["_lambdifygenerated"]
 
 
@@ -132,8 +135,13 @@ def store_sources(system):
     for field in fields(model):
         function = getattr(model, field.name)
         fn = getattr(function._made if isinstance(function, _lazy) else function, "lambdified", None)
-        if fn is not None and _storable(fn):
-            stored_source(f"{key}-{field.name.lstrip('_')}", functools.partial(inspect.getsource, fn))
+        if fn is None or not _storable(fn):
+            continue
+        try:
+            source = inspect.getsource(fn)
+        except OSError:  # its source is gone from linecache: the next process makes it again
+            continue
+        stored_source(f"{key}-{field.name.lstrip('_')}", lambda: source)
 
 
 class Dynamics(NamedTuple):
