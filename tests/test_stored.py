@@ -1,4 +1,4 @@
-"""Catalogue systems and their numpy functions kept between processes (systems.stored): read back
+"""Catalogue systems and their numpy functions kept between processes (systems.numeric.stored): read back
 equal to what was built, made again (with a warning) where a file is damaged, never read across
 versions of the sources."""
 import subprocess
@@ -10,8 +10,8 @@ import sympy as sp
 
 import formulations
 import systems
-from systems import catalogue, stored
-from systems.numeric import model
+from systems import catalogue
+from systems.numeric import model, stored
 
 
 @pytest.fixture

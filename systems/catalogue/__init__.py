@@ -14,7 +14,7 @@ from ..arguments import _show, whole
 from ..description import System
 from ..errors import ArgumentTypeError, UnknownNameError
 from ..numeric.model import store_sources
-from ..stored import stored_build
+from ..numeric.stored import stored_build
 
 
 def _modules():

@@ -99,8 +99,8 @@ def prune_cache(max_bytes: int | None = None) -> int:
 
 def _stale_stamped_folders(root) -> list:
     """The stamped folders in ``root`` (``<name>-<stamp>``: machine code, systems.numeric.machine_cache;
-    stored systems, systems.stored) other than the one of each name written to last: those of other
-    versions of pfaff, numba, sympy or Python."""
+    stored systems, systems.numeric.stored) other than the one of each name written to last: those
+    of other versions of pfaff, numba, sympy or Python."""
     if not root.exists():
         return []
     latest: dict = {}

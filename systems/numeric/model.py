@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
-from ..stored import stored_source
+from .stored import stored_source
 from .codegen import structural_nonzero
 
 _CACHE: dict = {}
@@ -59,7 +59,7 @@ def _flat(args, exprs, shapes, key=None):
     Entries that are numbers (the structural zeros of M, C, F_lambda ...) are written once into a
     template that each call copies; only the others are computed (turning a long Python list of
     mostly zeros into an array costs more than evaluating the expressions). With a ``key`` the
-    function's source is kept in the cache folder for the next process (systems.stored)."""
+    function's source is kept in the cache folder for the next process (systems.numeric.stored)."""
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
     computed = [i for i, e in enumerate(entries) if not sp.sympify(e).is_Number]
     numbers = set(range(len(entries))) - set(computed)
@@ -301,7 +301,7 @@ def compile_system(system, backend: str = "numpy") -> NumericModel:
 def _maker(backend, system):
     """flat(name, groups, exprs, shapes): the backend's generator of one function (see _flat)."""
     if backend == "numpy":
-        # a catalogue system's functions are kept with its stored build (systems.stored); the
+        # a catalogue system's functions are kept with its stored build (systems.numeric.stored); the
         # others' are made in every process
         stored = getattr(system, "stored_as", None)
         return lambda name, groups, exprs, shapes: _flat([s for _, s in groups], exprs, shapes,

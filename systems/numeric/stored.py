@@ -3,9 +3,9 @@
 Building a catalogue system is a sympy derivation (0.3-4 s: the bicycle's is the longest); reading
 it back pickled takes some tens of milliseconds. ``stored_build`` keeps each build in the cache
 folder (systems.numeric.cache.cache_dir(), so ``pfaff cache clear`` and a test's temporary cache
-cover it), under ``systems/catalogue-<stamp>``: the stamp hashes the sources of this package (every
-builder and catalogue module, and the generator of the numeric model) and the versions of sympy and
-Python, so any change builds anew. The functions a System works out on demand are not stored
+cover it), under ``systems/catalogue-<stamp>``: the stamp hashes the sources of the systems
+package (every builder and catalogue module, and the generator of the numeric model) and the
+versions of sympy and Python, so any change builds anew. The functions a System works out on demand are not stored
 (System.__getstate__); the source that sympy's lambdify writes for the numpy backend's primitives
 (common subexpressions found, then printed: 0.1-2 s per structure) is, by ``stored_source``, and run
 again by the next process. Every file is written atomically under the sha256 of its content; one
@@ -28,10 +28,10 @@ HEADER = b"# sha256 "  # the first line of a stored file: HEADER + the hexdigest
 
 @functools.lru_cache(maxsize=1)
 def stamp() -> str:
-    """The hash of this package's sources and of the versions of sympy and Python."""
+    """The hash of the sources of the systems package and of the versions of sympy and Python."""
     import sympy
 
-    root = pathlib.Path(__file__).parent
+    root = pathlib.Path(__file__).parent.parent
     digest = hashlib.sha256(f"{sympy.__version__} {sys.version}".encode())
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
@@ -40,7 +40,7 @@ def stamp() -> str:
 
 def folder() -> pathlib.Path:
     """Where this version's stored systems are (the folder may not exist yet)."""
-    from .numeric.cache import cache_dir
+    from .cache import cache_dir
 
     return cache_dir() / "systems" / f"catalogue-{stamp()}"
 
