@@ -170,14 +170,8 @@ class Formulation(ABC):
             raise CapabilityError(
                 f"formulation {self.name!r} got stabilization {self.stabilization.label()!r} but expected one of: "
                 f"{', '.join(self.stabilizations)}")
-        if system.redundant_constraints and not self.redundant_rows:
-            raise CapabilityError(
-                f"formulation {self.name!r} got system {system.name!r}, whose constraint rows are dependent "
-                f"({', '.join(system.redundant_constraints)} combine the others: systems.redundancy(system)), but "
-                f"expected independent rows: its coordinates q need a full-rank Phi_p. Use 'dependent' (minimum-norm "
-                f"multipliers), or leave the dependent rows out of the description")
-        if self.refusal(system) is not None:
-            raise CapabilityError(self.refusal(system))
+        if (reason := self.refusal(system)) is not None:
+            raise CapabilityError(reason)
         unknown = set(options) - set(self.options)
         if unknown:
             raise TypeError(f"formulation {self.name!r} got unknown options {sorted(unknown)}; "
@@ -215,8 +209,14 @@ class Formulation(ABC):
 
     @classmethod
     def refusal(cls, system) -> str | None:
-        """Why this formulation cannot run ``system`` by the system's structure, or None (any system;
-        formulations that need something of it say what)."""
+        """Why this formulation cannot run ``system`` by the system's structure, or None: dependent
+        constraint rows where it needs independent ones (``redundant_rows``); formulations that need
+        more of a system add what."""
+        if system.redundant_constraints and not cls.redundant_rows:
+            return (f"formulation {cls.name!r} got system {system.name!r}, whose constraint rows are dependent "
+                    f"({', '.join(system.redundant_constraints)} combine the others: systems.redundancy(system)), but "
+                    f"expected independent rows: its coordinates q need a full-rank Phi_p. Use 'dependent' "
+                    f"(minimum-norm multipliers), or leave the dependent rows out of the description")
         return None
 
     def _first_backend(self) -> str:

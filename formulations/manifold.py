@@ -32,6 +32,6 @@ class Manifold(Reduced):
     def refusal(cls, system):
         """Charts are taken of holonomic constraints (unit norms of Euler parameters count)."""
         if system.m or system.unit_norm_blocks:
-            return None
+            return super().refusal(system)
         return (f"formulation 'manifold' got system {system.name!r} without holonomic constraints but expected at "
                 f"least one (use 'reduced' or 'minimal')")

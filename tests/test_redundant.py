@@ -117,3 +117,15 @@ def test_bricard_dof_is_its_mobility_with_the_gruebler_count_beside_it():
     assert "Gruebler count n - m - l = 0" in lines[1] and "dof = n - rank C = 1" in lines[1]
     assert "rows are redundant" in lines[2] and "singular" not in lines[2]
     assert "| dof = mobility n − rank C | 1" in report.to_markdown()
+
+
+def test_the_comparison_offers_only_formulations_that_take_dependent_rows():
+    """Formulation.refusal says why a formulation cannot run a system with dependent rows; the
+    comparison's default configurations leave those formulations out, creating one raises that reason."""
+    from formulations.workbench.comparison.compare import default_configurations
+
+    bricard = systems.load("bricard")
+    offered = {F.Configuration.parse(c).formulation for c in default_configurations(bricard)}
+    assert offered == {"dependent", "udwadia_kalaba"}
+    with pytest.raises(F.CapabilityError, match="whose constraint rows are dependent"):
+        F.create("reduced", bricard)

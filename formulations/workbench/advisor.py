@@ -167,9 +167,9 @@ def _rates(system, p, v, t0):
 def candidates(system, known: dict) -> tuple:
     """(configurations, reasons): the configurations worth a pilot run given the facts (step 2)."""
     configs, reasons = list(default_configurations(system)), []
-    if known["redundant_rows"]:
-        dropped = [c for c in configs if not registry.formulation_class(parse_configuration(c).formulation).redundant_rows]
-        configs = [c for c in configs if c not in dropped]
+    if known["redundant_rows"]:  # the comparison's candidates leave them out (Formulation.refusal); say which
+        every = [c for name in registry.names() for c in registry.formulation_class(name).comparison]
+        dropped = [c for c in every if not registry.formulation_class(parse_configuration(c).formulation).redundant_rows]
         reasons.append(f"The rows {', '.join(known['redundant_rows'])} are redundant: the formulations that need "
                        f"independent rows ({', '.join(dropped)}) are left out.")
     if known["stiffness"] > STIFF:

@@ -61,9 +61,9 @@ def _flat(args, exprs, shapes, key=None):
     mostly zeros into an array costs more than evaluating the expressions). With a ``key`` the
     function's source is kept in the cache folder for the next process (systems.numeric.stored)."""
     entries = [e for m in exprs for e in (m if isinstance(m, sp.MatrixBase) else [m])]
-    computed = [i for i, e in enumerate(entries) if not sp.sympify(e).is_Number]
-    numbers = set(range(len(entries))) - set(computed)
-    template = np.array([float(e) if i in numbers else 0.0 for i, e in enumerate(entries)], dtype=float)
+    is_number = [sp.sympify(e).is_Number for e in entries]
+    computed = [i for i, number in enumerate(is_number) if not number]
+    template = np.array([float(e) if number else 0.0 for e, number in zip(entries, is_number)], dtype=float)
     index = np.array(computed, dtype=np.intp)
     fn = _lambdified(args, [entries[i] for i in computed], key) if computed else None
     sizes = [int(np.prod(s)) for s in shapes]

@@ -62,17 +62,17 @@ def stored_build(name: str, options: dict, build, kind, built=None):
             if not isinstance(system, kind):
                 _damaged(path, f"it holds a {type(system).__name__}, not a {kind.__name__}")
                 system = None
-    if system is None:
-        system = build(**options)
-        try:
-            _write(path, pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
-        except (pickle.PicklingError, TypeError, AttributeError):
-            return system  # a system holding something that does not pickle is built in every process
+    if system is not None:
         object.__setattr__(system, "stored_as", key)  # its numpy functions are stored under this key too
-        if built is not None:
-            built(system)
         return system
+    system = build(**options)
+    try:
+        _write(path, pickle.dumps(system, protocol=pickle.HIGHEST_PROTOCOL))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return system  # a system holding something that does not pickle is built in every process
     object.__setattr__(system, "stored_as", key)
+    if built is not None:
+        built(system)
     return system
 
 
