@@ -23,7 +23,7 @@ from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Statu
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .solvers.variational import VariationalMethod
-from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection
+from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection, Strategy
 from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
 from .workbench.advisor import Advice, advise
 from .control import optimal_control
@@ -40,10 +40,10 @@ def __getattr__(name):
     raise AttributeError(f"module 'formulations' has no attribute {name!r}")
 
 __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations", "create", "names", "register",
-           "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection", "GGL",
-           "NoStabilization", "AugmentedLagrangian", "VariationalMethod", "Trajectory", "Stats", "ConstraintErrors",
-           "Event", "Solver", "CapabilityError", "MissingDependencyError", "METHODS", "solvers", "EventRecord", "ArgumentError",
-           "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted", "ensemble", "grid", "sample", "Inputs",
-           "EnsembleResult", "EnsembleInterrupted", "compare_ensemble", "EnsembleComparison", "linearize",
-           "Linearization", "LinearEquations", "NotSteadyError", "stability", "StabilityResult", "Critical",
-           "plot_stability", "derive", "Derivation", "Status", "advise", "Advice"]
+           "Formulation", "Evaluation", "reactions", "simulate", "Baumgarte", "ConstraintDynamics", "Projection",
+           "GGL", "NoStabilization", "Strategy", "AugmentedLagrangian", "VariationalMethod", "Trajectory", "Stats",
+           "ConstraintErrors", "Event", "Solver", "CapabilityError", "MissingDependencyError", "METHODS", "solvers",
+           "EventRecord", "ArgumentError", "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted",
+           "ensemble", "grid", "sample", "Inputs", "EnsembleResult", "EnsembleInterrupted", "compare_ensemble",
+           "EnsembleComparison", "linearize", "Linearization", "LinearEquations", "NotSteadyError", "stability",
+           "StabilityResult", "Critical", "plot_stability", "derive", "Derivation", "Status", "advise", "Advice"]

@@ -48,7 +48,7 @@ from .coordinates.charts import Atlas
 from .errors import CapabilityError
 from .forms import (COMPILED_ODE, EXPLICIT_ODE, GGL_DAE, INDEX1_DAE, INDEX3, LIE_GROUP, POST_STEP, STATE_UPDATE,
                     VARIATIONAL, StepChange)
-from .stabilization import NoStabilization, as_strategy, fastest_rate
+from .stabilization import STRATEGIES, NoStabilization, as_strategy, compiled_like, fastest_rate, takes
 
 _SIMULATOR: list = []  # the function formulations.solvers installs: simulate(formulation, t_span, state0, **options)
 
@@ -166,10 +166,11 @@ class Formulation(ABC):
         self.system = system
         self.stabilization = as_strategy(stabilization)
         self.requested_stabilization = self.stabilization  # as asked for; ``stabilization`` is as run
-        if self.stabilization.name not in self.stabilizations:
+        if not takes(self.stabilizations, self.stabilization):
+            kinds = sorted({STRATEGIES[name].kind for name in self.stabilizations})
             raise CapabilityError(
                 f"formulation {self.name!r} got stabilization {self.stabilization.label()!r} but expected one of: "
-                f"{', '.join(self.stabilizations)}")
+                f"{', '.join(self.stabilizations)} (or a strategy of one's own of kind {', '.join(kinds)})")
         if (reason := self.refusal(system)) is not None:
             raise CapabilityError(reason)
         unknown = set(options) - set(self.options)
@@ -233,8 +234,8 @@ class Formulation(ABC):
         """What a run of this formulation (as created) with ``method`` needs compiled, from ``state``
         ((p, v), None: the system's default) at time t0 (systems.numeric.background)."""
         stabilization, options = self.creation
-        return background.Job.make(self.system, self.name, stabilization, as_strategy(stabilization).name, options,
-                                   method, step, state, t0)
+        like = compiled_like(stabilization)
+        return background.Job.make(self.system, self.name, like, like.name, options, method, step, state, t0)
 
     def _configure(self, **options):
         """Subclass hook for its options."""
@@ -436,6 +437,10 @@ class Formulation(ABC):
                 self.stabilization = requested
 
         self.stabilization = requested.for_run(fastest, t_span)
+        gains = self._gains()
+        if gains is not None and not (len(gains) == 2 and all(np.isfinite(g) and g >= 0 for g in gains)):
+            raise ValueError(f"stabilization {self.stabilization.label()!r} gave gains {gains!r} for this run but "
+                             f"expected (alpha, beta), both finite and >= 0, in 1/s")
 
     # -- states ----------------------------------------------------------------------------------
     def check_state(self, p, v, tol=1e-8, t=0.0):

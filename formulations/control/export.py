@@ -22,6 +22,7 @@ from systems.catalogue import as_system
 from systems.errors import ArgumentError
 
 from .. import registry
+from ..dependent import Dependent
 from ..inputs import input_names
 from .bridge import casadi
 from .model import build
@@ -73,7 +74,7 @@ class ImplicitResidual:
         return out
 
 
-def implicit_residual(system, formulation="dependent", inputs=(), form="index-1", independent=None,
+def implicit_residual(system, formulation=Dependent.name, inputs=(), form="index-1", independent=None,
                       parameters="symbolic"):
     """The ImplicitResidual of ``formulation`` (one that optimal control transcribes:
     formulations.registry.having("optimal control")) for ``system``
@@ -88,14 +89,14 @@ def implicit_residual(system, formulation="dependent", inputs=(), form="index-1"
                             f"{', '.join(registry.having('optimal control'))}", "formulation")
     if form not in ("index-1", "index-3"):
         raise ArgumentError(f"implicit_residual got form={form!r} but expected 'index-1' or 'index-3'", "form")
-    if form == "index-3" and formulation != "dependent":
+    if form == "index-3" and formulation != Dependent.name:
         raise ArgumentError("implicit_residual: the index-3 form is that of the dependent variables", "form")
     if parameters not in ("symbolic", "values"):
         raise ArgumentError(f"implicit_residual got parameters={parameters!r} but expected 'symbolic' or 'values'",
                             "parameters")
     _time_free(system)
     symbolic = parameters == "symbolic"
-    if formulation == "dependent":
+    if formulation == Dependent.name:
         return _dependent(system, inputs, form, symbolic)
     return _through_model(system, formulation, inputs, independent, symbolic)
 
@@ -123,7 +124,7 @@ def _dependent(system, inputs, form, symbolic):
              "r": tuple(inputs), "par": tuple(s.name for s in symbols["par"])}
     args = [ca.SX.sym(key, len(symbols[key])) for key in ARGUMENTS]
     conv = Converter({s: arg[i] for key, arg in zip(ARGUMENTS, args) for i, s in enumerate(symbols[key])})
-    return ImplicitResidual(system.name, "dependent", form, names, F, symbols, (args, conv.matrix(F)))
+    return ImplicitResidual(system.name, Dependent.name, form, names, F, symbols, (args, conv.matrix(F)))
 
 
 def _through_model(system, formulation, inputs, independent, symbolic):

@@ -35,7 +35,12 @@ from systems.errors import ArgumentError
 
 from .. import registry
 from ..configuration import parse_configuration
+from ..dependent import Dependent
 from ..errors import CapabilityError
+from ..manifold import Manifold
+from ..minimal import Minimal
+from ..reduced import Reduced
+from ..udwadia_kalaba import UdwadiaKalaba
 from .bridge import casadi
 from .casadi_expressions import Converter
 
@@ -166,7 +171,7 @@ def _dependent(b, ca, projected):
     balance = ca.vertcat(b.M @ a + b.d - b.f + b.C.T @ b.lam, _rate(ca, b.G, b.p, b.v, qdot, a, b.t))
     names = tuple(f"{name} (position)" for name in system.holonomic_names) \
         + tuple(f"{name} (velocity)" for name in system.holonomic_names) + system.nonholonomic_names
-    return _model(ca, "dependent+" + ("projection" if projected else "none"), system.coordinate_names,
+    return _model(ca, f"{Dependent.name}+{'projection' if projected else 'none'}", system.coordinate_names,
                   system.velocity_names, b, b.p, b.v, b.lam, a, qdot, balance, ca.vertcat(b.Phi, b.G), b.p, b.v,
                   tuple(system.constraint_names), projected, names, positions=system.m)
 
@@ -215,8 +220,8 @@ def _reduced(b, ca, projected):
     G = at(b.C_nh) @ V + at(b.c_nh)
     balance = ca.vertcat(B.T @ residual + (at(b.C_nh) @ B).T @ lam, _rate(ca, G, q, w, qdot, a, b.t))
     names = tuple(b.system.nonholonomic_names)
-    return _model(ca, "reduced+" + ("projection" if projected else "none"), q_names, w_names, b, q, w, lam, a, qdot,
-                  balance, G, p_of_q, V, names, projected, names)
+    label = f"{Reduced.name}+{'projection' if projected else 'none'}"
+    return _model(ca, label, q_names, w_names, b, q, w, lam, a, qdot, balance, G, p_of_q, V, names, projected, names)
 
 
 def _minimal(b, ca, independent, q_guess):
@@ -242,7 +247,7 @@ def _minimal(b, ca, independent, q_guess):
         W[i] = solved[j]
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
     a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
-    return _model(ca, "minimal", q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
+    return _model(ca, Minimal.name, q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
                   B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note,
                   partition=ca.det(C_bar[:, drop]) if drop else None)
 
@@ -286,7 +291,7 @@ def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v
         function("rows", [q, s, b.t], [rows]),
         function("rows_jacobian", [q, s, b.t], [directions]),
         projected, tuple(row_names),
-        function("dependent", [q, s, b.t], [p, v]), note, b.parameter_names,
+        function(Dependent.name, [q, s, b.t], [p, v]), note, b.parameter_names,
         function("partition", [q, b.t], [partition]) if partition is not None else None)
 
 
@@ -314,15 +319,15 @@ def expression_function(system, model_inputs, text: str, where: str):
     return ca.Function(where, [pieces.p, pieces.v, pieces.u, pieces.t], [value])
 
 
-registry.provide("optimal control", "dependent", Transcription(
+registry.provide("optimal control", Dependent, Transcription(
     lambda base, ca, projected, independent, q_guess: _dependent(base, ca, projected), ("projection", "none")))
-registry.provide("optimal control", "reduced", Transcription(
+registry.provide("optimal control", Reduced, Transcription(
     lambda base, ca, projected, independent, q_guess: _reduced(base, ca, projected), ("projection", "none")))
-registry.provide("optimal control", "minimal", Transcription(
+registry.provide("optimal control", Minimal, Transcription(
     lambda base, ca, projected, independent, q_guess: _minimal(base, ca, independent, q_guess)))
-registry.provide("optimal control", "udwadia_kalaba", registry.Refusal(
+registry.provide("optimal control", UdwadiaKalaba, registry.Refusal(
     "the Moore-Penrose inverse in its fundamental equation has no smooth transcription where rows are dependent or "
     "change rank; transcribe 'dependent', whose motions it shares"))
-registry.provide("optimal control", "manifold", registry.Refusal(
+registry.provide("optimal control", Manifold, registry.Refusal(
     "its tangent-space charts are taken during a run and change along it; transcribe 'reduced', the same equations "
     "through an embedding"))

@@ -97,21 +97,24 @@ def _nothing(*scalars_first):
     return compile_kernel("nothing", [(f"a{i}", t if scalar else [x]) for i, scalar in enumerate(scalars_first)], [])
 
 
-def embedded_functions(kind: str):
-    """The compiled functions of ``kind`` ("reduced", "minimal" or "chart": the reduced formulation on
-    charts) from formulations.kernels.compiled: its evaluation as ``evaluate``, its post_step, rhs,
-    the passes over recorded points, the entry points of the loops, and the minimal formulation's
-    choice_all or the chart's new_chart, each taking an embedded_model first, as one namespace (for
+def embedded_functions(evaluation: str):
+    """The compiled functions around ``evaluation`` ("evaluate_reduced", "evaluate_minimal" or
+    "evaluate_chart": the reduced formulation on charts; the formulation names its own) from
+    formulations.kernels.compiled: the evaluation as ``evaluate``, its post_step, rhs, the passes
+    over recorded points, the entry points of the loops, and the minimal formulation's choice_all or
+    the chart's new_chart, each taking an embedded_model first, as one namespace (for
     kernels.bound.BoundModule); EVALUATION names what the evaluation is made of."""
     from types import SimpleNamespace
 
     from .compiled import embedded, passes
 
-    own = {"reduced": {}, "minimal": {"choice_all": embedded.choice_all},
-           "chart": {"post_step": embedded.post_step_chart, "new_chart": embedded.new_chart}}[kind]
+    if evaluation not in embedded.EVALUATION:
+        raise ValueError(f"embedded_functions got {evaluation!r} but expected one of: {', '.join(embedded.EVALUATION)}")
+    own = {"evaluate_reduced": {}, "evaluate_minimal": {"choice_all": embedded.choice_all},
+           "evaluate_chart": {"post_step": embedded.post_step_chart, "new_chart": embedded.new_chart}}[evaluation]
     return SimpleNamespace(
-        MODEL_TYPE=embedded.MODEL_TYPE, EVALUATION=embedded.EVALUATION[kind],
-        evaluate=getattr(embedded, f"evaluate_{kind}"), post_step=own.get("post_step", embedded.post_step),
+        MODEL_TYPE=embedded.MODEL_TYPE, EVALUATION=embedded.EVALUATION[evaluation],
+        evaluate=getattr(embedded, evaluation), post_step=own.get("post_step", embedded.post_step),
         rhs=passes.rhs, rhs_at=embedded.rhs_at, post_step_at=embedded.post_step_at, workspace=passes.workspace,
         project_all=passes.project_all, evaluate_all=passes.evaluate_all, check_all=passes.check_all,
         **{name: function for name, function in own.items() if name != "post_step"})

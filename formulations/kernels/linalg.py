@@ -2,8 +2,10 @@
 Gaussian elimination with partial pivoting, determinants and the resolved reactions.
 
 Plain loops rather than numpy's BLAS/LAPACK bindings: the matrices of one evaluation are small
-(tens of rows), where call overhead dominates, and loops compile in a fraction of the time. Imported
-by compiled code only (it needs numba); compiled once and cached by numba.
+(tens of rows), where call overhead dominates, and loops compile in a fraction of the time. What
+needs an SVD (minimum-norm least squares, pseudo-inverses, singular values) is LAPACK's, called by
+formulations.kernels.lapack. Imported by compiled code only (it needs numba);
+compiled once and cached by numba.
 """
 from __future__ import annotations
 
@@ -12,6 +14,29 @@ import math
 import numba
 import numpy as np
 
+from formulations.kernels.lapack import least_squares
+
+
+@numba.njit(cache=True)
+def copy_into(dst, src):
+    """dst[:, :] = src for 2-d arrays of one shape (ValueError otherwise), by loops: numba's slice
+    assignment of a 2-d array compiles a shape-error message, some 4 s per process."""
+    if dst.shape[0] != src.shape[0] or dst.shape[1] != src.shape[1]:
+        raise ValueError("copy_into: the arrays differ in shape")
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+
+@numba.njit(cache=True)
+def put(dst, src):
+    """dst[:] = src for 1-d arrays of one length (ValueError otherwise), by a loop: numba's slice
+    assignment of an array compiles a shape-error message, seconds per process (see copy_into)."""
+    if dst.shape[0] != src.shape[0]:
+        raise ValueError("put: the arrays differ in length")
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @numba.njit(cache=True)
@@ -89,9 +114,9 @@ def solve(K, B):
     False where a pivot vanishes or X is not finite. K and B are not changed."""
     n = K.shape[0]
     LU = np.empty((n, n))
-    LU[:, :] = K
+    copy_into(LU, K)
     X = np.empty((n, B.shape[1]))
-    X[:, :] = B
+    copy_into(X, B)
     perm = np.empty(n, np.int64)
     if not lu_in_place(LU, perm):
         return X, False
@@ -102,7 +127,7 @@ def solve(K, B):
 def solve1(K, b):
     """(x, ok): K x = b for a vector b (as solve)."""
     LU = np.empty(K.shape)
-    LU[:, :] = K
+    copy_into(LU, K)
     x = b.copy()
     return x, solve_in_place(LU, x)
 
@@ -171,7 +196,7 @@ def det(K):
     """det K (K square), by elimination with partial pivoting."""
     n = K.shape[0]
     LU = np.empty((n, n))
-    LU[:, :] = K
+    copy_into(LU, K)
     out = 1.0
     for j in range(n):
         piv = _pivot(LU, j)
@@ -201,8 +226,8 @@ def solve_min_norm_in_place(K, x, spare):
     n = K.shape[0]
     Kc = spare[:n * n].reshape((n, n))
     xc = spare[n * n:n * n + n]
-    Kc[:, :] = K
-    xc[:] = x
+    copy_into(Kc, K)
+    put(xc[:], x)
     perm = np.empty(n, np.int64)
     if lu_in_place(K, perm):
         big, small = 0.0, np.inf
@@ -214,29 +239,8 @@ def solve_min_norm_in_place(K, x, spare):
             return lu_solve(K, perm, x), False
     if not (all_finite(Kc) and finite(xc)):
         return False, True
-    x[:] = np.linalg.lstsq(Kc, xc, rcond=SADDLE_RTOL)[0]
+    put(x[:], least_squares(Kc, xc, SADDLE_RTOL))
     return finite(x), True
-
-
-@numba.njit(cache=True)
-def least_squares(A, b, rcond):
-    """The minimum-norm least-squares x of A x = b (LAPACK gelsd; singular values below rcond times
-    the largest cut, rcond < 0: machine precision), as np.linalg.lstsq(A, b, rcond)[0]. Here rather
-    than inlined in each caller so that numpy's implementation is compiled once per machine."""
-    return np.linalg.lstsq(A, b, rcond=rcond)[0]
-
-
-@numba.njit(cache=True)
-def pseudo_inverse(A):
-    """np.linalg.pinv(A), compiled once per machine (see least_squares)."""
-    return np.linalg.pinv(A)
-
-
-@numba.njit(cache=True)
-def singular_values(A):
-    """(s, Vt) of A = U diag(s) Vt, singular values descending, compiled once per machine."""
-    _, s, Vt = np.linalg.svd(A)
-    return s, Vt
 
 
 @numba.njit(cache=True)
@@ -245,7 +249,7 @@ def solve1_min_norm(K, b):
     n = K.shape[0]
     x = b.copy()
     LU = np.empty((n, n))
-    LU[:, :] = K
+    copy_into(LU, K)
     ok, _ = solve_min_norm_in_place(LU, x, np.empty(n * n + n))
     return x, ok
 
@@ -268,17 +272,6 @@ def unit_blocks(x, blocks):
             norm += x[blocks[i, j]] ** 2
         for j in range(blocks.shape[1]):
             x[blocks[i, j]] /= math.sqrt(norm)
-
-
-@numba.njit(cache=True)
-def sigma_ratio(A):
-    """sigma_min / sigma_max of A (r, c) with r <= c, from the eigenvalues of A A^T (0 for A = 0)."""
-    if A.shape[0] == 0:
-        return 1.0
-    w = np.linalg.eigvalsh(mm(A, A.T))
-    if w[-1] <= 0.0:
-        return 0.0
-    return math.sqrt(max(w[0], 0.0) / w[-1])
 
 
 @numba.njit(cache=True)

@@ -38,6 +38,7 @@ from .. import registry
 from ..base import Formulation, create
 from ..inputs import input_names
 from ..configuration import parse_configuration
+from ..minimal import Minimal
 from ..errors import CapabilityError, NotSteadyError
 from ..linalg import SingularMatrixError, saddle_system, solve_saddle
 from .modes import Linearization, LinearEquations, split_modes
@@ -48,7 +49,7 @@ from .symbolic import symbolic_point, symbolic_linearization
 METHODS = ("numeric", "symbolic")
 
 
-def linearize(system, p0, v0, *, formulation="minimal", ignorable=None, inputs=(), independent=None,
+def linearize(system, p0, v0, *, formulation=Minimal.name, ignorable=None, inputs=(), independent=None,
               method="numeric", symbols=None, t=0.0, tol=1e-8, **options) -> Linearization:
     """The linearization of ``system`` about the equilibrium or steady motion (p0, v0).
 

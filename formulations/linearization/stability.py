@@ -24,6 +24,7 @@ from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
 from .linearize import linearize_formulation
+from ..minimal import Minimal
 
 CLASSES = {1: "unstable", 0: "marginal", -1: "stable"}
 
@@ -128,7 +129,7 @@ class _Family:
         return (self.system, *self.family.state(self.system, **(self.given | {self.parameter: value})))
 
 
-def stability(system, family, parameter, values, *, formulation="minimal", given=None, ignorable=None,
+def stability(system, family, parameter, values, *, formulation=Minimal.name, given=None, ignorable=None,
               tol=1e-9, xtol=1e-10, **options) -> StabilityResult:
     """Eigenvalues along a one-parameter family of steady motions, and the critical values.
 

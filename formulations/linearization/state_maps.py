@@ -17,7 +17,10 @@ from systems.errors import ArgumentError, UnknownNameError
 
 from .. import registry
 from ..coordinates.charts import Atlas
+from ..dependent import Dependent
 from ..errors import CapabilityError
+from ..minimal import Minimal
+from ..reduced import Reduced
 
 
 class StateMap:
@@ -158,6 +161,6 @@ def _choose(form, names, Q_all, G, groups, forced, independent):
     return sorted(keep)
 
 
-registry.provide("linearization", "dependent", dependent_map)
-registry.provide("linearization", "reduced", reduced_map)  # and the manifold formulation, which extends it
-registry.provide("linearization", "minimal", minimal_map)
+registry.provide("linearization", Dependent, dependent_map)
+registry.provide("linearization", Reduced, reduced_map)  # and the manifold formulation, which extends it
+registry.provide("linearization", Minimal, minimal_map)

@@ -89,7 +89,12 @@ class Stats:
         return dict(self.__dict__)
 
 
-SCENES: list = []  # the scene maker, registered by formulations.workbench.scene (results import no workbench)
+_SCENE: list = []  # the scene maker that formulations.workbench.scene installs (results import no workbench)
+
+
+def install_scene(function):
+    """Called once by formulations.workbench.scene: the function behind Trajectory.show."""
+    _SCENE[:] = [function]
 
 
 @dataclass(frozen=True)
@@ -148,9 +153,9 @@ class Trajectory:
         visuals) at the recorded states, a time slider, play/pause and an orbiting camera; shown
         inline in Jupyter, written to ``path`` where given. trails: names of visuals whose centre
         path is drawn. See formulations.workbench.scene."""
-        if not SCENES:
+        if not _SCENE:
             raise RuntimeError("the 3D scene lives in formulations.workbench.scene: import formulations first")
-        return SCENES[0](self, system=system, trails=trails, path=path)
+        return _SCENE[0](self, system=system, trails=trails, path=path)
 
     @property
     def t_events(self) -> tuple:

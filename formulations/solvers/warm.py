@@ -10,6 +10,7 @@ from systems.catalogue import as_system
 
 from .. import registry
 from ..base import create
+from ..dependent import Dependent
 from ..errors import CapabilityError
 from ..forms import COMPILED_ODE
 from .background import compile_job
@@ -50,7 +51,7 @@ def _warm_one(system, formulation, method):
     started = time.perf_counter()
     if method not in WARM_METHODS:
         raise ValueError(f"warm got method={method!r} but expected one of: {', '.join(WARM_METHODS)}")
-    if method not in ("DOP853", "dopri5") and formulation != "dependent":
+    if method not in ("DOP853", "dopri5") and formulation != Dependent.name:
         return None
     try:
         form = create(formulation, system, backend="compiled")

@@ -53,7 +53,9 @@ from systems.catalogue import as_system
 from .. import registry
 from ..base import create
 from ..configuration import parse_configuration
+from ..dependent import Dependent
 from ..discrete_lagrangian import why_not as no_variational
+from ..minimal import Minimal
 from ..solvers.monitor import stopped_at_singular
 from ..solvers.options import relative_tolerance
 from .comparison.compare import REFERENCE, default_configurations, finite
@@ -152,7 +154,7 @@ def facts(system, t_span=(0.0, 10.0), state0=None) -> dict:
 def _rates(system, p, v, t0):
     """(max(-Re lambda), max |Im lambda|) of the difference Jacobian of the dependent formulation's
     right-hand side at (p, v)."""
-    form = create("dependent", system, backend="numpy")
+    form = create(Dependent.name, system, backend="numpy")
     y = form.own_state(p, v, t0)
     f0 = np.asarray(form.rhs(t0, y), float)
     J = np.empty((y.size, y.size))
@@ -173,10 +175,10 @@ def candidates(system, known: dict) -> tuple:
         reasons.append(f"The rows {', '.join(known['redundant_rows'])} are redundant: the formulations that need "
                        f"independent rows ({', '.join(dropped)}) are left out.")
     if known["stiffness"] > STIFF:
-        implicit = ["dependent@Radau", "minimal@Radau"]
+        implicit = [f"{Dependent.name}@Radau", f"{Minimal.name}@Radau"]
         try:
             import sksundae  # noqa: F401
-            implicit.append("dependent@IDA")
+            implicit.append(f"{Dependent.name}@IDA")
         except ImportError:
             pass
         configs += implicit
@@ -407,7 +409,7 @@ def _parsed(configs) -> dict:
     return {config.label: config for config in map(Configuration.parse, configs)}
 
 
-PASSING_REFERENCE = "minimal[singular=pass]"  # the reference where a singular configuration lies ahead
+PASSING_REFERENCE = f"{Minimal.name}[singular=pass]"  # the reference where a singular configuration lies ahead
 
 
 def _passing(system, chosen, reference, known, reasons) -> bool:
@@ -475,7 +477,7 @@ def _pilot_span(system, t_span, state0, runs, seconds, tol):
     a tenth of it, so that a system whose motion is expensive (Andrews' mechanism over seconds)
     is found out by a short probe, not by a long one."""
     t0, t1 = t_span
-    form = create("dependent", system, stabilization="projection", backend="numpy")
+    form = create(Dependent.name, system, stabilization="projection", backend="numpy")
     span = (t1 - t0) / 1000
     with np.errstate(all="ignore"):  # a diverging probe is read by its status
         form.simulate((t0, t0 + span), state0, rtol=tol, atol=tol)  # pays for the one-time evaluations

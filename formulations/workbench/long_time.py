@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import create
+from ..dependent import Dependent
 from ..discrete_lagrangian import why_not
 from ..solvers.variational import METHODS, VariationalMethod
 from .comparison.compare import finite
@@ -112,7 +113,7 @@ def _costs(system, h, backend, variational):
     """{method: seconds per step} of NH-RATTLE (``variational``: its settings) and rk4 at the step h:
     the medians over five rounds, interleaved, of the time of PILOT_STEPS[1] steps less that of
     PILOT_STEPS[0], ten times as many in machine code (a first run that compiles is left out)."""
-    formulation = create("dependent", system, backend=backend)
+    formulation = create(Dependent.name, system, backend=backend)
     short, long = (10 * steps for steps in PILOT_STEPS) if formulation.backend == "compiled" else PILOT_STEPS
     methods = {"NH-RATTLE": variational, "rk4": "rk4"}
     for method in methods.values():
@@ -172,7 +173,7 @@ def long_time(system, t_end, step, *, points=2000, progress=print, invariants=Tr
         options = (dict(method=method, step=run_step, max_steps=steps + 10) if run_step else
                    dict(rtol=DOP853_TOL, atol=DOP853_TOL, max_steps=max(10**6, 10 * steps)))
         started = time.perf_counter()
-        formulation = create("dependent", system, stabilization=stabilization, backend=backend)
+        formulation = create(Dependent.name, system, stabilization=stabilization, backend=backend)
         traj = formulation.simulate((0.0, float(t_eval[-1])), t_eval=t_eval, **options)
         wall = time.perf_counter() - started
         energy_error = np.abs(traj.energy - traj.energy[0])

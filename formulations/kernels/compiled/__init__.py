@@ -23,4 +23,4 @@ from systems.numeric.machine_cache import register as _register
 
 _KERNELS = _pathlib.Path(__file__).resolve().parent.parent
 _register(_pathlib.Path(__file__).resolve().parent,
-          [_KERNELS / name for name in ("linalg.py", "sparse_linalg.py", "borrowed.py", "by_address.py")])
+          [_KERNELS / name for name in ("linalg.py", "lapack.py", "sparse_linalg.py", "borrowed.py", "by_address.py")])

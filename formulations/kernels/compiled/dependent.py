@@ -23,8 +23,9 @@ from numba.core import types
 
 from formulations.kernels.borrowed import borrowed_items
 from formulations.kernels.by_address import call_evaluate, call_post_step, call_rhs, load_model
-from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, finite, least_squares, mm, mv, pseudo_inverse,
-                                         solve, solve1, solve1_min_norm, solve_min_norm_in_place, tmv, unit_blocks)
+from formulations.kernels.lapack import least_squares, pseudo_inverse
+from formulations.kernels.linalg import (SADDLE_RTOL, all_finite, copy_into, finite, mm, mv, put, solve, solve1,
+                                         solve1_min_norm, solve_min_norm_in_place, tmv, unit_blocks)
 from formulations.kernels.sparse_linalg import sparse_factor, sparse_mv, sparse_solve
 
 from .fields import ADDRESSES, BLOCKS, FLAG, INDEX, INT, LU_FIELDS, PRIMITIVES, kernel, views
@@ -59,10 +60,10 @@ def _sparse_saddle(md, buf, b, work):
     if not sparse_factor(vals, *program):
         return False
     x = work[md.SPARSE + md.KS_NNZ:md.SPARSE + md.KS_NNZ + md.SIZE]
-    x[:] = b
+    put(x[:], b)
     if not sparse_solve(vals, x, *program):
         return False
-    b[:] = x
+    put(b[:], x)
     return True
 
 
@@ -103,8 +104,8 @@ def _dense_saddle(md, extra, buf, b, dropped, work, out, vdot, lam):
     N, C, N_P, DYN, SIZE = md.N, md.C, md.N_P, md.DYN, md.SIZE
     M, _, _, F, Cm, _, _, _ = views(md, buf)
     K = work[DYN:DYN + SIZE * SIZE].reshape((SIZE, SIZE))
-    K[:N, :N] = M
-    K[N:, :N] = Cm
+    copy_into(K[:N, :N], M)
+    copy_into(K[N:, :N], Cm)
     K[N:, N:] = 0.0
     for i in range(N):
         for j in range(C):
@@ -119,11 +120,11 @@ def _dense_saddle(md, extra, buf, b, dropped, work, out, vdot, lam):
     ok, _ = solve_min_norm_in_place(K, b, work[md.SPARE:])
     if not ok:
         return False
-    out[N_P:] = b[:N]
-    vdot[:] = b[:N]
-    lam[:] = b[N:]
+    put(out[N_P:], b[:N])
+    put(vdot[:], b[:N])
+    put(lam[:], b[N:])
     if dropped:  # the minimum-norm multipliers of the same force C^T lambda
-        lam[:] = least_squares(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), SADDLE_RTOL)
+        put(lam[:], least_squares(np.ascontiguousarray(Cm.T), tmv(Cm, b[N:]), SADDLE_RTOL))
     return True
 
 
@@ -136,17 +137,17 @@ def evaluate(model, t, y, params, extra, out, lam, p, v, vdot, multipliers, work
     work: EVAL_WORK zeros (workspace()), reused from call to call."""
     md = borrowed_items(model)
     N_P, N = md.N_P, md.N
-    p[:] = y[:N_P]
+    put(p[:], y[:N_P])
     unit_blocks(p, md.BLOCKS)
-    v[:] = y[N_P:]
+    put(v[:], y[N_P:])
     buf = work[:md.DYN]
     md.DYNAMICS(t, p, v, params, buf)
     b, dropped = _saddle_rhs(md, t, p, v, params, extra, buf, work)
     sparse_mv(buf, md.AV_ROW, md.AV_INDEX, md.AV_COL, v, out[:N_P])
     if not dropped and _sparse_saddle(md, buf, b, work):
-        out[N_P:] = b[:N]
-        vdot[:] = b[:N]
-        lam[:] = b[N:]
+        put(out[N_P:], b[:N])
+        put(vdot[:], b[:N])
+        put(lam[:], b[N:])
         return True
     return _dense_saddle(md, extra, buf, b, dropped, work, out, vdot, lam)
 

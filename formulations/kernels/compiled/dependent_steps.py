@@ -12,7 +12,7 @@ import numpy as np
 
 from formulations.kernels.borrowed import borrowed_items
 from formulations.kernels.by_address import load_model
-from formulations.kernels.linalg import all_finite, mv, solve, solve1, unit_blocks
+from formulations.kernels.linalg import all_finite, mv, put, solve, solve1, unit_blocks
 
 from .dependent import MODEL_TYPE, _project_velocities, _saddle_rhs, evaluate_through
 from .fields import views
@@ -36,7 +36,7 @@ def _ggl_rows(md, t, Y, p, v, params, extra, Cm, res, work):
         return
     E = md.EVAL_WORK
     q = work[E + N_P:E + 2 * N_P]
-    q[:] = Y[:N_P]  # Psi of the positions as they are, not normalized (Dependent.position_constraints)
+    put(q[:], Y[:N_P])  # Psi of the positions as they are, not normalized (Dependent.position_constraints)
     hc = work[E + 3 * N_P + N:md.DAE_WORK]
     hc[:] = 0.0
     md.HOLONOMIC_CHART(q, work[E + 2 * N_P:E + 3 * N_P], params, t, hc)
@@ -56,10 +56,10 @@ def dae_residual(model, t, Y, YP, params, extra, ggl, res, work):
     md = borrowed_items(model)
     N_P, N, C, E = md.N_P, md.N, md.C, md.EVAL_WORK
     p = work[E:E + N_P]
-    p[:] = Y[:N_P]
+    put(p[:], Y[:N_P])
     unit_blocks(p, md.BLOCKS)
     v = work[E + 3 * N_P:E + 3 * N_P + N]
-    v[:] = Y[N_P:N_P + N]
+    put(v[:], Y[N_P:N_P + N])
     vdot = YP[N_P:N_P + N]
     lam = Y[N_P + N:N_P + N + C]
     buf = work[:md.DYN]
@@ -146,7 +146,7 @@ def _al_positions(md, p0, pdot0, v1, h, params, p1, abuf):
             new[i] = p0[i] + h / 2 * (pdot0[i] + Av[i])
         unit_blocks(new, md.BLOCKS)
         change = np.max(np.abs(new - p1))
-        p1[:] = new
+        put(p1[:], new)
         if change <= 1e-15 * (1 + np.max(np.abs(new))):
             return
 
@@ -210,12 +210,12 @@ def _al_step(md, t1, h, p0, v0, a0, lam, params, penalty, max_iter, tol, p1, v1,
     md.KINEMATICS(p0, params, abuf)
     pdot0 = mv(abuf.reshape((N_P, N)), v0)
     a = a0.copy()
-    v1[:] = v0 + h / 2 * (a0 + a)
+    put(v1[:], v0 + h / 2 * (a0 + a))
     _al_positions(md, p0, pdot0, v1, h, params, p1, abuf)
     size = np.inf
     evaluations = 0
     for it in range(max_iter):
-        pn[:] = p1
+        put(pn[:], p1)
         unit_blocks(pn, md.BLOCKS)
         buf[:] = 0.0
         md.DYNAMICS(t1, pn, v1, params, buf)
@@ -232,7 +232,7 @@ def _al_step(md, t1, h, p0, v0, a0, lam, params, penalty, max_iter, tol, p1, v1,
         if not ok:
             return 2, size, evaluations
         a -= delta
-        v1[:] = v0 + h / 2 * (a0 + a)
+        put(v1[:], v0 + h / 2 * (a0 + a))
         _al_positions(md, p0, pdot0, v1, h, params, p1, abuf)
         _al_residual(md, t1, p1, v1, params, cbuf, residual)
         lam += alpha * residual
@@ -272,16 +272,16 @@ def al_run(model, t0, times, keep, y0, params, extra, penalty, max_iter, tol, ys
             return k, status, size, evaluations
         if C > 0 and not _project_velocities(md, times[k], p1, v1, params, state[0]):
             return k, 2, size, evaluations
-        y[:N_P] = p1
-        y[N_P:] = v1
+        put(y[:N_P], p1)
+        put(y[N_P:], v1)
         if not evaluate_through(md, times[k], y, params, extra, out, lam, p, v, vdot, bool(True), work):
             return k, 2, size, evaluations
         if keep[k]:
-            ys[kept] = y
+            put(ys[kept], y)
             kept += 1
-        p0[:] = p1
-        v0[:] = v1
-        a0[:] = vdot
+        put(p0[:], p1)
+        put(v0[:], v1)
+        put(a0[:], vdot)
         t = times[k]
         if stop[0] != 0:
             return k + 1, 3, size, evaluations

@@ -41,9 +41,10 @@ from numba.core import types
 
 from formulations.kernels.borrowed import borrowed_items
 from formulations.kernels.by_address import call_post_step, call_rhs, load_model
-from formulations.kernels.linalg import (all_finite, any_nonzero, det, finite, least_squares, lu_in_place, lu_solve,
-                                         max_abs, mm, mm_into, mv, mv_into, resolved, sigma_ratio, singular_values, solve,
-                                         solve1, solve_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
+from formulations.kernels.lapack import least_squares, least_squares_columns, sigma_ratio, singular_values
+from formulations.kernels.linalg import (all_finite, any_nonzero, copy_into, det, finite, lu_in_place, lu_solve,
+                                         max_abs, mm, mm_into, mv, mv_into, put, resolved, solve, solve1,
+                                         solve_in_place, tmm, tmm_into, tmv, tmv_into, unit_blocks)
 from formulations.kernels.sparse_linalg import sparse_factor, sparse_solve, sparse_solve_columns
 
 from .fields import ADDRESSES, BLOCKS, FLAG, INDEX, INT, LU_FIELDS, PRIMITIVES, kernel, views
@@ -69,10 +70,11 @@ MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
 _PARTS = ("IDENTITY", "EMBEDDING", "CHART", "XC", "CHART_ITERATIONS", "views", "_take", "_program", "_solve_A",
           "_solve_D", "_identity_geometry", "_embedding_geometry", "_flat_geometry", "_position", "_offsets",
           "_dynamics", "_gamma", "_reduced_system", "_solve_and_store")
-EVALUATION = {"reduced": _PARTS + ("evaluate_reduced",),
-              "minimal": _PARTS + ("_choice", "_velocity_map", "_minimal_w", "_minimal_system", "evaluate_minimal"),
-              "chart": _PARTS + ("_chart", "_det_positive", "_chart_solve", "_chart_geometry", "_chart_gamma",
-                                 "evaluate_chart")}
+EVALUATION = {"evaluate_reduced": _PARTS + ("evaluate_reduced",),
+              "evaluate_minimal": _PARTS + ("_choice", "_velocity_map", "_minimal_w", "_minimal_system",
+                                            "evaluate_minimal"),
+              "evaluate_chart": _PARTS + ("_chart", "_det_positive", "_chart_solve", "_chart_geometry",
+                                          "_chart_gamma", "evaluate_chart")}
 
 
 @numba.njit(cache=True, inline="always")
@@ -96,7 +98,7 @@ def _solve_A(md, A, LU, perm, x):
         if perm.size == 0:
             return x, sparse_solve(LU[0], x, *_program(md))
         return x, lu_solve(LU, perm, x)
-    return least_squares(A, x.copy(), -1.0), True
+    return least_squares(A, x, -1.0), True
 
 
 @numba.njit(cache=True, inline="always")
@@ -108,7 +110,7 @@ def _solve_D(md, G, A_q, A, Cg, perm, work, at):
     if md.SQUARE:
         D_buf, at = _take(work, at, N_P * K)
         D = D_buf.reshape((N_P, K))
-        D[:, :] = G
+        copy_into(D, G)
         vals, at = _take(work, at, md.AL_NNZ)
         for e in range(md.AL_NNZ):
             vals[e] = A[md.AL_ROW[e], md.AL_COL[e]] if md.AL_ROW[e] >= 0 else 0.0
@@ -118,14 +120,14 @@ def _solve_D(md, G, A_q, A, Cg, perm, work, at):
         D = G.copy()
         ok = lu_in_place(LU, perm) and lu_solve(LU, perm, D)
         return D, A_q, A, Cg, LU, perm, ok, at
-    return least_squares(A, G.copy(), -1.0), A_q, A, Cg, A, perm, True, at
+    return least_squares_columns(A, G, -1.0), A_q, A, Cg, A, perm, True, at
 
 
 @numba.njit(cache=True, inline="always")
 def _identity_geometry(md, q, params, p, t, work, at):
     """_geometry without an embedding: p = q, D = I."""
     N_P, N, C, M_H = md.N_P, md.N, md.C, md.M_H
-    p[:] = q
+    put(p[:], q)
     kb, at = _take(work, at, N_P * N)
     md.KINEMATICS(q, params, kb)
     A = kb.reshape((N_P, N))
@@ -145,7 +147,7 @@ def _embedding_geometry(md, q, params, p, t, work, at):
     N_P, N, K, o = md.N_P, md.N, md.K, md.CHART_AT
     cb, at = _take(work, at, o[5])
     md.CHART(q, params, t, cb)
-    p[:] = cb[o[0]:o[1]]
+    put(p[:], cb[o[0]:o[1]])
     G = cb[o[1]:o[2]].reshape((N_P, K))
     A_q = cb[o[2]:o[3]].reshape((md.K_Q, K))
     A = cb[o[3]:o[4]].reshape((N_P, N))
@@ -202,7 +204,7 @@ def _chart_solve(md, q, params, extra, work, p, S, perm):
             md.HOLONOMIC_CHART(p, zero, params, 0.0, hc)
             if not finite(hc):
                 break
-            S[:, :] = mm(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)), U)
+            copy_into(S, mm(hc[M_A:M_A + M_A * N_P].reshape((M_A, N_P)), U))
             if not lu_in_place(S, perm):
                 break
             if np.max(np.abs(hc[:M_A])) <= extra[XC]:
@@ -232,7 +234,7 @@ def _chart_geometry(md, q, params, p, extra, work, at):
             work[md.W_S + i] = perm_s[i]
         X = mm(work[md.W_H + M_A:md.W_H + M_A + M_A * N_P].reshape((M_A, N_P)), V)
         ok = lu_solve(S, perm_s, X)
-        work[md.W_D:md.W_D + N_P * K] = (V - mm(U, X)).ravel()
+        put(work[md.W_D:md.W_D + N_P * K], (V - mm(U, X)).ravel())
     cb, at = _take(work, at, md.CON)
     md.CONSTRAINTS(p, params, 0.0, cb)
     Cg = cb[M_H + M_H * N_P:M_H + M_H * N_P + C * N].reshape((C, N))
@@ -260,7 +262,7 @@ def _position(md, t, y, params, p, work):
     """(q, then _flat_geometry's result) at the state y: q from y (its unit-norm blocks normalized)
     as the evaluation's first temporary."""
     q, at = _take(work, md.TMP, md.K_Q)
-    q[:] = y[:md.K_Q]
+    put(q[:], y[:md.K_Q])
     unit_blocks(q, md.QBLOCKS)
     D, A_q, A, Cg, LU, perm, ok, at = _flat_geometry(md, q, params, p, t, work, at)
     return q, D, A_q, A, Cg, LU, perm, ok, at
@@ -309,7 +311,7 @@ def _offsets(md, t, q, p, params, A, LU, perm, work, at):
     if md.MOVING:
         eb = np.zeros(md.G_T_AT + md.N_P)
         md.EMBEDDING(q, params, t, eb)
-        d_0[:] = eb[md.G_T_AT:]
+        put(d_0[:], eb[md.G_T_AT:])
         d_0, ok = _solve_A(md, A, LU, perm, d_0)
     if md.TIMED and md.L:
         cb_t = np.zeros(md.CON)
@@ -329,10 +331,10 @@ def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at):
         return w, True, at
     d_bar_0 = np.empty(L + R)
     if L:
-        d_bar_0[:L] = -(mv(Cg[md.M_H:], d_0) + c_nh)
-    d_bar_0[L:] = -mv(extra[R * K:R * K + R * N].reshape((R, N)), d_0)
+        put(d_bar_0[:L], -(mv(Cg[md.M_H:], d_0) + c_nh))
+    put(d_bar_0[L:], -mv(extra[R * K:R * K + R * N].reshape((R, N)), d_0))
     ok = lu_solve(Kc, perm_c, d_bar_0)
-    w[:] = mv(D_bar, y[md.K_Q:]) + d_bar_0
+    put(w[:], mv(D_bar, y[md.K_Q:]) + d_bar_0)
     return w, ok, at
 
 
@@ -340,7 +342,7 @@ def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at):
 def _dynamics(md, t, p, v, w, d_0, D, params, work, at):
     """v = D w (+ d_0) into v, the dynamics at (t, p, v) and h = f0 - d: (M, F, C, xi, pdd2, h, at)."""
     if md.MOVING:
-        v[:] = mv(D, w) + d_0
+        put(v[:], mv(D, w) + d_0)
     else:
         mv_into(D, w, v)
     buf = work[:md.DYN]
@@ -415,7 +417,7 @@ def _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, extra, non
     if nonideal:
         Km_buf, at = _take(work, at, N * (R + C))
         Km = Km_buf.reshape((N, R + C))
-        Km[:, :R] = MT
+        copy_into(Km[:, :R], MT)
         for i in range(N):
             for j in range(C):
                 Km[i, R + j] = Cm[j, i] - F[i, j]
@@ -442,19 +444,19 @@ def _reduced_system(md, M, F, Cm, xi, h, D, gamma, v, c_nh, extra, nonideal):
     kept = -xi[md.M_H:] - mv(C_nh, gamma) - 2 * extra[0] * rate
     if nonideal:
         Km = np.zeros((N + L, K + C))
-        Km[:N, :K] = mm(M, D)
-        Km[:N, K:] = Cm.T - F
+        copy_into(Km[:N, :K], mm(M, D))
+        copy_into(Km[:N, K:], Cm.T - F)
         b = np.empty(N + L)
-        b[:N] = h - mv(M, gamma)
+        put(b[:N], h - mv(M, gamma))
     else:
         Km = np.zeros((K + L, K + L))
-        Km[:K, :K] = tmm(D, mm(M, D))
+        copy_into(Km[:K, :K], tmm(D, mm(M, D)))
         b = np.empty(K + L)
-        b[:K] = tmv(D, h - mv(M, gamma))
-        Km[:K, K:] = Gk.T
+        put(b[:K], tmv(D, h - mv(M, gamma)))
+        copy_into(Km[:K, K:], Gk.T)
     rows = Km.shape[0] - L
-    Km[rows:, :K] = Gk
-    b[rows:] = kept
+    copy_into(Km[rows:, :K], Gk)
+    put(b[rows:], kept)
     return Km, b
 
 
@@ -478,11 +480,11 @@ def _solve_and_store(md, Km, b, T, tau, A_q, w, M, Cm, h, nonideal, multipliers,
     for i in range(md.N):
         vdot[i] += tau[i]
     mv_into(A_q, w, out[:md.K_Q])
-    out[md.K_Q:] = a
+    put(out[md.K_Q:], a)
     if nonideal:
-        lam[:] = sol[na:]
+        put(lam[:], sol[na:])
     elif multipliers:
-        lam[:] = resolved(Cm, h - mv(M, vdot))[0]
+        put(lam[:], resolved(Cm, h - mv(M, vdot))[0])
     return True
 
 
@@ -498,7 +500,7 @@ def evaluate_reduced(model, t, y, params, extra, out, lam, p, v, vdot, multiplie
     if not ok:
         return False
     w, at = _take(work, at, md.K)
-    w[:] = y[md.K_Q:]
+    put(w[:], y[md.K_Q:])
     M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, d_0, D, params, work, at)
     gamma, ok, at = _gamma(md, q, w, params, t, A, LU, perm, pdd2, work, at)
     if not ok:
@@ -514,12 +516,12 @@ def evaluate_chart(model, t, y, params, extra, out, lam, p, v, vdot, multipliers
     the chart does not reach y. work: the chart's part and EVAL_WORK zeros, reused from call to call."""
     md = borrowed_items(model)
     q, at = _take(work, md.TMP, md.K_Q)
-    q[:] = y[:md.K_Q]
+    put(q[:], y[:md.K_Q])
     D, A_q, A, Cg, LU, perm, ok, at = _chart_geometry(md, q, params, p, extra, work, at)
     if not ok:
         return False
     w, at = _take(work, at, md.K)
-    w[:] = y[md.K_Q:]
+    put(w[:], y[md.K_Q:])
     M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, w, D, params, work, at)  # no d_0 on a chart
     gamma, ok = _chart_gamma(md, w, p, params, extra, A, LU, perm, pdd2, work)
     if not ok:
@@ -629,10 +631,10 @@ def new_chart(model, t, y, params, extra):
     s, Vt = singular_values(Phi_p)
     if s[M_A - 1] < 1e-10 * max(1.0, s[0]):
         return y_new, p, U, V, B, False
-    U[:, :] = Phi_p.T
-    V[:, :] = Vt[M_A:].T
+    copy_into(U, Phi_p.T)
+    copy_into(V, Vt[M_A:].T)
     B, ok = solve(mm(Phi_p, U), np.eye(M_A))
-    y_new[K_Q:] = tmv(V, mv(A, mv(D, y[K_Q:])))
+    put(y_new[K_Q:], tmv(V, mv(A, mv(D, y[K_Q:]))))
     return y_new, p, U, V, B, ok
 
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from formulations.kernels.borrowed import borrowed, borrowed_items
 from formulations.kernels.by_address import call_evaluate, call_post_step
-from formulations.kernels.linalg import det, mm, mv, sigma_ratio
+from formulations.kernels.lapack import sigma_ratio
+from formulations.kernels.linalg import copy_into, det, mm, mv, put
 
 
 @numba.njit(cache=True)
@@ -65,7 +66,8 @@ def evaluate_all(model, ts, ys, params, extra):
     for i in range(count):  # through work arrays: evaluate is compiled for one signature only
         ok[i] = call_evaluate(model.ADDRESS_EVALUATE, (model, ts[i], ys[i].copy(), params, extra, out, mult, p, v,
                                                        vdot, bool(True), work))
-        ydot[i], lam[i], ps[i], vs[i], vdots[i] = out, mult, p, v, vdot
+        for row, value in ((ydot[i], out), (lam[i], mult), (ps[i], p), (vs[i], v), (vdots[i], vdot)):
+            put(row, value)
     return ydot, lam, ok, ps, vs, vdots
 
 
@@ -112,5 +114,5 @@ def check_all(model, ts, ps, vs, vdots, ok, params):
         if M_H:
             out[i, 4] = sigma_ratio(Phi_p)
             out[i, 5] = det(mm(Phi_p, previous.T)) if i > 0 else 1.0
-            previous[:, :] = Phi_p
+            copy_into(previous, Phi_p)
     return out

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dc
 
 from formulations.kernels.borrowed import borrowed, hold
-from formulations.kernels.linalg import finite
+from formulations.kernels.linalg import finite, put
 
 from .runge_kutta import after_step, append, prologue, rhs, stage, workspace
 
@@ -91,7 +91,7 @@ def _step(form, t, t1, y, f, h_abs, min_step, params, extra, rtol, atol, K, arg,
         t_new = min(t + h_abs, t1)
         h = t_new - t
         h_abs = abs(h)
-        K[0] = f
+        put(K[0], f)
         ok = True
         for s in range(1, _S):
             stage(y, h, _A8[s], K, s, arg)
@@ -159,15 +159,15 @@ def integrate853(form, t0, t1, y0, params, extra, rtol, atol, max_step, first_st
                 if not _dense853(form, t, h, y, y_new, f, K[_S], K, params, extra, t_eval[next_eval], work, arg):
                     return ts[:count], ys[:count], -1, t, evaluations, steps, rejected, y, h_abs
                 ts[count] = t_eval[next_eval]
-                ys[count] = arg
+                put(ys[count], arg)
                 count += 1
                 next_eval += 1
         else:
             ts, ys = append(ts, ys, count, t_new, y_new)
             count += 1
         t = t_new
-        y[:] = y_new
-        f[:] = K[_S]
+        put(y[:], y_new)
+        put(f[:], K[_S])
         code, more = after_step(form, t, y, params, extra, work, ys, count, grid, f)
         evaluations += more
         if code != 0:

@@ -20,7 +20,7 @@ import numpy as np
 
 from formulations.kernels.borrowed import borrowed, hold
 from formulations.kernels.by_address import call_post_step_at, call_rhs_at
-from formulations.kernels.linalg import finite
+from formulations.kernels.linalg import copy_into, finite, put
 
 _C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
 _A = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -79,7 +79,7 @@ def first_point(t0, y, t_eval):
     if grid and t_eval[0] != t0:
         return ts, ys, 0, 0
     ts[0] = t0
-    ys[0] = y
+    put(ys[0], y)
     return ts, ys, 1, 1 if grid else 0
 
 
@@ -89,11 +89,11 @@ def append(ts, ys, count, t, y):
     if count == ts.size:
         ts2 = np.empty(2 * ts.size)
         ys2 = np.empty((2 * ts.size, y.size))
-        ts2[:count] = ts[:count]
-        ys2[:count] = ys[:count]
+        put(ts2[:count], ts[:count])
+        copy_into(ys2[:count], ys[:count])
         ts, ys = ts2, ys2
     ts[count] = t
-    ys[count] = y
+    put(ys[count], y)
     return ts, ys
 
 
@@ -150,7 +150,7 @@ def after_step(form, t, y, params, extra, work, ys, count, grid, f):
         return -6, 0
     if action == 2:
         if not grid:
-            ys[count - 1] = y
+            put(ys[count - 1], y)
         if not rhs(form, t, y, params, extra, f, work):
             return -1, 1
         return 0, 1
@@ -250,8 +250,8 @@ def integrate(form, t0, t1, y0, params, extra, rtol, atol, max_step, first_step,
         steps += 1
         ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[6], grid, t_eval, next_eval, ts, ys, count)
         t = t_new
-        y[:] = y_new
-        K[0] = K[6]
+        put(y[:], y_new)
+        put(K[0], K[6])
         h = h * factor
         code, more = after_step(form, t, y, params, extra, work, ys, count, grid, K[0])
         evaluations += more
@@ -300,8 +300,8 @@ def integrate_rk4(form, t0, t1, y0, params, extra, rtol, atol, max_step, first_s
         steps += 1
         ts, ys, count, next_eval = _output(t, y, K[0], t_new, y_new, K[4], grid, t_eval, next_eval, ts, ys, count)
         t = t_new
-        y[:] = y_new
-        K[0] = K[4]
+        put(y[:], y_new)
+        put(K[0], K[4])
         code, more = after_step(form, t, y, params, extra, work, ys, count, grid, K[0])
         evaluations += more
         if code != 0:

@@ -37,6 +37,8 @@ import sys
 import traceback
 import warnings
 
+from formulations.dependent import Dependent
+from formulations.minimal import Minimal
 from formulations.solvers.warm import WARM_METHODS
 from formulations.stabilization import STRATEGIES
 
@@ -136,7 +138,7 @@ def build_parser():
                          help="bound on the whole analysis in s: the numeric results come first, symbolic proofs "
                               "follow while time remains")
     simulate = _command(sub, "simulate", "simulate a system with one formulation", cmd_simulate)
-    simulate.add_argument("--formulation", default="dependent",
+    simulate.add_argument("--formulation", default=Dependent.name,
                           help="dependent, reduced, minimal or manifold, with options and a stabilization, "
                                "e.g. 'reduced[singular=pass]+projection'")
     simulate.add_argument("--rtol", type=tolerance, default=1e-8, help="relative tolerance, between machine epsilon and 0.1")
@@ -166,7 +168,7 @@ def build_parser():
     advise_cli.add_parser(sub, _command)
     optimize_cli.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
-    derive.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
+    derive.add_argument("--formulation", default=Minimal.name, help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true", help="print LaTeX")
     style.add_argument("--markdown", action="store_true", help="print Markdown with math")
@@ -182,7 +184,7 @@ def build_parser():
                         help="time for sympy's trigsimp on the derived matrices (0: the cheap expansion only)")
     derive.add_argument("--no-analysis", action="store_true", help="leave out the constraint analysis step")
     export = _command(sub, "export", "the right-hand side of a formulation as standalone code", cmd_export)
-    export.add_argument("--formulation", default="dependent", help="dependent, reduced or minimal (C: dependent)")
+    export.add_argument("--formulation", default=Dependent.name, help="dependent, reduced or minimal (C: dependent)")
     export.add_argument("--to", default="python", choices=["python", "c", "latex"],
                         help="python (a module that imports only numpy), c (one function) or latex (a fragment)")
     export.add_argument("--out", metavar="FILE", help="write to this file instead of printing")

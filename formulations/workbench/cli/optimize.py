@@ -15,6 +15,8 @@ import math
 import sys
 
 from .parsing import UsageError, count, explain, load_system, number, out_options, output_folder
+from ...control.model import kinds
+from ...minimal import Minimal
 
 OK, FAILED = 0, 1
 
@@ -36,8 +38,7 @@ def add_parser(sub, command):
     parser.add_argument("--path", nargs="+", metavar="NAME:LO:HI", default=[],
                         help="bounds at every collocation point on a coordinate, velocity, input or multiplier")
     parser.add_argument("--formulation", action="append", default=None, metavar="F",
-                        help="dependent[+projection|+none], reduced[+projection|+none] or minimal; repeat to "
-                             "compare (default: minimal)")
+                        help=f"one of: {', '.join(kinds())}; repeat to compare (default: {Minimal.name})")
     parser.add_argument("--nodes", type=count(2), default=40, help="mesh intervals (default 40)")
     parser.add_argument("--scheme", default="hermite-simpson", choices=["trapezoidal", "hermite-simpson"])
     out_options(parser, "report.md, solutions.json and the figures")
@@ -91,7 +92,7 @@ def cmd_optimize(args):
     except MissingDependencyError as exc:
         raise UsageError(str(exc)) from None
     results = []
-    for formulation in args.formulation or ["minimal"]:
+    for formulation in args.formulation or [Minimal.name]:
         try:
             results.append(optimal_control(system, formulation, (0.0, t_end), _pairs(args.initial, "--from"),
                                            _pairs(args.final, "--to"), args.inputs, args.cost, path=_path(args.path),

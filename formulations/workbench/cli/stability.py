@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from .parsing import UsageError, count, explain, load_system, number, out_options, output_folder
+from ...minimal import Minimal
 
 OK, FAILED = 0, 1
 
@@ -31,7 +32,7 @@ def add_parser(sub, command):
     parser.add_argument("--family", default=None,
                         help="a state family of the system giving the operating point (rolling_disc: rolling, "
                              "turning; default: the system's default state)")
-    parser.add_argument("--formulation", default="minimal", help="dependent, reduced, minimal or manifold")
+    parser.add_argument("--formulation", default=Minimal.name, help="dependent, reduced, minimal or manifold")
     out_options(parser, "stability.md, stability.json and stability.png")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
     return parser

@@ -21,6 +21,7 @@ import numpy as np
 from .parsing import (UsageError, backend_option, explain, load_system, number, out_options, output_folder,
                       tolerance)
 from ..progress import Progress
+from ...dependent import Dependent
 
 OK, FAILED, INTERRUPTED = 0, 1, 130
 
@@ -48,7 +49,7 @@ def add_parser(sub, command):
     parser.add_argument("--grid", action="append", type=grid_axis, required=True, metavar="NAME=START:STOP:N",
                         help="an input axis: a parameter, a state-family variable (rolling_disc: lean, spin) or a "
                              "coordinate or velocity; repeatable (the product of the axes is swept)")
-    parser.add_argument("--formulation", default="dependent",
+    parser.add_argument("--formulation", default=Dependent.name,
                         help="a configuration formulation[[option=value]][+stabilization][@method[:step]]")
     parser.add_argument("--formulations", nargs="+", metavar="F", default=None,
                         help="several configurations side by side over the same members: the distribution of their "

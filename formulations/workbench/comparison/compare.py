@@ -29,13 +29,14 @@ from systems.numeric import background
 from ... import registry
 from ...base import create, names
 from ...configuration import option_text, parse_configuration
+from ...dependent import Dependent
 from ...errors import ComparisonInterrupted, RunInterrupted
 from ...results.trajectory import Trajectory
 from ...solvers import order, solver_class, tiers
 from ...solvers.options import relative_tolerance, tolerances
-from ...stabilization import as_strategy
+from ...stabilization import STRATEGIES, as_strategy, compiled_like
 
-LIE_CONFIGURATIONS = ("dependent@RKMK45-SE3", "dependent@RKMK45-SO3xR3")
+LIE_CONFIGURATIONS = (f"{Dependent.name}@RKMK45-SE3", f"{Dependent.name}@RKMK45-SO3xR3")
 
 
 def default_configurations(system) -> tuple:
@@ -57,15 +58,16 @@ def enforcement_configurations(system, step=1e-3) -> tuple:
     no stabilization, Baumgarte, constraint dynamics and projection; index 1 and GGL by IDA (where
     scikit-sundae is installed); the augmented Lagrangian at fixed step ``step``; and the
     other registered formulations (manifold with holonomic constraints) in their plain form."""
-    configs = ["dependent", "dependent+baumgarte", "dependent+constraint_dynamics", "dependent+projection"]
+    name = Dependent.name
+    configs = [name if s == "none" else f"{name}+{s}" for s in Dependent.stabilizations if STRATEGIES[s].kind != "dae"]
     try:
         import sksundae  # noqa: F401
-        configs += ["dependent@IDA", "dependent+ggl@IDA"]
+        configs += [f"{name}@IDA"] + [f"{name}+{s}@IDA" for s in Dependent.stabilizations if STRATEGIES[s].kind == "dae"]
     except ImportError:
         warnings.warn("scikit-sundae is not installed: the IDA configurations are left out (pip install "
                       "\"pfaff[dae]\")", stacklevel=2)
-    configs.append(f"dependent@augmented_lagrangian:{step:g}")
-    return tuple(configs + [cls.name for cls in _applying(system) if cls.name != "dependent"])
+    configs.append(f"{name}@augmented_lagrangian:{step:g}")
+    return tuple(configs + [cls.name for cls in _applying(system) if cls.name != Dependent.name])
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,8 @@ class Configuration:
 
     def job(self, system):
         """What a run of this configuration on ``system`` needs compiled (systems.numeric.background)."""
-        return background.Job.make(system, self.formulation, self.stabilization, as_strategy(self.stabilization).name,
-                                   self.options, self.method, self.step)
+        like = compiled_like(self.stabilization)
+        return background.Job.make(system, self.formulation, like, like.name, self.options, self.method, self.step)
 
     def build(self, system, backend=None):
         """The formulation of this configuration for ``system``; ``backend`` unless the options name one."""
@@ -193,7 +195,7 @@ class Comparison:
     reference: Trajectory
     sweep: tuple = ()
     parameters: Mapping = field(default_factory=dict)
-    reference_label: str = "dependent+projection"  # the reference's configuration (at reference_tol, DOP853)
+    reference_label: str = f"{Dependent.name}+projection"  # the reference's configuration (at reference_tol, DOP853)
     backend_note: str | None = None  # on the backend "auto": the backend the rows share, and why
 
     def row(self, label) -> ComparisonRow:
@@ -356,7 +358,7 @@ def _checked(spec, where) -> Configuration:
     return config
 
 
-REFERENCE = Configuration("dependent", "projection")  # the reference run of every comparison
+REFERENCE = Configuration(Dependent.name, "projection")  # the reference run of every comparison
 REFERENCE_TOL = 1e-13                                 # its tolerance (rtol = atol)
 
 
@@ -369,7 +371,7 @@ class Prepared:
     configurations: tuple
     formulations: tuple
     reference: object
-    reference_label: str = "dependent+projection"
+    reference_label: str = f"{Dependent.name}+projection"
     backend_note: str | None = None  # on the backend "auto": which backend the rows share, and why
 
     def __len__(self):

@@ -18,6 +18,7 @@ import sympy as sp
 
 from . import transcript as tr
 from formulations import registry
+from formulations.minimal import Minimal
 
 from .steps import B, DOT, LAM, Step, analysis_step, common_steps, row_list, Simplifier, transposed
 
@@ -121,7 +122,7 @@ class Derivation:
         return self.to_markdown()
 
 
-def derive(system, formulation="minimal", *, seconds=20.0, simplify=True, independent=None,
+def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, independent=None,
            analysis=True) -> Derivation:
     """The derivation of ``formulation`` (one that formulations.registry.having("derivation") lists:
     "dependent", "reduced", "minimal", ...) for ``system``.

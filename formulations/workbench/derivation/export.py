@@ -27,6 +27,8 @@ import sympy as sp
 
 from systems.numeric.cache import CHECKSUM
 
+from formulations.dependent import Dependent
+
 TARGETS = ("python", "c", "latex")
 
 _SHIM = '''class numba:
@@ -144,7 +146,8 @@ def _model_source(functions, model) -> str:
     if functions.evaluate.py_func.__name__ != "evaluate":  # the evaluation of its kind, by the name the module calls
         own.append(f"evaluate = {functions.evaluate.py_func.__name__}")
     libraries = "".join(f"from formulations.kernels.{name} import {first}\n"  # written in whole by _inline
-                        for name, first in (("borrowed", "borrowed"), ("linalg", "mv"), ("sparse_linalg", "sparse_mv")))
+                        for name, first in (("borrowed", "borrowed"), ("lapack", "least_squares"), ("linalg", "mv"),
+                                            ("sparse_linalg", "sparse_mv")))
     return ("import math\nfrom collections import namedtuple\n\nimport numba\nimport numpy as np\n\n" + libraries + "\n"
             + "".join(kernels) + "\n" + "\n\n".join(own) + f"\n\nModel = namedtuple('Model', [{fields}])\n"
             + "MODEL = Model(\n" + "".join(f"    {value},\n" for value in values) + ")\n"
@@ -153,7 +156,8 @@ def _model_source(functions, model) -> str:
 
 _CFUNC = re.compile(r"^(from numba import types|from systems\.numeric\.cache import cfunc|@cfunc\(.*\))\n", re.M)
 _KERNEL_IMPORT = re.compile(r"^from (pfaff_kernel_\w+) import (\w+) as (\w+)\n", re.M)
-_LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n", re.M)
+_LIBRARY_IMPORT = re.compile(r"^from formulations\.kernels\.(linalg|lapack|sparse_linalg|borrowed) import (\([^)]*\)|.*)\n",
+                             re.M)
 # the views without reference counts are numba's business: in plain Python an array is its own view
 _PLAIN_BORROWED = '''def borrowed(a):
     return a
@@ -166,6 +170,30 @@ def borrowed_items(items):
 def hold(a):
     return a.size
 '''
+# LAPACK's solvers, called by numba through its own entry points, are numpy's here (the same routines)
+_PLAIN_LAPACK = '''def least_squares_columns(A, B, rcond):
+    return np.linalg.lstsq(A, B, rcond=rcond)[0]
+
+
+def least_squares(A, b, rcond):
+    return np.linalg.lstsq(A, b, rcond=rcond)[0]
+
+
+def pseudo_inverse(A):
+    return np.linalg.pinv(A)
+
+
+def singular_values(A):
+    return np.linalg.svd(A)[1:]
+
+
+def sigma_ratio(A):
+    if A.shape[0] == 0:
+        return 1.0
+    s = np.linalg.svd(A, compute_uv=False)
+    return 0.0 if s[0] <= 0.0 else s[-1] / s[0]
+'''
+_PLAIN = {"borrowed": _PLAIN_BORROWED, "lapack": _PLAIN_LAPACK}
 
 
 def _inline(source, done) -> str:
@@ -182,10 +210,10 @@ def _inline(source, done) -> str:
         if name in done:
             return ""
         done.add(name)
-        if name == "borrowed":
-            return _PLAIN_BORROWED + "\n"
+        if name in _PLAIN:
+            return _PLAIN[name] + "\n"
         module = importlib.import_module(f"formulations.kernels.{name}")
-        return _body(inspect.getsource(module)) + "\n"
+        return _body(_inline(inspect.getsource(module), done)) + "\n"
 
     source = _KERNEL_IMPORT.sub(kernel, source)
     return _LIBRARY_IMPORT.sub(library, source)
@@ -217,7 +245,7 @@ def export_c(form) -> str:
 
 def _check_c_exportable(form):
     """ExportError unless ``form`` is the dependent formulation without stabilization."""
-    if form.name != "dependent":
+    if form.name != Dependent.name:
         raise ExportError(f"C export writes the dependent formulation (the saddle-point solve); got {form.name!r}: "
                           "export --formulation dependent, or --to python for reduced and minimal")
     if form.label() != form.name:

@@ -13,6 +13,11 @@ from systems.builders.common import tidy
 
 from formulations import registry
 from formulations.base import create
+from formulations.dependent import Dependent
+from formulations.manifold import Manifold
+from formulations.minimal import Minimal
+from formulations.reduced import Reduced
+from formulations.udwadia_kalaba import UdwadiaKalaba
 
 from . import transcript as tr
 
@@ -240,7 +245,7 @@ def _independent_choice(system, names):
     names = names or system.independent_velocities
     if names and all(n in emb.velocity_names for n in names):
         return [emb.velocity_names.index(n) for n in names]
-    form = create("minimal", system, independent=names or None)
+    form = create(Minimal.name, system, independent=names or None)
     form.prepare(*system.default_state())
     if any(n not in emb.velocity_names for n in form.choice):
         raise ValueError(f"derive: independent velocities {form.choice} must be reduced velocities "
@@ -313,13 +318,13 @@ class Writer:
     on_embedding: bool
 
 
-registry.provide("derivation", "dependent", Writer(
+registry.provide("derivation", Dependent, Writer(
     lambda system, simp, steps, independent, trivial: dependent_steps(system, simp, steps), False))
-registry.provide("derivation", "reduced", Writer(
+registry.provide("derivation", Reduced, Writer(
     lambda system, simp, steps, independent, trivial: reduced_steps(system, simp, steps, trivial), True))
-registry.provide("derivation", "minimal", Writer(minimal_steps, True))
-registry.provide("derivation", "udwadia_kalaba", Writer(
+registry.provide("derivation", Minimal, Writer(minimal_steps, True))
+registry.provide("derivation", UdwadiaKalaba, Writer(
     lambda system, simp, steps, independent, trivial: udwadia_kalaba_steps(system, simp, steps), False))
-registry.provide("derivation", "manifold", registry.Refusal(
+registry.provide("derivation", Manifold, registry.Refusal(
     "its coordinates live on tangent-space charts taken during a run, which have no symbolic form; the reduced "
     "formulation is its derivation"))

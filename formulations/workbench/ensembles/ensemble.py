@@ -26,6 +26,7 @@ from systems.errors import ArgumentError, ArgumentTypeError
 from systems.families import Outcome
 
 from ...errors import EnsembleInterrupted
+from ...dependent import Dependent
 from ...results.ensemble import SCALAR_COLUMNS, VECTOR_COLUMNS, Collected, EnsembleResult
 from ..comparison.compare import Configuration
 from .execution import available_workers, chunks, run_dask, run_pool, run_serial
@@ -38,7 +39,7 @@ MAX_CHUNK = 64
 LONG = 600.0  # s of estimated work from which ensemble warns with the estimate
 
 
-def ensemble(system, configuration="dependent", inputs=None, t_span=(0.0, 10.0), *, states=None, state=None,
+def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.0), *, states=None, state=None,
              family=None, outcome="default", backend=None, workers=None, client=None, chunk_size=None,
              resume=None, trajectories=False, progress=None, **run) -> EnsembleResult:
     """Run ``configuration`` (as in compare: "minimal", "dependent+projection@dopri5", a
