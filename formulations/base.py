@@ -455,7 +455,8 @@ class Formulation(ABC):
         if bad:
             raise InconsistentStateError(
                 f"system {self.system.name!r}: the initial state violates the constraints ({'; '.join(bad)}). "
-                f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True).")
+                f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True); to continue a "
+                f"run, start from its final_state(), which is on the constraints.")
 
     def simulate(self, t_span, state0=None, **options):
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's); the options

@@ -79,10 +79,9 @@ class Strategy:
 
 @dataclass(frozen=True)
 class NoStabilization(Strategy):
-    name = "none"
+    """The acceleration-level rows as they are: Phi and C v drift at the integration tolerance."""
 
-    def label(self) -> str:
-        return "none"
+    name = "none"
 
 
 @dataclass(frozen=True)
@@ -176,9 +175,6 @@ class GGL(Strategy):
     name = "ggl"
     kind = "dae"
 
-    def label(self) -> str:
-        return "ggl"
-
 
 @dataclass(frozen=True)
 class Projection(Strategy):
@@ -194,9 +190,6 @@ class Projection(Strategy):
     def __post_init__(self):
         if not self.tol > 0:
             raise ValueError(f"Projection got tol={self.tol} but expected tol > 0")
-
-    def label(self) -> str:
-        return "projection"
 
 
 STRATEGIES = {"none": NoStabilization, "baumgarte": Baumgarte, "projection": Projection,

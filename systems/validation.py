@@ -217,8 +217,16 @@ def _numeric(system, problems, rng):
     A = num.A(p0, par)
     if np.linalg.matrix_rank(A) < n:
         problems.append(f"A does not have full column rank at the default state (rank {np.linalg.matrix_rank(A)} < {n})")
-    Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0; dependent
-    # rows are allowed: systems.redundancy(system) names them
+    with np.errstate(all="ignore"):  # rows that are not finite there are named below
+        Phi, _, C, c_free = num.constraint_terms(p0, par, 0.0)  # the default state is the state at t = 0;
+    # dependent rows are allowed: systems.redundancy(system) names them
+    undefined = [name for i, name in enumerate(system.constraint_names)
+                 if not (np.all(np.isfinite(C[i])) and np.isfinite(c_free[i]) and (i >= system.m or np.isfinite(Phi[i])))]
+    if undefined:
+        problems.append(f"constraint rows not finite at the default state (default_p = ({_where(system, p0)})): "
+                        f"{', '.join(map(repr, undefined))}; a row's direction (its row of C = [Phi_p A; C_nh]) is "
+                        f"undefined there: choose default_p where every row is defined")
+        return
     for i, (p, v) in enumerate(points):  # at the default state, then (indefinite only) at the sample points
         if not _positive_definite(system, problems, p, at_default=i == 0):
             break
@@ -251,10 +259,20 @@ def _positive_definite(system, problems, p, at_default) -> bool:
         if at_default:
             problems.append("M is not finite at the default state")
         return not at_default
+    scale = max(1.0, float(np.max(np.abs(M))))
+    negative = float(np.min(np.linalg.eigvalsh((M + M.T) / 2)))
+    if negative < -1e-9 * scale:
+        where = "the default state" if at_default else "a configuration near the default state"
+        problems.append(f"M is not positive definite at {where} (p = ({_where(system, p)})): it is indefinite "
+                        f"(smallest eigenvalue {negative:.3g}), so the kinetic energy T = v^T M v / 2 is negative for "
+                        f"some velocity; M must be positive semi-definite (massless coordinates, zero eigenvalues, "
+                        f"are allowed)")
+        return False
     C = num.constraint_terms(p, par, 0.0)[2]
+    if not np.all(np.isfinite(C)):
+        return True  # the rows' own check names them
     N = _null_space(C) if C.shape[0] else np.eye(system.n)
     lowest = float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else 1.0
-    scale = max(1.0, float(np.max(np.abs(M))))
     if lowest > (1e-12 if at_default else -1e-9) * scale:
         return True
     kind = "indefinite" if lowest < 0 else "singular"

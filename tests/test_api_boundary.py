@@ -1,6 +1,7 @@
 """The Python API at its boundary: bad arguments are named with the value and the fix, faults are
 named where they appear, and a run never reports plain success when its result is not what its
 settings promise."""
+import re
 import warnings
 
 import numpy as np
@@ -339,3 +340,16 @@ def test_an_unknown_reaction_name_lists_the_names():
         assert "expected one of: contact normal force, longitudinal friction force" in text
         assert "did you mean 'contact normal force'?" in text
     assert set(traj.reactions) == set(DISC.constraint_names)
+
+
+def test_a_mass_matrix_that_becomes_singular_during_a_run_is_named_with_where():
+    """T = ((1 - x^2) x'^2 + y'^2)/2 is positive at the start and singular at x = 1, which the motion
+    x = sin t reaches at t = pi/2: the run stops there and says that M became singular, and where."""
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
+    soft = systems.from_lagrangian("soft", (x, y), ((1 - x**2) * xd**2 + yd**2) / 2, 0, velocities=(xd, yd),
+                                   default_p=(0.0, 0.0), default_v=(0.5, 0.0))
+    run = F.create("dependent", soft, backend="numpy").simulate((0.0, 5.0))
+    assert run.status == -1 and run.t[-1] < 5.0
+    assert "the mass matrix M became singular there" in run.message
+    at = float(re.search(r"at p = \(x=([-0-9.e]+)", run.message).group(1))
+    assert abs(at - 1.0) < 1e-3

@@ -186,3 +186,24 @@ def test_a_default_state_at_a_singular_configuration_is_named():
     assert "choose default_p where Phi_p has full rank" in text
     assert _plane(lambda xd, yd: m / 2 * (xd**2 + yd**2), holonomic=[("cross force", x * y)],
                   default_p=(1, 0)).m == 1  # on one line, away from the crossing
+
+
+def test_a_mass_matrix_with_a_negative_eigenvalue_is_refused_even_where_the_rows_hide_it():
+    """T = (x'^2 - y'^2)/2 with y' = 0: M is positive on the rows' tangent but not positive semi-definite."""
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
+    with pytest.raises(SystemDescriptionError, match=r"M is not positive definite at the default state .*: it is "
+                                                     r"indefinite \(smallest eigenvalue -1\)"):
+        systems.from_lagrangian("negative", (x, y), (xd**2 - yd**2) / 2, 0, velocities=(xd, yd),
+                                nonholonomic=[("no_y", yd)], default_p=(0.0, 0.0), default_v=(1.0, 0.0))
+    massless = systems.from_lagrangian("massless", (x, y), xd**2 / 2, 0, velocities=(xd, yd),
+                                       nonholonomic=[("no_y", yd)], default_p=(0.0, 0.0), default_v=(1.0, 0.0))
+    assert massless.n == 2  # a zero eigenvalue is a massless coordinate, allowed
+
+
+def test_a_default_state_where_a_row_has_no_direction_names_the_row_and_default_p():
+    x, y, xd, yd = sp.symbols("x y x_dot y_dot", real=True)
+    with pytest.raises(SystemDescriptionError, match=r"constraint rows not finite at the default state "
+                                                     r"\(default_p = \(x=0, y=0\)\): 'circle'"):
+        systems.from_lagrangian("circle", (x, y), (xd**2 + yd**2) / 2, 0, velocities=(xd, yd),
+                                holonomic=[("circle", sp.sqrt(x**2 + y**2) - 1)], default_p=(0.0, 0.0),
+                                default_v=(0.0, 0.0))

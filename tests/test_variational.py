@@ -333,3 +333,28 @@ def test_the_long_comparison_from_the_command_line(tmp_path, capsys):
     assert "w are neither" in capsys.readouterr().err
     assert main(["compare", "contact_oscillator", "--gauge", "cos(z)"]) == 2
     assert "expected --long" in capsys.readouterr().err
+
+
+def test_a_dla_run_continues_from_its_final_state_along_the_positions_of_one_longer_run():
+    """DLA's velocity is its discrete momentum, off the velocity rows by O(h); final_state() moves it onto
+    them by the M-orthogonal projection, which changes the momentum only along the rows: the next
+    step's impulses absorb that, so the continued run takes the positions of one run over both spans."""
+    system = systems.load("chaplygin_sleigh")
+    settings = dict(method="DLA", step=0.01)
+    whole = F.create("dependent", system, backend="numpy").simulate((0.0, 5.0), **settings)
+    first = F.create("dependent", system, backend="numpy").simulate((0.0, 2.5), **settings)
+    assert np.max(np.abs(system.residuals(first.p[-1], first.v[-1])[1])) > 1e-8  # the recorded velocity is off
+    p, v = first.final_state()
+    assert np.max(np.abs(system.residuals(p, v)[1])) < 1e-12 and np.array_equal(p, first.p[-1])
+    second = F.create("dependent", system, backend="numpy").simulate((2.5, 5.0), (p, v), **settings)
+    assert second.status == 0 and np.max(np.abs(second.p[-1] - whole.p[-1])) < 1e-12
+    back = F.create("dependent", system, backend="numpy").simulate((5.0, 5.5), (p, -v), **settings)  # reversed
+    assert back.status == 0
+
+
+def test_final_state_of_an_unstabilized_run_is_on_the_constraints():
+    system = systems.load("slider_crank")
+    run = F.create("dependent", system, backend="numpy").simulate((0.0, 5.0), rtol=1e-5, atol=1e-5)
+    Phi, Cv = system.residuals(*run.final_state())
+    assert np.max(np.abs(system.residuals(run.p[-1], run.v[-1])[0])) > 1e-9   # it drifted
+    assert max(np.max(np.abs(Phi)), np.max(np.abs(Cv))) < 1e-12

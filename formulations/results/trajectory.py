@@ -257,7 +257,22 @@ class Trajectory:
         return float(np.max(np.abs(self.energy - self.energy[0]), initial=0.0)) if self.energy.size else 0.0
 
     def final_state(self):
-        return self.p[-1], self.v[-1]
+        """(p, v) at the end of the run, the state to continue it from: ``simulate((t1, t2),
+        run.final_state())``. Where the last point is off the constraints by more than rounding (DLA's
+        velocity is its discrete momentum, off the velocity rows by O(h) by design; an unstabilized
+        run drifts at its tolerance), it is moved onto them as system.consistent_state does: p onto
+        Phi = 0, then v by the M-orthogonal projection. That changes the momentum only along the rows,
+        which the impulses of a next DLA step absorb: a DLA run continued from here takes the
+        positions of one longer run."""
+        p, v = self.p[-1], self.v[-1]
+        if self.system is None:
+            return p, v
+        t = float(self.t[-1])
+        Phi, Cv = self.system.residuals(p, v, t)
+        scale = 1e-12 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
+        if float(np.max(np.abs(np.concatenate([Phi, Cv])), initial=0.0)) <= scale:
+            return p, v
+        return self.system.consistent_state(p, v, t=t)
 
     def summary(self) -> dict:
         """JSON-friendly summary: final state, constraint errors, energy drift, stats, status."""

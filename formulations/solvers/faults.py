@@ -4,6 +4,7 @@ falls below the spacing of floating-point numbers is explained with the quantity
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import null_space
 
 from ..coordinates.charts import ChartError
 from ..errors import StopRun
@@ -31,6 +32,20 @@ def pieces(formulation, t, y):
     except (np.linalg.LinAlgError, ChartError, StopRun, ValueError, ZeroDivisionError):
         return None  # the own state cannot be mapped back here (e.g. a singular choice of u)
     return p, v, {key: np.asarray(val, float) for (key, _), val in zip(PIECES, values) if key}
+
+
+def lowest_inertia(formulation, t, y):
+    """(smallest eigenvalue of M on the null space of C, p) at the own state y: the least kinetic
+    energy 2 T / |v|^2 of an admissible velocity there; None where the pieces are not finite."""
+    found = pieces(formulation, t, y)
+    if found is None:
+        return None
+    p, _, values = found
+    M, C = values["M"], values["C"]
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(C))):
+        return None
+    N = null_space(C) if C.shape[0] else np.eye(M.shape[0])
+    return (float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else np.inf), p
 
 
 def not_finite(formulation, t, y):
@@ -95,6 +110,7 @@ def explain_step_failure(formulation, t0, y0):
         return out
 
     start = size(formulation, t0, np.asarray(y0, float))
+    start_inertia = lowest_inertia(formulation, t0, np.asarray(y0, float))
     labels = dict(PIECES[:-1]) | {"v'": "the accelerations v'"}
 
     def explain(t, y):
@@ -103,6 +119,13 @@ def explain_step_failure(formulation, t0, y0):
         now = size(formulation, t, np.asarray(y, float))
         if now is None:
             return text + " (the state is not finite there)"
+        inertia = lowest_inertia(formulation, t, np.asarray(y, float))
+        if start_inertia and inertia is not None and inertia[0] < 1e-6 * start_inertia[0]:
+            names = formulation.system.coordinate_names
+            return (text + f": the mass matrix M became singular there: its smallest eigenvalue on the admissible "
+                    f"velocities fell from {start_inertia[0]:.3g} at t = {t0:g} to {inertia[0]:.3g} at p = "
+                    f"({_where(names, inertia[1])}); the kinetic energy must be positive for every admissible "
+                    f"velocity at every configuration the motion reaches")
         growth = {k: now[k] / max(start.get(k, 0.0), 1e-300) for k in now if start and np.isfinite(now[k])}
         if growth:
             key = max(growth, key=growth.get)
