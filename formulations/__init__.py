@@ -23,6 +23,7 @@ from .results import ConstraintErrors, EnsembleResult, EventRecord, Stats, Statu
 from .solvers import Event, MissingDependencyError, Solver, simulate
 from .solvers.augmented_lagrangian import AugmentedLagrangian
 from .solvers.variational import VariationalMethod
+from .version import version as _version
 from .stabilization import GGL, Baumgarte, ConstraintDynamics, NoStabilization, Projection, Strategy
 from .workbench.comparison.compare import Comparison, Configuration, compare, enforcement_configurations
 from .workbench.advisor import Advice, advise
@@ -32,6 +33,8 @@ from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
 from .workbench.ensembles.variations import Inputs, grid, sample
+
+__version__ = _version()
 
 
 def __getattr__(name):
@@ -46,4 +49,5 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "EventRecord", "ArgumentError", "ArgumentTypeError", "RunInterrupted", "ComparisonInterrupted",
            "ensemble", "grid", "sample", "Inputs", "EnsembleResult", "EnsembleInterrupted", "compare_ensemble",
            "EnsembleComparison", "linearize", "Linearization", "LinearEquations", "NotSteadyError", "stability",
-           "StabilityResult", "Critical", "plot_stability", "derive", "Derivation", "Status", "advise", "Advice"]
+           "StabilityResult", "Critical", "plot_stability", "derive", "Derivation", "Status", "advise", "Advice",
+           "__version__"]

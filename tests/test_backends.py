@@ -10,7 +10,7 @@ import systems
 from formulations.solvers.compiled_rk import compiled_module
 from systems.numeric import codegen
 
-pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
 
 
 def test_kernel_source_keeps_only_non_zero_entries():

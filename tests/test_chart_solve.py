@@ -56,7 +56,7 @@ def test_the_heavy_top_on_charts_conserves_energy_to_the_tolerance():
     assert tr.energy_drift <= tr.stats.steps * RTOL * (1 + abs(tr.energy[0]))
 
 
-@pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+@pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
 @pytest.mark.xdist_group("compiled")
 @pytest.mark.slow  # three manifold modules to compile (about 50 s each); the energy test above runs by default
 @pytest.mark.parametrize("name, t_end", [("heavy_top", 1.0), ("slider_crank", 1.0), ("spherical_double_pendulum", 1.0)])

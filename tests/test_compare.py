@@ -211,7 +211,7 @@ def test_cli_compare_enforcement(capsys):
         assert f"| {label} |" in out
 
 
-@pytest.mark.skipif(not importlib.util.find_spec("numba"), reason="numba is not installed (extra 'compiled')")
+@pytest.mark.skipif(not importlib.util.find_spec("numba"), reason="numba is not installed")
 @pytest.mark.xdist_group("compiled")  # the module tests/test_compiled_agreement.py compiles for its knife-edge loop
 def test_rows_name_the_backend_their_run_used():
     system = systems.load("knife_edge")

@@ -17,7 +17,7 @@ from formulations import registry
 # one xdist worker takes every test that compiles a formulation module (--dist loadgroup,
 # xdist_group "compiled", with tests that share those modules in other files): each is compiled once;
 # the primitives' agreement (kernels only) runs on any worker
-pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
 COMPILED = pytest.mark.xdist_group("compiled")
 
 # with -m slow: no embedding (q = p), an embedding with friction (non-ideal) rows and a tangent-space

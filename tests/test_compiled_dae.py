@@ -16,7 +16,7 @@ try:
 except ImportError:  # the optional extra "dae" is not installed
     HAVE_IDA = False
 
-pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
+pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed"),
               pytest.mark.skipif(not HAVE_IDA, reason="scikit-sundae (extra 'dae') is not installed"),
               pytest.mark.xdist_group("compiled"), pytest.mark.slow]
 # slow: the residual, its Jacobian and the augmented Lagrangian's loop are modules of their own kind

@@ -11,7 +11,7 @@ from systems.numeric import codegen
 
 # slow: the Lie-group loops are modules of their own kind (about 40 s of compiling on a new machine);
 # the Python steppers they follow are tested by default (tests/test_lie.py)
-pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')"),
+pytestmark = [pytest.mark.skipif(not codegen.available(), reason="numba is not installed"),
               pytest.mark.xdist_group("compiled"), pytest.mark.slow]
 
 

@@ -239,7 +239,7 @@ def test_compiled_loop_agrees_with_numpy(name, formulation, stabilization):
     """The fused modules (dependent: c in the Baumgarte term, Phi(p, t) and C v + c = 0 in its
     projection; reduced: the moving embedding's d_0 and c_nh in its feedback; minimal: w = D_bar u +
     d_bar_0) land where the numpy run lands."""
-    pytest.importorskip("numba", reason="the compiled backend needs the extra 'compiled'")
+    pytest.importorskip("numba", reason="the compiled backend needs numba")
     system = systems.load(name)
     options = {"stabilization": stabilization}
     if formulation == "minimal":  # the compiled loop keeps one choice of u: the one pivoting makes at the start

@@ -6,7 +6,7 @@ import pytest
 
 from systems.numeric import codegen
 
-pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+pytestmark = pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
 
 
 def _saddle(rng, n, c, density):

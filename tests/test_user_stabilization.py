@@ -57,7 +57,7 @@ def test_it_runs_as_the_built_in_strategy_with_the_same_gains(name):
 
 
 @pytest.mark.xdist_group("compiled")  # the dependent module, compiled once with the other compiled tests
-@pytest.mark.skipif(not codegen.available(), reason="numba is not installed (extra 'compiled')")
+@pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
 def test_it_runs_in_machine_code_and_matches_numpy():
     system = systems.load("rolling_disc")
     runs = [F.create("dependent", system, stabilization=CriticalDamping(0.05), backend=backend).simulate(

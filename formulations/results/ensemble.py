@@ -17,6 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..version import version
 from .trajectory import EVENT, SUCCESS, frozen
 
 SCALAR_COLUMNS = ("member", "status", "t_final", "steps", "rhs_evaluations", "wall_time", "error_position",
@@ -29,12 +30,7 @@ def versions() -> dict:
     import scipy
     import sympy
 
-    try:
-        from importlib.metadata import version
-        pfaff = version("pfaff")
-    except Exception:  # noqa: BLE001  (running from a checkout that is not installed)
-        pfaff = "unknown"
-    return {"pfaff": pfaff, "python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+    return {"pfaff": version(), "python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
             "sympy": sympy.__version__}
 
 

@@ -41,6 +41,7 @@ from formulations.dependent import Dependent
 from formulations.minimal import Minimal
 from formulations.solvers.warm import WARM_METHODS
 from formulations.stabilization import STRATEGIES
+from formulations.version import version
 
 from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cache, cmd_compare, cmd_derive,
                        cmd_export, cmd_list, cmd_simulate)
@@ -129,6 +130,7 @@ def build_parser():
     parser = Parser(prog="pfaff", description="A workbench for constrained mechanical systems.",
                     epilog="exit status: 0 ok, 1 a run did not finish (partial results kept), "
                            "2 bad input, 130 interrupted")
+    parser.add_argument("--version", action="version", version=f"pfaff {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub.add_parser("list", help="list the catalogue systems", description="list the catalogue systems"
                    ).set_defaults(run=cmd_list)
