@@ -9,6 +9,7 @@ import formulations as F
 import systems
 from formulations.workbench.advisor import _predicted, _score, advise, candidates, facts
 from formulations import registry
+from systems.numeric import codegen
 
 
 def _kinds(configs):
@@ -125,3 +126,17 @@ def test_a_singular_configuration_ahead_without_a_branch_is_said_to_stop():
     assert plain.pilot_span[1] < np.pi / 2 and not any("[singular=pass]" in c.label for c in plain.table)
     assert any("stops at t = 1.5708" in reason and "has no embedding" in reason for reason in plain.reasons), \
         plain.reasons
+
+
+@pytest.mark.xdist_group("compiled")  # the dependent module, compiled once with the other compiled tests
+@pytest.mark.skipif(not codegen.available(), reason="numba is not installed")
+def test_the_pilot_runs_use_the_backend_the_users_runs_will_use_and_say_which():
+    """The advice ranks by the times of the backend it names: the one asked for, or create's default."""
+    disc = systems.load("rolling_disc")  # its kernels, like the module, compiled once in the group
+    configs = ["dependent", "dependent+projection"]
+    advice = advise(disc, (0.0, 1.0), target_error=1e-6, budget=2.0, configurations=configs, backend="compiled")
+    assert advice.backend == "compiled" and {row.backend for row in advice.comparison.rows} == {"compiled"}
+    assert "on the compiled backend" in advice.to_markdown() and advice.as_dict()["backend"] == "compiled"
+    default = advise(disc, (0.0, 1.0), target_error=1e-6, budget=2.0, configurations=configs)
+    expected = F.create("dependent", disc).backend  # create's default ($PFAFF_BACKEND in the tests)
+    assert default.backend == expected and f"on the {expected} backend" in default.to_markdown()

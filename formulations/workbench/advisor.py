@@ -89,8 +89,9 @@ class Candidate:
 class Advice:
     """The advisor's result: ``recommended`` (a configuration string that create/compare accept) at
     ``rtol`` (= atol), the ranked ``table`` of Candidates, the ``reasons`` in sentences, the
-    ``facts`` read from the description, the pilot horizon, the time the advice took, and the
-    ``reference`` configuration the candidates were measured against (at 1e-13)."""
+    ``facts`` read from the description, the pilot horizon, the time the advice took, the
+    ``reference`` configuration the candidates were measured against (at 1e-13) and the ``backend``
+    the pilot runs used (their times are that backend's)."""
 
     system_name: str
     t_span: tuple
@@ -105,10 +106,12 @@ class Advice:
     budget: float
     comparison: object = field(default=None, compare=False, repr=False)
     reference: str = REFERENCE.label  # the reference configuration, at 1e-13
+    backend: str = "numpy"  # the backend of the pilot runs, whose wall times rank the candidates
 
     def to_markdown(self) -> str:
         head = (f"**{self.system_name}**: target error {self.target_error:g} over t = {self.t_span[0]:g} .. "
-                f"{self.t_span[1]:g} s (pilot runs over {self.pilot_span[1] - self.pilot_span[0]:g} s)\n\n")
+                f"{self.t_span[1]:g} s (pilot runs over {self.pilot_span[1] - self.pilot_span[0]:g} s on the "
+                f"{self.backend} backend)\n\n")
         pick = (f"Recommended: `{self.recommended}` at rtol = atol = {self.rtol:g}\n\n" if self.recommended
                 else "No candidate reached the target error in the pilot runs.\n\n")
         lines = ["| rank | configuration | time at target s | tolerance | deviation at the tolerances | "
@@ -171,7 +174,8 @@ def candidates(system, known: dict) -> tuple:
     configs, reasons = list(default_configurations(system)), []
     if known["redundant_rows"]:  # the comparison's candidates leave them out (Formulation.refusal); say which
         every = [c for name in registry.names() for c in registry.formulation_class(name).comparison]
-        dropped = [c for c in every if not registry.formulation_class(parse_configuration(c).formulation).redundant_rows]
+        dropped = [c for c in every
+                   if not registry.formulation_class(parse_configuration(c).formulation).redundant_rows]
         reasons.append(f"The rows {', '.join(known['redundant_rows'])} are redundant: the formulations that need "
                        f"independent rows ({', '.join(dropped)}) are left out.")
     if known["stiffness"] > STIFF:
@@ -253,12 +257,14 @@ def _score(label, points, target):
 
 
 def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget=60.0, configurations=None,
-           progress=None) -> Advice:
+           progress=None, backend=None) -> Advice:
     """The advice for ``system`` over ``t_span`` (module docstring). target_error: the deviation
     from the reference (max over p and v, on the common grid) to reach. budget: seconds for the
-    whole advice; the pilot horizon is chosen so that the runs fit in it (compile time aside, the
-    numpy backend is used). configurations: the candidates instead of the advisor's choice (taken
-    as given: no singular="pass" is added to them).
+    whole advice; the pilot horizon is chosen so that the runs fit in it (compile time aside).
+    configurations: the candidates instead of the advisor's choice (taken as given: no
+    singular="pass" is added to them). backend: that of the pilot runs, as create's (default:
+    $PFAFF_BACKEND, else "auto": compiled where the machine code is ready, as the user's own runs
+    will be), named in the advice (``Advice.backend``): the ranking is by that backend's times.
     progress(i, n, label) is called before each pilot run."""
     started = time.perf_counter()
     system = as_system(system)
@@ -280,7 +286,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     def pilot_runs(span, ladder=tuple(tolerances), configs=None):
         with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
             return compare(system, configs or chosen["configs"], span, state0, rtol=ladder[len(ladder) // 2],
-                           sweep=list(ladder), samples=101, progress=progress, backend="numpy",
+                           sweep=list(ladder), samples=101, progress=progress, backend=backend,
                            reference=chosen["reference"])
 
     deadline = started + budget * PILOT_SHARE
@@ -301,7 +307,8 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
                        f"the budget leaves no room to measure the candidates again before that point: their "
                        f"deviations past it are not checked, so nothing is recommended (a larger budget would).")
         return Advice(system.name, t_span, target, None, None, (), tuple(reasons), known, pilot,
-                      time.perf_counter() - started, float(budget), comparison, reference_label)
+                      time.perf_counter() - started, float(budget), comparison, reference_label,
+                      _backend_of(comparison))
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
         pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
         why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
@@ -315,7 +322,8 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
         comparison = pilot_runs(pilot)
     table, best = _ranked(comparison, target)
     if best is not None:  # the leaders' times again, where a single short run could swap them
-        comparison = _retimed(system, chosen["configs"], comparison, table, pilot, state0, started + budget)
+        comparison = _retimed(system, chosen["configs"], comparison, table, pilot, state0, started + budget,
+                              _backend_of(comparison))
         table, best = _ranked(comparison, target)
     if best is None and table and tolerances[-1] > TIGHTEST:
         comparison, table, best = _tighter(pilot_runs, pilot, chosen["configs"], comparison, table, tolerances[-1],
@@ -323,7 +331,13 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     reasons += _ranking_reasons(table, best, target)
     return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
                   tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison,
-                  reference_label)
+                  reference_label, _backend_of(comparison))
+
+
+def _backend_of(comparison) -> str:
+    """The backend the pilot runs used: a comparison runs every row on one backend."""
+    backends = {row.backend for row in comparison.rows}
+    return backends.pop() if len(backends) == 1 else "numpy"
 
 
 def _tighter(pilot_runs, pilot, configs, comparison, table, tightest, target, deadline, reasons):
@@ -376,18 +390,19 @@ LEADERS = 3   # candidates timed again before the ranking is final
 REPEATS = 3   # runs per candidate and tolerance whose median wall time scores it
 
 
-def _retimed(system, configs, comparison, table, span, state0, deadline):
+def _retimed(system, configs, comparison, table, span, state0, deadline, backend):
     """``comparison`` with the wall times of the LEADERS fastest candidates at the target replaced by
-    medians of REPEATS runs (the first is the pilot's), interleaved A B C A B C, while ``deadline``
-    allows; the deviations are the pilot's (the runs are deterministic). Runs of tens of
-    milliseconds vary by tens of percent, enough to swap two close candidates."""
+    medians of REPEATS runs (the first is the pilot's), interleaved A B C A B C, on ``backend`` (the
+    pilot runs'), while ``deadline`` allows; the deviations are the pilot's (the runs are
+    deterministic). Runs of tens of milliseconds vary by tens of percent, enough to swap two close
+    candidates."""
     leaders = [c.label for c in table[:LEADERS] if np.isfinite(c.time_at_target) and not c.failed]
     points = [p for p in comparison.sweep if p.label in leaders]
     if len(leaders) < 2 or time.perf_counter() + (REPEATS - 1) * sum(p.wall_time for p in points) > deadline:
         return comparison
     parsed = _parsed(configs)
     forms = {label: parsed[label] for label in leaders}
-    built = {label: config.build(system, "numpy") for label, config in forms.items()}
+    built = {label: config.build(system, backend) for label, config in forms.items()}
     grid = np.linspace(span[0], span[1], 101)
     walls = {(p.label, p.tol): [p.wall_time] for p in points}
     with np.errstate(all="ignore"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from .parsing import UsageError, explain, load_system, number, out_options, output_folder
+from .parsing import UsageError, backend_option, explain, load_system, number, out_options, output_folder
 from ..progress import Progress
 
 OK, FAILED = 0, 1
@@ -25,6 +25,7 @@ def add_parser(sub, command):
                         help="the deviation from a tight reference to reach (max over p and v; default 1e-6)")
     parser.add_argument("--budget", type=number(), default=60.0, metavar="SECONDS",
                         help="seconds for the whole advice; the pilot runs are shortened to fit (default 60)")
+    backend_option(parser)  # that of the pilot runs, whose times rank the candidates
     out_options(parser, "advice.md, advice.json and work_precision.png")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
@@ -39,7 +40,7 @@ def cmd_advise(args):
     try:
         with Progress(f"advise {system.name}", quiet=args.quiet or args.json) as progress:
             advice = advise(system, (0.0, args.t_end), target_error=args.target_error, budget=args.budget,
-                            progress=progress)
+                            progress=progress, backend=args.backend)
     except (ValueError, TypeError) as exc:
         raise UsageError(explain(exc)) from None
     print(advice.to_json() if args.json else advice.to_markdown())

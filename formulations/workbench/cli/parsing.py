@@ -174,8 +174,8 @@ def backend_option(parser):
     parser.add_argument("--backend", default=None, choices=["auto", "numpy", "compiled"],
                         help="numeric backend: compiled (numba: the whole evaluation and loop in machine code, "
                              "cached on disk; its first use on a machine compiles for a while), numpy (the reference, "
-                             "no compile step), or auto (compiled where numba is installed); default: "
-                             "$PFAFF_BACKEND, else auto")
+                             "no compile step), or auto (compiled where the machine code is ready, else numpy now "
+                             "while it is compiled in the background); default: $PFAFF_BACKEND, else auto")
 
 
 def out_options(parser, files):
