@@ -6,7 +6,9 @@ import formulations as F
 import systems
 from formulations.solvers import order
 
-FORMULATIONS = ("dependent", "reduced", "minimal")
+from cases import applicable
+
+FORMULATIONS = applicable("knife_edge")
 
 
 @pytest.fixture(scope="module")

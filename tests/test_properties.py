@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 import formulations as F
 import systems
 
+from cases import applicable
+
 M_, J_, G_, K_, C_ = 2.0, 0.5, 9.81, 3.0, 0.4
 X, Y, TH = sp.symbols("x y theta", real=True)
 XD, YD, THD = sp.symbols("x_dot y_dot theta_dot", real=True)
@@ -65,7 +67,7 @@ def test_formulations_agree_with_the_closed_form_on_random_pfaffian_rows(rows, p
     v = v - C.T @ np.linalg.solve(C @ C.T, C @ v)        # onto C v = 0
     vdot, lam, _ = closed_form(a0, A1, p, v)
     scale = 1 + np.max(np.abs(vdot)) + np.max(np.abs(lam))
-    for name in ("dependent", "reduced", "minimal"):
+    for name in applicable(system):
         form = F.create(name, system)
         form.prepare(p, v)
         got = form.evaluate(0.0, form.initial_state(p, v))

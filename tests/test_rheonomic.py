@@ -15,6 +15,8 @@ from formulations.results.assessment import assess
 from systems.builders import velocity_symbols
 from systems.catalogue.driven_slider_crank import prescribed
 
+from cases import applicable
+
 slow = pytest.mark.slow
 
 # (formulation, options, simulate options) for "every formulation"; the costly ones run with -m slow
@@ -147,10 +149,24 @@ def test_hoop_runs_started_late_agree_across_formulations():
     Phi, Cv = system.residuals(p, v, t0)
     assert np.max(np.abs(Phi)) < 1e-12 and np.max(np.abs(Cv)) < 1e-12
     assert np.max(np.abs(system.residuals(p, v, 0.0)[0])) > 1e-3  # not consistent at another time
-    ends = [F.create(name, system).simulate((t0, 1.4), (p, v), rtol=1e-11, atol=1e-11).final_state()
-            for name in ("dependent", "reduced", "minimal")]
+    names = [name for name in applicable(system) if name != "manifold"]  # below: a known failure
+    ends = [F.create(name, system).simulate((t0, 1.4), (p, v), rtol=1e-11, atol=1e-11).final_state() for name in names]
     for q, w in ends[1:]:
         assert np.max(np.abs(q - ends[0][0])) < 1e-8 and np.max(np.abs(w - ends[0][1])) < 1e-8
+
+
+@pytest.mark.xfail(strict=True, reason="on the moving hoop the manifold formulation integrates the chart coordinates "
+                   "near a chart's fold (cond(Phi_p U) up to cond_limit) and the velocity error, amplified by D, "
+                   "is carried into the next chart: 2.4e-8 off the others at rtol 1e-11, 0.58 rad at 1e-8")
+def test_the_manifold_formulation_started_late_on_the_moving_hoop_agrees_with_the_others():
+    system = systems.load("bead_on_rotating_hoop")
+    t0 = 0.4
+    p0, v0 = system.default_state()
+    p, v = system.consistent_state(p0 + 0.01, v0, t=t0)
+    runs = {name: F.create(name, system).simulate((t0, 1.4), (p, v), rtol=1e-11, atol=1e-11)
+            for name in ("dependent", "manifold")}
+    assert runs["manifold"].stats.charts > 1  # the error comes with a new chart
+    assert np.max(np.abs(runs["manifold"].p[-1] - runs["dependent"].p[-1])) < 1e-8
 
 
 # -- the driven slider-crank ----------------------------------------------------------------------

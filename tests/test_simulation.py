@@ -5,6 +5,8 @@ import pytest
 import formulations as F
 import systems
 
+# the three formulations of the source papers, over 10 s each; the manifold and Udwadia-Kalaba formulations
+# are held to them by tests/test_manifold.py and tests/test_udwadia_kalaba.py
 FORMULATIONS = ("dependent", "reduced", "minimal")
 
 
