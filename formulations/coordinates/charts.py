@@ -17,8 +17,12 @@ The constraint set Phi_a holds Phi and, for Euler parameters, their unit norm. h
 Newton's method, B = (Phi_p U)^-1 at every iterate (Haug & Pavesic hold B fixed and bring it up to
 date by B <- 2 B - B (Phi_p U) B), and only on the chart's own sheet, where det(Phi_p U) > 0 as at
 the origin. A new chart is taken at the
-current configuration when |w| or cond(Phi_p U) passes a bound; a configuration where Phi_p loses
-rank cannot be charted, and the run stops there with a message that names it.
+current configuration when |w| or cond(Phi_p U) passes a bound, and on a moving manifold also when
+|h| passes MOVED * w_limit: the constraints have carried the manifold away from the chart's origin
+(on the rotating hoop, started off its default state, a chart held until |h| ~ 0.9 left the runs
+2.4e-8 off the others at rtol 1e-11, and one at rtol 1e-8 stopped where no trial stage reached the
+manifold; with the bound, 9e-12 and 6e-10). A configuration where Phi_p loses rank cannot be
+charted, and the run stops there with a message that names it.
 
 The class has the interface of formulations.coordinates.embedding.Geometry (chart coordinates in the role of
 q, their rates in the role of w), so the reduced and minimal formulations run on charts unchanged.
@@ -36,6 +40,9 @@ from ..linalg import solve_square
 
 class ChartError(StopRun):
     """The chart iteration failed (a singular or far-away configuration)."""
+
+
+MOVED = 0.2  # a moving manifold's new chart where |h| > MOVED * w_limit (see the module docstring)
 
 
 class Atlas:
@@ -202,10 +209,13 @@ class Atlas:
 
     def needs_new_chart(self, q, t=0.0):
         """True where |w| > w_limit or cond(Phi_p U) > cond_limit (2-norm) at q, the tests of the
-        compiled post_step; where the chart no longer reaches q, its ChartError."""
+        compiled post_step, or, on a moving manifold (which the compiled charts do not serve), where
+        |h| > MOVED * w_limit; where the chart no longer reaches q, its ChartError."""
         if np.linalg.norm(q) > self.w_limit:
             return True
-        self.at(q, t)
+        self.at(q, t)  # h: the solve's at (q, t)
+        if self.moving and np.linalg.norm(self.h) > MOVED * self.w_limit:
+            return True
         return np.linalg.cond(self._last[3] @ self.U) > self.cond_limit
 
 
