@@ -291,7 +291,7 @@ def _model(ca, label, q_names, s_names, b, q, s, z, a, qdot, balance, rows, p, v
         function("rows", [q, s, b.t], [rows]),
         function("rows_jacobian", [q, s, b.t], [directions]),
         projected, tuple(row_names),
-        function(Dependent.name, [q, s, b.t], [p, v]), note, b.parameter_names,
+        function("dependent_state", [q, s, b.t], [p, v]), note, b.parameter_names,
         function("partition", [q, b.t], [partition]) if partition is not None else None)
 
 
