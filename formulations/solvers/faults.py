@@ -34,18 +34,14 @@ def pieces(formulation, t, y):
     return p, v, {key: np.asarray(val, float) for (key, _), val in zip(PIECES, values) if key}
 
 
-def lowest_inertia(formulation, t, y):
-    """(smallest eigenvalue of M on the null space of C, p) at the own state y: the least kinetic
-    energy 2 T / |v|^2 of an admissible velocity there; None where the pieces are not finite."""
-    found = pieces(formulation, t, y)
-    if found is None:
-        return None
-    p, _, values = found
+def _lowest_inertia(values):
+    """The smallest eigenvalue of M on the null space of C, from the pieces ``values``: the least
+    kinetic energy 2 T / |v|^2 of an admissible velocity there; None where M or C is not finite."""
     M, C = values["M"], values["C"]
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(C))):
         return None
     N = null_space(C) if C.shape[0] else np.eye(M.shape[0])
-    return (float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else np.inf), p
+    return float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else np.inf
 
 
 def not_finite(formulation, t, y):
@@ -97,34 +93,34 @@ def explain_step_failure(formulation, t0, y0):
     """explain(t, y) -> text: what a step size below the spacing of floating-point numbers at (t, y)
     means, with the piece of the model (or the accelerations) that grew most since (t0, y0)."""
     def size(formulation_, t, y):
+        """(the pieces' sizes and v''s, the lowest inertia, p) at (t, y), from one evaluation."""
         found = pieces(formulation_, t, y)
         if found is None:
             return None
-        _, _, values = found
+        p, _, values = found
         out = {key: float(np.max(np.abs(val), initial=0.0)) for key, val in values.items()}
         try:
             with np.errstate(all="ignore"):
                 out["v'"] = float(np.max(np.abs(formulation_.accelerations(t, y, False)[1]), initial=0.0))
         except (np.linalg.LinAlgError, StopRun, ChartError, ValueError):
             pass
-        return out
+        return out, _lowest_inertia(values), p
 
-    start = size(formulation, t0, np.asarray(y0, float))
-    start_inertia = lowest_inertia(formulation, t0, np.asarray(y0, float))
+    start, start_inertia, _ = size(formulation, t0, np.asarray(y0, float)) or ({}, None, None)
     labels = dict(PIECES[:-1]) | {"v'": "the accelerations v'"}
 
     def explain(t, y):
         text = (f"the step size fell below the spacing of floating-point numbers at t = {t:.10g}: the solution "
                 f"changes faster there than double precision resolves")
-        now = size(formulation, t, np.asarray(y, float))
-        if now is None:
+        found = size(formulation, t, np.asarray(y, float))
+        if found is None:
             return text + " (the state is not finite there)"
-        inertia = lowest_inertia(formulation, t, np.asarray(y, float))
-        if start_inertia and inertia is not None and inertia[0] < 1e-6 * start_inertia[0]:
+        now, inertia, p = found
+        if start_inertia and inertia is not None and inertia < 1e-6 * start_inertia:
             names = formulation.system.coordinate_names
             return (text + f": the mass matrix M became singular there: its smallest eigenvalue on the admissible "
-                    f"velocities fell from {start_inertia[0]:.3g} at t = {t0:g} to {inertia[0]:.3g} at p = "
-                    f"({_where(names, inertia[1])}); the kinetic energy must be positive for every admissible "
+                    f"velocities fell from {start_inertia:.3g} at t = {t0:g} to {inertia:.3g} at p = "
+                    f"({_where(names, p)}); the kinetic energy must be positive for every admissible "
                     f"velocity at every configuration the motion reaches")
         growth = {k: now[k] / max(start.get(k, 0.0), 1e-300) for k in now if start and np.isfinite(now[k])}
         if growth:
