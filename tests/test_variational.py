@@ -347,7 +347,8 @@ def test_a_dla_run_continues_from_its_final_state_along_the_positions_of_one_lon
     p, v = first.final_state()
     assert np.max(np.abs(system.residuals(p, v)[1])) < 1e-12 and np.array_equal(p, first.p[-1])
     second = F.create("dependent", system, backend="numpy").simulate((2.5, 5.0), (p, v), **settings)
-    assert second.status == 0 and np.max(np.abs(second.p[-1] - whole.p[-1])) < 1e-12
+    # equal up to the steps' Newton solves (stopped at round-off: increments below 1e-10 of the rate); here 4e-15
+    assert second.status == 0 and np.max(np.abs(second.p[-1] - whole.p[-1])) < 1e-9
     back = F.create("dependent", system, backend="numpy").simulate((5.0, 5.5), (p, -v), **settings)  # reversed
     assert back.status == 0
 
