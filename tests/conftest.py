@@ -66,11 +66,13 @@ def rng():
 @pytest.fixture(scope="session")
 def disc_derivations():
     """The rolling disc derived in every formulation that has a derivation (some seconds each): one
-    derivation per process, and the tests that take it run in one process (see below)."""
+    derivation per process, and the tests that take it run in one process (see below). trigsimp gets
+    1 s per formulation: what the tests read (the steps, their rendering and layout) does not depend
+    on how far it simplifies."""
     from formulations import registry
     from formulations.workbench.derivation.derive import derive
 
-    return {f: derive(systems.load("rolling_disc"), f, seconds=3.0) for f in registry.having("derivation")}
+    return {f: derive(systems.load("rolling_disc"), f, seconds=1.0) for f in registry.having("derivation")}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups

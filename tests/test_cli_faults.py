@@ -261,8 +261,9 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
 # The child gets Python's own SIGINT handler (KeyboardInterrupt) back before the CLI starts: a
 # pytest-xdist worker ignores SIGINT and a child inherits that (the CLI rightly leaves an ignored signal
 # ignored). This is done in the child's own code, not by preexec_fn, which may deadlock in a parent
-# that runs threads.
+# that runs threads. Its progress lines come every second (progress.INTERVAL, 5 s by default).
 _CLI_WITH_SIGINT = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                    "from formulations.workbench import progress; progress.INTERVAL = 1.0; "
                     "sys.argv[0] = 'pfaff'; runpy.run_module('formulations.workbench.cli', run_name='__main__')")
 
 
@@ -287,7 +288,7 @@ def test_interrupt_signal_exits_130_without_a_traceback():
         first = _line_within(proc.stderr, 120)  # the estimate, printed once the pilot run is done
         assert first is not None, "no estimate within 120 s"
         assert "estimated" in first
-        progress_line = _line_within(proc.stderr, 60)  # off a terminal: a line every 5 s, naming the run
+        progress_line = _line_within(proc.stderr, 60)  # off a terminal: a line every INTERVAL, naming the run
         assert progress_line is not None and "run 1 of 1 (dependent)" in progress_line
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)

@@ -215,7 +215,8 @@ def test_augmented_lagrangian_reactions_are_the_multipliers_of_the_dependent_for
 def test_augmented_lagrangian_with_rolling_resistance_loses_energy_as_the_others():
     system = systems.load("rolling_disc", rolling_resistance=0.002)
     ode = F.create("dependent", system).simulate((0.0, 1.0), rtol=1e-11, atol=1e-11, t_eval=[0.0, 1.0])
-    al = F.create("dependent", system).simulate((0.0, 1.0), method="augmented_lagrangian", step=5e-4)
+    # the trapezoidal rule at h = 2e-3 already gives the energy lost to 1e-5 of it
+    al = F.create("dependent", system).simulate((0.0, 1.0), method="augmented_lagrangian", step=2e-3)
     assert al.status == 0, al.message
     assert ode.energy[-1] < ode.energy[0]
     assert al.energy[-1] - al.energy[0] == pytest.approx(ode.energy[-1] - ode.energy[0], rel=1e-3)

@@ -108,7 +108,8 @@ def test_fast_top_stays_up_and_slow_top_falls(spin, stays_up):
 def test_top_energy_drift_on_charts_is_the_truncation_of_rk4():
     """Halving h divides the drift by about 2^4: it is the fourth-order truncation in chart coordinates."""
     system = systems.load("spinning_top", spin=20.0)
-    drift = [F.create("manifold", system).simulate((0, 1), method="rk4", step=h).energy_drift for h in (2e-3, 1e-3)]
+    # h = 4e-3 is already in the asymptotic range (drift 2e-2 J, ratio to h = 2e-3 about 18; 17 from 2e-3 to 1e-3)
+    drift = [F.create("manifold", system).simulate((0, 1), method="rk4", step=h).energy_drift for h in (4e-3, 2e-3)]
     assert 8 < drift[0] / drift[1] < 32
 
 

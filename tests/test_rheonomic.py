@@ -70,11 +70,11 @@ def test_turntable_augmented_lagrangian_converges_to_the_orbit_at_second_order()
     system = systems.load("ball_on_turntable")
     rate = 2 / 7 * system.parameter_dict["omega"]
     errors = []
-    for step in (4e-3, 2e-3):
-        traj = F.create("dependent", system).simulate((0.0, 2.0), method="augmented_lagrangian", step=step,
-                                                      t_eval=np.array([0.0, 2.0]))
+    for step in (4e-3, 2e-3):  # over 1 s, 250 and 500 steps: the error ratio is 4 to 1e-6
+        traj = F.create("dependent", system).simulate((0.0, 1.0), method="augmented_lagrangian", step=step,
+                                                      t_eval=np.array([0.0, 1.0]))
         assert traj.status == 0, traj.message
-        errors.append(abs(_orbit(system, traj)[1][-1] - 2.0 * rate))
+        errors.append(abs(_orbit(system, traj)[1][-1] - 1.0 * rate))
     assert errors[1] < 1e-6 and 3.5 < errors[0] / errors[1] < 4.5
 
 
@@ -118,16 +118,16 @@ def test_hoop_relative_equilibrium_holds(formulation):
 @pytest.mark.parametrize("formulation", ["dependent", "reduced", pytest.param("manifold", marks=slow)])
 def test_hoop_small_oscillation_frequency_is_omega_sin_theta_star(formulation):
     """Released 1e-4 rad off theta*, the bead oscillates at Omega = omega sin(theta*); measured from
-    the upward zero crossings of theta - theta* over ten periods (the amplitude shifts Omega by ~1e-8;
+    the upward zero crossings of theta - theta* over five periods (the amplitude shifts Omega by ~1e-8;
     the quadratic term of the motion offsets its mean by ~1e-8 rad, which shifts downward and upward
     crossings oppositely: only crossings in one direction are a period apart)."""
     system = systems.load("bead_on_rotating_hoop")
     theta = _hoop_equilibrium(system)
     Omega = system.parameter_dict["omega"] * np.sin(theta)
-    periods = 10
+    periods = 5
     t_end = (periods + 0.125) * 2 * np.pi / Omega  # released at a turning point
     p, v = system.state_from_q([theta + 1e-4], [0.0])
-    t_eval = np.linspace(0.0, t_end, 8001)
+    t_eval = np.linspace(0.0, t_end, 4001)
     traj = F.create(formulation, system).simulate((0.0, t_end), (p, v), rtol=1e-12, atol=1e-13, t_eval=t_eval)
     assert traj.status == 0, traj.message
     eta = _hoop_angle(system, traj) - theta
