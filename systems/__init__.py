@@ -10,13 +10,14 @@ constraint analysis and the catalogue of examples.
 from .builders import (BodyFrame, Kinematics, RigidBody, from_body_frames, from_lagrangian, from_rigid_bodies,
                        pfaffian_matrix, spherical_joint)
 from .catalogue import as_system, describe, load, names
+from .contacts import Contact
 from .description import TIME, BodyBlock, Embedding, Parameter, System
 from .families import Outcome, StateFamily, StateVariable
 from .visuals import Poses, Visual
 from .errors import (ArgumentError, ArgumentTypeError, InconsistentStateError, SystemDescriptionError,
                      UnknownNameError)
 
-__all__ = ["System", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
+__all__ = ["System", "Contact", "Parameter", "Embedding", "BodyBlock", "TIME", "names", "load", "describe", "from_lagrangian",
            "from_rigid_bodies", "from_sympy", "RigidBody", "Kinematics", "from_body_frames", "BodyFrame",
            "spherical_joint", "pfaffian_matrix", "analyze_constraints", "check_pfaffian", "redundancy",
            "SystemDescriptionError", "InconsistentStateError", "UnknownNameError", "ArgumentError",

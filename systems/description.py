@@ -170,6 +170,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     visuals: tuple = ()           # systems.visuals.Visual objects: what the bodies look like, posed by p
     invariants: tuple = ()        # (name, expression in p, v and the parameters): conserved by the motion
     units: Mapping = None         # {name of p, v, q, w or a row: unit}; the rest inferred (systems.units)
+    contacts: tuple = ()          # systems.Contact objects: rows that may open or slide (systems.contacts)
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -195,6 +196,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "bodies", tuple(self.bodies))
         object.__setattr__(self, "families", tuple(self.families))
         object.__setattr__(self, "visuals", tuple(self.visuals))
+        object.__setattr__(self, "contacts", tuple(self.contacts))
         object.__setattr__(self, "invariants", self._checked_invariants())
         object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
         if not self.multipliers:
@@ -476,6 +478,11 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         for i, name in enumerate(self.constraint_names):
             kind = "holonomic" if i < self.m else "nonholonomic"
             lines.append(f"  row {i + 1} ({kind}): {name}")
+        for contact in self.contacts:
+            mu = contact.friction_coefficient(self)
+            friction = ("" if not contact.tangential else f"; friction: {', '.join(contact.tangential)} "
+                        + ("(perfectly rough)" if mu is None else f"within mu = {mu:g} x normal"))
+            lines.append(f"  contact {contact.name!r}: normal {contact.normal} >= 0{friction}")
         return "\n".join(lines)
 
     def __repr__(self):

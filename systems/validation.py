@@ -4,13 +4,14 @@ Structural checks are symbolic (shapes, free symbols, velocity-free constraints 
 depend on the time symbol — f affine in the multipliers); properties that need a value (symmetry of
 M, rank of A, M positive definite on ker C, consistency of the default state at t = 0 and of the
 embedding) are checked numerically at the default state and at random points. Dependent constraint
-rows are not a problem: systems.redundancy(system) names them.
+rows are not a problem: systems.redundancy(system) names them. Contacts: systems.contacts.check.
 """
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
+from .contacts import check as contact_problems
 from .state import normalize_blocks
 
 _RNG_SEED = 20261122
@@ -393,6 +394,7 @@ def validate(system) -> list:
     _parameter_values(system, problems)
     _body_indices(system, problems)
     _declared_units(system, problems)
+    problems += contact_problems(system)
     if problems:
         return problems
     _independent_velocities(system, problems)

@@ -108,7 +108,8 @@ def test_failing_members_keep_their_messages_and_the_rest_complete():
 
 def test_a_terminal_event_is_reported_with_its_name():
     fallen = formulations.Event(lambda t, p, v: abs(p[4]) - 1.0, name="fallen")
-    ens = formulations.ensemble(DISC, "dependent", {"spin": [0.5, 6.0], "lean": [0.1, 0.1]}, (0.0, 5.0),
+    rough = DISC.with_parameters(mu=1.0)  # friction holds it rolling down to 1 rad (at mu = 0.5 it would slide)
+    ens = formulations.ensemble(rough, "dependent", {"spin": [0.5, 6.0], "lean": [0.1, 0.1]}, (0.0, 5.0),
                                 events=[fallen], workers=1)
     assert list(ens.status) == [1, 0]
     assert ens.event_names == ("fallen", "")

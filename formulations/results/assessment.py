@@ -21,7 +21,10 @@ and gets the notes too):
     ALLOWANCE x tol x (accepted steps + 1) (local errors of size tol adding up over the steps),
     never more than 1 % of the scale
     (1 + max |p|, 1 + max |v|, 1 + max |E|); fixed-step runs get the 1 % bound only. A run started
-    off the constraints on purpose (check_initial=False) is not held to these residual checks.
+    off the constraints on purpose (check_initial=False) is not held to these residual checks;
+  - a contact the system declares (systems.contacts) pulls (its normal force is negative) or
+    slides (its friction forces leave mu times the normal force) somewhere: the run held it as a
+    bilateral, perfectly rough constraint, which the real contact is not there.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import dataclasses
 
 import numpy as np
 
+from systems.contacts import crossings
 from systems.energy import is_conservative, only_constraints_work
 
 from .trajectory import EVENT, SUCCESS, WARNED, Trajectory, cumulative_work
@@ -49,6 +53,8 @@ def assess(traj: Trajectory, system, *, t_span, t_eval, tol, adaptive, initial_v
              + _singular_kinematics(traj, system, kinematic_ratio))
     if traj.t.size and not initial_violation:
         notes += _residuals(traj, system, tol, adaptive)
+    if traj.t.size and system.contacts and traj.multipliers.shape[-1] == len(system.constraint_names):
+        notes += crossings(system, traj.t, traj.multipliers)
     if not notes:
         return traj
     if traj.status in (SUCCESS, EVENT):

@@ -233,6 +233,47 @@ class Trajectory:
         return MappingProxyType(NamedValues(f"reaction of system {self.system_name!r}", columns, "reactions"))
 
     @property
+    def contact_margins(self) -> Mapping:
+        """{contact name: systems.contacts.Margin} for the contacts the system declares: the normal
+        force (N,) and mu x normal - |friction forces| (N,), negative where the contact would open or
+        slide; empty without contacts (or without the system)."""
+        if self.system is None or not self.system.contacts:
+            return MappingProxyType({})
+        from systems.contacts import margins
+
+        return MappingProxyType(margins(self.system, self.multipliers))
+
+    def plot_contacts(self, ax=None):
+        """The contacts' margins over time: each normal force and each friction margin
+        mu x normal - |friction|, in the unit of the normal row, with the zero line below which the
+        contact would open or slide (shaded). Returns the matplotlib Axes."""
+        import matplotlib.pyplot as plt
+
+        from .plotting import legend
+
+        margins = self.contact_margins
+        if not margins:
+            raise ValueError(f"system {self.system_name!r} declares no contacts (systems.Contact); there are no "
+                             f"margins to plot")
+        if ax is None:
+            ax = plt.subplots(figsize=(6.4, 2.6), layout="constrained")[1]
+        for name, margin in margins.items():
+            line, = ax.plot(self.t, margin.normal, label=f"{name}: normal force")
+            if margin.friction is not None:
+                ax.plot(self.t, margin.friction, linestyle="--", color=line.get_color(),
+                        label=f"{name}: mu x normal - |friction|")
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        low = min(ax.get_ylim()[0], -0.05 * abs(ax.get_ylim()[1]))
+        ax.axhspan(low, 0.0, color="tab:red", alpha=0.08, linewidth=0, label="opens or slides")
+        ax.set_ylim(bottom=low)
+        unit = self.unit_of(self.system.contacts[0].normal)
+        ax.set_ylabel(f"margin [{unit}]")
+        ax.set_xlabel("t in s")
+        ax.set_title(f"{self.system_name}, {self.formulation}: contact margins", fontsize=9)
+        legend(ax, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        return ax
+
+    @property
     def constraint_work(self) -> np.ndarray:
         """Work of the constraint forces since t[0], (N,) in J: the integral of ``constraint_power``
         over the recorded points by the composite Simpson rule (trapezoidal below three points; zeros

@@ -168,3 +168,36 @@ class BuildClock:
         hints = " ".join(self.hints[name] for name, _ in slowest if name in self.hints)
         warnings.warn(f"building system {self.system_name!r} has taken {elapsed:.1f} s so far; slowest steps: {steps}."
                       + (f" {hints}" if hints else ""), SlowBuildWarning, stacklevel=4)
+
+
+def contact_rows(holonomic, unilateral=(), friction=(), contacts=(), system_name: str = "?"):
+    """(holonomic rows, contacts) with the builders' ``unilateral`` and ``friction`` declarations
+    added (systems.contacts):
+
+    unilateral: (name, gap) or (name, gap, restitution) per contact that may open, the gap g(p) >= 0
+        open; it adds the holonomic row (name, -g), whose multiplier is the normal force (> 0 pushing);
+    friction: (normal row, tangential rows, mu) per friction group; it adds the tangential rows and mu
+        to the contact of that normal row (declared in ``unilateral`` or not).
+    The contacts themselves are checked with the system (systems.contacts.check)."""
+    from ..contacts import Contact
+
+    problems, rows, found = [], list(holonomic), {}
+    for i, item in enumerate(unilateral):
+        if not (isinstance(item, (tuple, list)) and len(item) in (2, 3) and isinstance(item[0], str) and item[0]):
+            problems.append(f"unilateral[{i}] got {item!r:.80} but expected (name, gap) or (name, gap, restitution), "
+                            f"the gap an expression in p that is >= 0 where the contact is open, e.g. ('normal force', z)")
+            continue
+        rows.append((item[0], -sp.sympify(item[1])))
+        found[item[0]] = Contact(item[0], restitution=item[2] if len(item) == 3 else 0.0)
+    for i, item in enumerate(friction):
+        if not (isinstance(item, (tuple, list)) and len(item) == 3 and isinstance(item[0], str)):
+            problems.append(f"friction[{i}] got {item!r:.80} but expected (normal row, tangential rows, mu), e.g. "
+                            f"('normal force', ['friction x', 'friction y'], 'mu')")
+            continue
+        normal, tangential, mu = item
+        base = found.get(normal, Contact(normal))
+        found[normal] = Contact(normal, tuple([tangential] if isinstance(tangential, str) else tangential), mu,
+                                base.restitution)
+    if problems:
+        raise SystemDescriptionError(system_name, problems)
+    return rows, tuple(contacts) + tuple(found.values())

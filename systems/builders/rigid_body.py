@@ -21,7 +21,7 @@ import sympy as sp
 from ..description import System
 from ..visuals import body_visuals
 from ..errors import SystemDescriptionError
-from .common import BuildClock, affine_rows, check_symbols, column, split_constraints, tidy, vector3 as _vec
+from .common import BuildClock, affine_rows, check_symbols, column, contact_rows, split_constraints, tidy, vector3 as _vec
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,8 @@ class Kinematics:
 def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: Sequence[sp.Symbol],
                       A, bodies: Sequence[RigidBody], *, gravity=(0, 0, 0), holonomic=(),
                       nonholonomic=(), forces=None, parameters=(), default_p=(), default_v=(),
-                      simplify=True, warn_after=30.0, visuals=None, **system_fields) -> System:
+                      simplify=True, warn_after=30.0, visuals=None, unilateral=(), friction=(),
+                      **system_fields) -> System:
     """Build a :class:`System` from rigid bodies (projective Newton-Euler equations).
 
     ``holonomic``: (name, Phi_i(p, t)); ``nonholonomic``: (name, row affine in v), typically from
@@ -170,7 +171,8 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
     ``forces`` are extra generalized forces (n,). A build that runs longer than ``warn_after``
     seconds warns (SlowBuildWarning) naming its slowest steps. ``visuals``: what the bodies look like
     (systems.Visual; Visual.on_body poses a shape in a body's frame); by default each body with a
-    rotation is drawn as the ellipsoid of its inertia (Visual.of_inertia).
+    rotation is drawn as the ellipsoid of its inertia (Visual.of_inertia). ``unilateral`` and
+    ``friction`` declare contacts as in :func:`systems.from_lagrangian`.
     """
     coordinates = check_symbols("coordinates", coordinates, name)
     velocities = check_symbols("velocities", velocities, name)
@@ -220,6 +222,7 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
             f += J_r.T * F + J_w.T * tau
             V += -m * (g.T * _vec(body.position))[0, 0]
     with clock.step("constraint rows"):
+        holonomic, contacts = contact_rows(holonomic, unilateral, friction, system_fields.pop("contacts", ()), name)
         names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
         C_nh, c_nh = affine_rows(rows, v, name) if rows else (sp.zeros(0, n), None)
     with clock.step("simplification of M, d, f and C_nh"):
@@ -229,4 +232,4 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
                       M=pieces[0], d=pieces[1], f=pieces[2], Phi=sp.Matrix(Phi) if Phi else None, C_nh=pieces[3],
                       c_nh=c_nh, constraint_names=names, parameters=tuple(parameters), potential=pieces[4],
                       default_p=default_p, default_v=default_v, visuals=body_visuals(bodies, visuals),
-                      **system_fields)
+                      contacts=contacts, **system_fields)

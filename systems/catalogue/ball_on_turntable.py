@@ -9,6 +9,8 @@ surface moves with velocity omega e_z x r under the contact point P = G - a e_z.
   friction force x, y     (v_P - omega e_z x r_P) . e_x, e_y = 0   (no slip on the moving surface)
 The two rolling rows are affine in v: C_nh v + c_nh = 0 with c_nh = omega (y, -x), the velocity of
 the table under P (a time-free but affine constraint: it does work on the sphere).
+The contact is declared (systems.Contact, friction coefficient mu): every run says where friction
+would not suffice to keep the sphere rolling.
 
 Closed form (e.g. Weltner, Am. J. Phys. 47, 1979; Neimark & Fufaev): with inertia k m a^2 about a
 diameter, the centre velocity obeys v_G' = (k / (1 + k)) omega e_z x v_G, so the centre circles
@@ -22,6 +24,7 @@ of freely moving balls on rotating discs", Am. J. Phys. 47 (1979) 984.
 import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
+from ..contacts import Contact
 from ..description import TIME, Embedding, Parameter
 from ..visuals import Visual
 from ._rotations import Rx, Rz, quaternion_rates_world, rotation_from_quaternion
@@ -46,7 +49,9 @@ def build():
     e_x, e_y = sp.Matrix([1, 0, 0]), sp.Matrix([0, 1, 0])
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(a, 0.1, "m", "sphere radius"),
               Parameter(omega, 2.0, "rad/s", "turning rate of the table"),
-              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"))
+              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
+              Parameter(sp.Symbol("mu", nonnegative=True), 0.5, "", "friction coefficient on the table (checked after "
+                        "each run, not enforced)"))
     xq, yq = sp.symbols("x_q y_q", real=True)
     eq = sp.symbols("e0:4", real=True)
     w = sp.symbols("x_q_dot y_q_dot omega_x omega_y omega_z", real=True)
@@ -60,6 +65,7 @@ def build():
         nonholonomic=[("friction force x", kin.reaction_row(sphere, r_GP, e_x) + table[0]),
                       ("friction force y", kin.reaction_row(sphere, r_GP, e_y) + table[1])],
         parameters=params, multipliers=sp.symbols("lambda_N lambda_x lambda_y", real=True),
+        contacts=[Contact("normal force", ("friction force x", "friction force y"), "mu", name="table")],
         default_p=(x0, y0, a, 1, 0, 0, 0),
         # rolling on the table: v_x - a omega_y = -omega y, v_y + a omega_x = omega x
         default_v=(vx0, vy0, 0, (omega * x0 - vy0) / a, (vx0 + omega * y0) / a, 0),

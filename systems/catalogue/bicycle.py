@@ -34,6 +34,7 @@ import sympy as sp
 from ..builders.contact import rolling_contact, rolling_contact_force
 from ..builders.frames import Frame, Point, axis_rotation
 from ..builders.rigid_body import Kinematics, from_rigid_bodies
+from ..contacts import Contact
 from ..description import Parameter
 from ..visuals import Visual
 
@@ -124,6 +125,9 @@ def build():
     return from_rigid_bodies(
         NAME, p, v, A, bodies, gravity=(0, 0, -s["g"]), holonomic=rear_h + front_h,
         nonholonomic=rear_nh + front_nh, multipliers=lam,
+        contacts=[Contact(f"{wheel} normal force", (f"{wheel} longitudinal friction force",
+                                                    f"{wheel} lateral friction force"), name=f"{wheel} wheel")
+                  for wheel in ("rear", "front")],  # perfectly rough: the benchmark gives no friction coefficient
         parameters=[Parameter(s[name], value, unit, meaning) for name, value, unit, meaning, _ in BENCHMARK],
         default_p=(0, 0, r_R, 0, 0, 0, 0, 0, 0), default_v=(speed, 0, 0, 0, 0, 0, 0, speed / r_R, speed / r_F),
         independent_velocities=("phi_dot", "delta_dot", "theta_R_dot"), description=__doc__,

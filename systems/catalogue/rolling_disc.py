@@ -11,6 +11,8 @@ Constraints (the multipliers are forces on the disc at the contact point):
   contact normal force        Phi = r cos(theta) + (h/2) sin(theta) - z  (minus the contact height)
   longitudinal friction force (no slip along the rolling direction)
   lateral friction force      (no slip across it)
+The contact is declared (systems.Contact): it holds while the normal force is >= 0 and the friction
+forces stay within mu times it; every run checks this and says where it does not.
 A coin (thickness h > 0) touches the plane on the rim edge that is lower for theta > 0. Rolling
 resistance: a moment -delta N sign(omega_2) about the axle, N the normal force; it makes f
 depend on the multiplier, a non-ideal constraint.
@@ -23,6 +25,7 @@ import numpy as np
 import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
+from ..contacts import Contact
 from ..description import Embedding, Parameter
 from ..families import Outcome, StateFamily, StateVariable
 from ..visuals import Visual
@@ -38,6 +41,7 @@ def build():
     m, r, g = sp.symbols("m r g", positive=True)
     h, delta = sp.symbols("h delta", nonnegative=True)
     tau_drive, tau_steer = sp.symbols("tau_drive tau_steer", real=True)
+    mu = sp.Symbol("mu", nonnegative=True)
     p, v = (x, y, z, psi, theta, phi), (vx, vy, vz, w1, w2, w3)
     c, s = sp.cos(theta), sp.sin(theta)
     A = sp.diag(sp.eye(3), sp.Matrix([[0, 0, 1 / c], [1, 0, 0], [0, 1, -s / c]]))
@@ -59,7 +63,8 @@ def build():
               Parameter(delta, 0.0, "m", "rolling-resistance lever arm of the normal force",
                         alias="rolling_resistance"),
               Parameter(tau_drive, 0.0, "N m", "driving torque about the axle (an input)"),
-              Parameter(tau_steer, 0.0, "N m", "steering torque about the vertical (an input)"))
+              Parameter(tau_steer, 0.0, "N m", "steering torque about the vertical (an input)"),
+              Parameter(mu, 0.5, "", "friction coefficient at the contact (checked after each run, not enforced)"))
     q = (x, y, psi, theta, phi)
     embedding = Embedding(coordinates=q, g=sp.Matrix([x, y, r * c + h / 2 * s, psi, theta, phi]),
                           inverse=sp.Matrix([x, y, psi, theta, phi]))
@@ -73,6 +78,8 @@ def build():
         nonholonomic=[("longitudinal friction force", kin.reaction_row(disc, r_GP, e1)),
                       ("lateral friction force", kin.reaction_row(disc, r_GP, lateral))],
         parameters=params, multipliers=(N, lam_long, lam_lat),
+        contacts=[Contact("contact normal force", ("longitudinal friction force", "lateral friction force"), "mu",
+                          name="ground")],
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),

@@ -10,6 +10,8 @@ radius R > a, z vertical. Constraints (multipliers are forces on the sphere at t
   wall normal force      Phi = sqrt(x^2 + y^2) - (R - a)   (the reaction points at the axis)
   azimuthal friction force  (no slip along e_phi)
   vertical friction force   (no slip along e_z)
+The wall is a declared contact (systems.Contact, friction coefficient mu): every run says where
+the wall would have to pull or friction would not suffice.
 
 Seen from above the centre circles at a constant rate Omega; seen from the side it rises and falls
 as a sinusoid of angular frequency Omega sqrt(k / (1 + k)), independent of a and R (the paradox of
@@ -23,6 +25,7 @@ mechanical systems"; Neimark & Fufaev, Dynamics of Nonholonomic Systems.
 import sympy as sp
 
 from ..builders.rigid_body import Kinematics, RigidBody, from_rigid_bodies
+from ..contacts import Contact
 from ..description import Embedding, Parameter
 from ..visuals import Visual
 from ._rotations import quaternion_rates_world, rotation_from_quaternion
@@ -48,7 +51,9 @@ def build():
     params = (Parameter(m, 1.0, "kg", "mass"), Parameter(a, 0.1, "m", "sphere radius"),
               Parameter(R, 0.5, "m", "cylinder radius"),
               Parameter(k, 0.4, "1", "inertia factor, I = k m a^2"),
-              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"))
+              Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
+              Parameter(sp.Symbol("mu", nonnegative=True), 0.6, "", "friction coefficient at the wall (checked after "
+                        "each run, not enforced)"))
     alpha, zq = sp.symbols("alpha z_q", real=True)
     eq = sp.symbols("e0:4", real=True)
     w = sp.symbols("alpha_dot z_dot omega_x omega_y omega_z", real=True)
@@ -66,6 +71,8 @@ def build():
         nonholonomic=[("azimuthal friction force", kin.reaction_row(sphere, r_GP, e_phi)),
                       ("vertical friction force", kin.reaction_row(sphere, r_GP, sp.Matrix([0, 0, 1])))],
         parameters=params, multipliers=lam,
+        contacts=[Contact("wall normal force", ("azimuthal friction force", "vertical friction force"), "mu",
+                          name="wall")],
         default_p=(R - a, 0, 0, 1, 0, 0, 0),
         default_v=(0, (R - a) * Omega, 0, 0, 0, -(R - a) * Omega / a),
         embedding=embedding,

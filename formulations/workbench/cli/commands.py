@@ -139,6 +139,9 @@ def cmd_simulate(args):
     if traj.settings.get("backend", "").startswith("numpy"):  # "auto" ran on numpy: say why, and what comes next
         print(f"pfaff: {traj.settings['backend']}", file=sys.stderr)
     _write_scene(args, system, traj)
+    if traj.status == formulations.Status.WARNED:  # finished, but a check of the result failed
+        print(f"pfaff: the run finished, but its result failed a check: {traj.message}", file=sys.stderr)
+        return FAILED
     if not traj.success:
         print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
         return FAILED

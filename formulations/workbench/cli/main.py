@@ -25,8 +25,8 @@
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear | warm [--system NAME ...] [--method M ...]
 
-Exit status: 0 ok; 1 a run did not finish (what was computed is kept: printed, and written with
---out); 2 bad input (one line on stderr, nothing computed); 130 interrupted (Ctrl-C). Warnings go to
+Exit status: 0 ok; 1 a run did not finish, or finished but failed a check of its result (what was
+computed is kept: printed, and written with --out); 2 bad input (one line on stderr, nothing computed); 130 interrupted (Ctrl-C). Warnings go to
 stderr as one line each.
 """
 from __future__ import annotations
@@ -128,7 +128,7 @@ def _compare_parser(compare):
 
 def build_parser():
     parser = Parser(prog="pfaff", description="A workbench for constrained mechanical systems.",
-                    epilog="exit status: 0 ok, 1 a run did not finish (partial results kept), "
+                    epilog="exit status: 0 ok, 1 a run did not finish or failed a check (partial results kept), "
                            "2 bad input, 130 interrupted")
     parser.add_argument("--version", action="version", version=f"pfaff {version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
