@@ -33,6 +33,8 @@ from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
 from .workbench.ensembles.variations import Inputs, grid, sample
+from .workbench.contact_runs import simulate_contacts
+from .results.trajectory import ContactEvent, Mode
 
 __version__ = _version()
 
@@ -50,4 +52,4 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "ensemble", "grid", "sample", "Inputs", "EnsembleResult", "EnsembleInterrupted", "compare_ensemble",
            "EnsembleComparison", "linearize", "Linearization", "LinearEquations", "NotSteadyError", "stability",
            "StabilityResult", "Critical", "plot_stability", "derive", "Derivation", "Status", "advise", "Advice",
-           "__version__"]
+           "simulate_contacts", "ContactEvent", "Mode", "__version__"]

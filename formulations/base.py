@@ -38,6 +38,7 @@ import numpy as np
 
 from systems.numeric import background, codegen
 from systems.catalogue import as_system
+from systems.contacts import free_rows
 from systems.errors import ArgumentError, ArgumentTypeError, InconsistentStateError, UnknownNameError
 from systems.numeric.model import compile_system
 from systems.state import renormalize
@@ -453,10 +454,15 @@ class Formulation(ABC):
         bad += [f"{name} (velocity): {val:.3e}" for name, val in zip(self.system.constraint_names, Cv)
                 if abs(val) > tol * scale_v]
         if bad:
+            held_Phi, held_Cv = free_rows(self.system, Phi, Cv, tol * scale_p)  # the rows no contact may leave
+            free = bool(self.system.contacts) and bool(np.all(np.abs(held_Phi) <= tol * scale_p) and np.all(
+                np.abs(held_Cv) <= tol * scale_v))
+            contacts = (" Its contacts are open or sliding there: formulations.simulate_contacts runs it with them "
+                        "opening, closing and sliding." if free else "")
             raise InconsistentStateError(
                 f"system {self.system.name!r}: the initial state violates the constraints ({'; '.join(bad)}). "
                 f"Use system.consistent_state(p, v, fix=...) or simulate(..., project_initial=True); to continue a "
-                f"run, start from its final_state(), which is on the constraints.")
+                f"run, start from its final_state(), which is on the constraints.{contacts}")
 
     def simulate(self, t_span, state0=None, **options):
         """Integrate from the dependent state ``state0`` = (p, v) (default: the system's); the options

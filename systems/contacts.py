@@ -36,14 +36,15 @@ class Contact:
     normal: name of the row whose multiplier is the normal force (> 0: pushing);
     tangential: names of the rows whose multipliers are its friction forces;
     mu: friction coefficient (number >= 0, a non-negative parameter's name, or None: perfectly rough);
-    restitution: Newton's e in [0, 1] (0: the bodies stay together after an impact);
+    restitution: Newton's e in [0, 1] (0: the bodies stay together after an impact), or the name of a
+        non-negative parameter holding it;
     name: the contact's name (default: the normal row's name).
     """
 
     normal: str
     tangential: tuple = ()
     mu: float | str | None = None
-    restitution: float = 0.0
+    restitution: float | str = 0.0
     name: str = ""
 
     def __post_init__(self):
@@ -60,6 +61,15 @@ class Contact:
         if isinstance(self.mu, str):
             return float(system.parameter_dict[self.mu])
         return float(self.mu)
+
+    def restitution_coefficient(self, system) -> float:
+        """e at the system's current parameter values; ValueError where a parameter puts it above 1."""
+        e = float(system.parameter_dict[self.restitution]) if isinstance(self.restitution, str) else float(
+            self.restitution)
+        if e > 1.0:
+            raise ValueError(f"system {system.name!r}: contact {self.name!r} has restitution {e:g} (parameter "
+                             f"{self.restitution!r}) but expected at most 1 (an impact gains no energy)")
+        return e
 
     def gap(self, system):
         """The gap g(p) >= 0 (sympy, in p and the parameters) where the normal row is holonomic
@@ -126,6 +136,27 @@ def crossings(system, t, multipliers) -> list:
     return notes
 
 
+def free_rows(system, Phi, Cv, tol):
+    """(Phi, Cv) with the residuals of the rows a contact may leave set to zero: a contact whose gap is
+    open (-Phi of its holonomic normal row > tol) frees its normal and friction rows; a closed one
+    frees its normal velocity row where it separates (C v + c < 0 there) and its friction rows where
+    friction is limited (mu given: it may slide). Phi (m,), Cv (m + l,): the residuals at a state."""
+    Phi, Cv = np.array(Phi, dtype=float), np.array(Cv, dtype=float)
+    names = system.constraint_names
+    for contact in system.contacts:
+        i = names.index(contact.normal)
+        rows = [names.index(n) for n in contact.tangential]
+        if i < system.m and -Phi[i] > tol:
+            Phi[i] = 0.0
+            Cv[[i] + rows] = 0.0
+            continue
+        if Cv[i] < 0:
+            Cv[i] = 0.0
+        if contact.mu is not None:
+            Cv[rows] = 0.0
+    return Phi, Cv
+
+
 def _share(mask) -> str:
     return f"{np.count_nonzero(mask)} of {mask.size}"
 
@@ -155,7 +186,14 @@ def check(system) -> list:
                 used[name] = contact.name
         problems += _mu_problems(label, contact, parameters)
         e = contact.restitution
-        if isinstance(e, bool) or not isinstance(e, (int, float)) or not 0.0 <= float(e) <= 1.0:
+        if isinstance(e, str):
+            if e not in parameters or not parameters[e].symbol.is_nonnegative:
+                problems.append(f"{label}: restitution names {e!r}, which is not a parameter declared non-negative; "
+                                f"expected a number in [0, 1] or such a parameter's name")
+            elif parameters[e].default > 1:
+                problems.append(f"{label}: restitution parameter {e!r} has default {parameters[e].default:g} but "
+                                f"expected at most 1")
+        elif isinstance(e, bool) or not isinstance(e, (int, float)) or not 0.0 <= float(e) <= 1.0:
             problems.append(f"{label}: restitution got {e!r} but expected a number in [0, 1] (0: the bodies stay "
                             f"together after an impact; 1: elastic)")
     return problems

@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 
 from .contacts import check as contact_problems
+from .contacts import free_rows
 from .state import normalize_blocks
 
 _RNG_SEED = 20261122
@@ -233,11 +234,12 @@ def _numeric(system, problems, rng):
             break
     scale_p = 1 + np.max(np.abs(p0))
     scale_v = 1 + np.max(np.abs(v0))
+    Phi, Cv = free_rows(system, Phi, C @ v0 + c_free, 1e-9 * scale_p)  # contacts may start open or sliding
     if system.m and np.max(np.abs(Phi)) > 1e-9 * scale_p:
         problems.append(f"default state violates Phi = 0 at t = 0: |Phi| = {np.max(np.abs(Phi)):.2e}")
-    if c and np.max(np.abs(C @ v0 + c_free)) > 1e-9 * scale_v:
+    if c and np.max(np.abs(Cv)) > 1e-9 * scale_v:
         problems.append(f"default state violates C v = 0 (the rows C v + c at t = 0): |C v + c| = "
-                        f"{np.max(np.abs(C @ v0 + c_free)):.2e}")
+                        f"{np.max(np.abs(Cv)):.2e}")
     for block in system.unit_norm_blocks:
         if abs(np.linalg.norm(p0[list(block)]) - 1) > 1e-9:
             problems.append(f"default state: quaternion block {block} is not of unit norm")

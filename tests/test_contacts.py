@@ -10,18 +10,7 @@ import formulations as F
 import systems
 from systems.contacts import SLACK
 
-
-def particle_on_sphere(v0=0.1):
-    """A particle sliding without friction over the top of a sphere of radius R, in its vertical
-    plane: it may leave the sphere, so the sphere is a unilateral contact (gap rho - R >= 0)."""
-    x, y = sp.symbols("x y", real=True)
-    m, g, R = sp.symbols("m g R", positive=True)
-    xd, yd = sp.symbols("x_dot y_dot", real=True)
-    params = (systems.Parameter(m, 1.0, "kg", "mass"), systems.Parameter(g, 9.81, "m/s^2", "gravity"),
-              systems.Parameter(R, 1.0, "m", "sphere radius"))
-    return systems.from_lagrangian("particle_on_sphere", (x, y), m * (xd**2 + yd**2) / 2, m * g * y,
-                                   unilateral=[("normal force", sp.sqrt(x**2 + y**2) - R)], parameters=params,
-                                   default_p=(0, R), default_v=(v0, 0))
+from contact_models import particle_on_sphere
 
 
 def test_the_particle_leaves_the_sphere_where_the_normal_force_vanishes_in_closed_form():
@@ -58,8 +47,9 @@ def test_a_rolling_disc_with_too_little_friction_is_said_to_slide(formulation):
     disc = systems.load("rolling_disc")
     quiet = F.create(formulation, disc, backend="numpy").simulate((0.0, 2.0), rtol=1e-9, atol=1e-9)
     assert quiet.status == F.Status.SUCCESS and not quiet.warnings
-    ratio = [np.hypot(*[F.reactions(disc, t, p, v)[n] for n in ("longitudinal friction force", "lateral friction force")])
-             / F.reactions(disc, t, p, v)["contact normal force"] for t, p, v in zip(quiet.t, quiet.p, quiet.v)]
+    friction = ("longitudinal friction force", "lateral friction force")
+    resolved = [F.reactions(disc, t, p, v) for t, p, v in zip(quiet.t, quiet.p, quiet.v)]
+    ratio = [np.hypot(*[r[n] for n in friction]) / r["contact normal force"] for r in resolved]
     mu = 0.5 * (min(ratio) + max(ratio))  # the cone holds part of the time
     slippery = F.create(formulation, disc.with_parameters(mu=mu), backend="numpy").simulate(
         (0.0, 2.0), t_eval=quiet.t, rtol=1e-9, atol=1e-9)

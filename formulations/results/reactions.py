@@ -90,6 +90,8 @@ def _resolved(M, h, F, C, xi):
         return np.zeros(0)
     N = null_space(C)
     tau = -np.linalg.lstsq(C, xi, rcond=None)[0]
+    if N.shape[1] == 0:  # the rows fix the motion: v' = tau, and C^T lambda (less F lambda) balances the rest
+        return np.linalg.lstsq(C.T - (F if F is not None and F.size else 0.0), h - M @ tau, rcond=None)[0]
     _, vdot, lam = solve_accelerations(M, h, N, tau, np.zeros((0, N.shape[1])), np.zeros(0), F=F, C=C,
                                        quantity="the projected mass matrix N^T M N")
     if F is not None and F.size and np.any(F):

@@ -24,6 +24,36 @@ class EventRecord(NamedTuple):
     index: int
 
 
+class ContactEvent(NamedTuple):
+    """A contact changing state (formulations.simulate_contacts): the time; name "<kind> <contact>";
+    index -1; kind "opens", "impact", "closes", "bounces", "slides" or "rolls"; the contact's name;
+    the state (p, v) just before and just after (they differ in v at an impact)."""
+
+    t: float
+    name: str
+    index: int
+    kind: str
+    constraint: str
+    before: tuple = ()
+    after: tuple = ()
+
+
+class Mode(NamedTuple):
+    """One phase of a run with contacts: its interval and the contacts open and sliding in it (the
+    others closed and sticking or rolling)."""
+
+    start: float
+    end: float
+    open: tuple
+    sliding: tuple
+
+    @property
+    def label(self) -> str:
+        parts = ([f"open: {', '.join(self.open)}"] if self.open else []) + (
+            [f"sliding: {', '.join(self.sliding)}"] if self.sliding else [])
+        return "; ".join(parts) or "all closed, sticking"
+
+
 def _html(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -112,7 +142,9 @@ class Trajectory:
     (conservative systems) beyond what the tolerance allows, an end short of t_span, values that are
     not finite, a singular kinematic matrix A on the way); -1 failed (the message names the system,
     the time and the quantity; the points computed before are kept). ``success`` is True for 0 and 1.
-    events: EventRecord (t, name, index) per zero crossing, in order; ``t_events`` their times.
+    events: EventRecord (t, name, index) per zero crossing, in order (ContactEvent, with the kind,
+    the contact and the states before and after, in a run of formulations.simulate_contacts);
+    ``t_events`` their times. modes: Mode per phase of such a run (which contacts are open, sliding).
     system: the System the run used (not compared, not printed); ``show()`` draws its visuals.
     """
 
@@ -136,11 +168,13 @@ class Trajectory:
     warnings: tuple = ()
     constraint_power: np.ndarray | None = None
     system: object = field(default=None, compare=False, repr=False)  # the System it ran on (for show())
+    modes: tuple = ()  # Mode per phase of a run with contacts (formulations.simulate_contacts)
 
     def __post_init__(self):
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
-        object.__setattr__(self, "events", tuple(e if isinstance(e, EventRecord) else EventRecord(
+        object.__setattr__(self, "events", tuple(e if isinstance(e, (EventRecord, ContactEvent)) else EventRecord(
             float(e), "event 0", 0) for e in self.events))
+        object.__setattr__(self, "modes", tuple(self.modes))
         object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @property
@@ -325,6 +359,9 @@ class Trajectory:
             "constraint_errors": self.constraint_errors.max(), "energy_drift": self.energy_drift,
             "reactions_final": {k: float(val[-1]) for k, val in self.reactions.items()} if self.t.size else {},
             "stats": self.stats.as_dict(), "t_events": [float(x) for x in self.t_events],
-            "events": [{"t": float(e.t), "name": e.name, "index": e.index} for e in self.events],
+            "events": [{"t": float(e.t), "name": e.name, "index": e.index}
+                       | ({"kind": e.kind, "contact": e.constraint} if isinstance(e, ContactEvent) else {})
+                       for e in self.events],
+            "modes": [{"start": m.start, "end": m.end, "mode": m.label} for m in self.modes],
             "warnings": list(self.warnings),
         }

@@ -185,7 +185,8 @@ def contact_rows(holonomic, unilateral=(), friction=(), contacts=(), system_name
     for i, item in enumerate(unilateral):
         if not (isinstance(item, (tuple, list)) and len(item) in (2, 3) and isinstance(item[0], str) and item[0]):
             problems.append(f"unilateral[{i}] got {item!r:.80} but expected (name, gap) or (name, gap, restitution), "
-                            f"the gap an expression in p that is >= 0 where the contact is open, e.g. ('normal force', z)")
+                            f"the gap an expression in p that is >= 0 where the contact is open, e.g. "
+                            f"('normal force', z)")
             continue
         rows.append((item[0], -sp.sympify(item[1])))
         found[item[0]] = Contact(item[0], restitution=item[2] if len(item) == 3 else 0.0)

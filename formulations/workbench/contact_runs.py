@@ -1,0 +1,314 @@
+"""Runs in which contacts open, close, slide and roll (systems.contacts), event-driven.
+
+Each phase runs the dependent formulation of its mode's system (systems.contact_phases) on the
+numpy backend until one of these events ends it (located by the solver's event search):
+
+    closed contact    its normal force falls to zero                      -> "opens"
+    rolling contact   mu N - |lambda_t| falls to zero                      -> "slides"
+    sliding contact   the slip speed |C_t v + c_t| falls to the rest speed -> "rolls" (where sticking
+                      then needs at most mu N; otherwise it slides on)
+    open contact      its gap g(p) falls to zero                           -> "impact"
+
+An impact changes the velocities at once through the same saddle-point system as the reactions,
+M (v+ - v-) = -C^T Lambda, with Newton's law on the normal row, C_n v+ + c_n = -e (C_n v- + c_n),
+every other closed row held, and the friction rows held (sticking) where |Lambda_t| <= mu Lambda_n;
+otherwise Lambda_t = mu Lambda_n s / |s| along the slip s before the impact (a sliding impact). The
+contact then "closes", or "bounces" (stays open) where it separates faster than the rest speed:
+a ball bouncing to rest ends its sequence of impacts there, a finite number of them (the rest is the
+accumulation point of the geometric series, where an event-driven run would otherwise stall).
+"""
+from __future__ import annotations
+
+import time as _time
+
+import numpy as np
+
+from systems.catalogue import as_system
+from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
+from systems.errors import ArgumentError
+
+from ..base import create
+from ..dependent import Dependent
+from ..results.reactions import reactions
+from ..results.trajectory import FAILED, SUCCESS, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
+from ..solvers.base import Event
+
+REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
+
+
+class _Phases:
+    """The phase systems of one run, built once per mode, and the reactions at a state (the last
+    one kept: the events of a phase ask for them at the same states)."""
+
+    def __init__(self, system):
+        self.system, self.built, self.last = system, {}, (None, None)
+        self.names = system.constraint_names
+
+    def system_of(self, open_contacts, sliding, offsets=None):
+        key = (tuple(sorted(open_contacts)), tuple(sorted(sliding)))
+        if key not in self.built:
+            self.built[key] = phase_system(self.system, *key)
+        phase = self.built[key]
+        return phase.with_parameters(**offsets) if offsets else phase
+
+    def reactions(self, phase, t, p, v):
+        key = (id(phase), t, p.tobytes(), v.tobytes())
+        if self.last[0] != key:
+            lam = reactions(phase, t, p, v, as_dict=False, tol=np.inf)
+            self.last = (key, dict(zip(phase.constraint_names, lam)))
+        return self.last[1]
+
+    def slip(self, contact, t, p, v):
+        """The friction rows' residuals C_t v + c_t of ``contact`` at (t, p, v)."""
+        Cv = self.system.residuals(p, v, t)[1]
+        return Cv[[self.names.index(n) for n in contact.tangential]]
+
+    def gap(self, contact, t, p, v):
+        return -self.system.residuals(p, v, t)[0][self.names.index(contact.normal)]
+
+
+def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, rest_speed=None, max_phases=500,
+                      **options) -> Trajectory:
+    """A run of ``system`` in which its contacts (systems.Contact) open, close on impact, slide and
+    roll as their forces and gaps say (module docstring): one Trajectory over all phases, with
+    ``events`` (ContactEvent: t, kind, contact, the state before and after) and ``modes`` (Mode per
+    phase). state0 = (p, v) may have contacts open (gap > 0) or sliding (friction rows off); the
+    closed rows must hold. rest_speed (m/s or rad/s; default REST x (1 + max |v0|)): a contact that
+    separates slower than this after an impact stays closed, and sliding slower than this turns to
+    rolling. Options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
+    Status 0 over t_span, -1 where a phase failed or max_phases phases did not reach the end (the
+    message says where; the phases so far are kept)."""
+    system = as_system(system)
+    if not system.contacts:
+        raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
+                            f"formulations.create(...).simulate")
+    t, t_end = (float(x) for x in t_span)
+    p, v = (np.array(x, dtype=float) for x in (state0 if state0 is not None else system.default_state()))
+    rest = float(rest_speed) if rest_speed is not None else REST * (1.0 + float(np.max(np.abs(v), initial=0.0)))
+    phases = _Phases(system)
+    open_, sliding, offsets = _initial_mode(phases, t, p, v, rest)
+    pieces, events, message, status = [], [], "", SUCCESS
+    started = _time.perf_counter()
+    while t < t_end:
+        if len(pieces) == max_phases:
+            status, message = FAILED, (f"system {system.name!r}: {max_phases} phases did not reach t = {t_end:g} "
+                                       f"(the contacts switched at t = {t:.9g} and ever faster: raise max_phases or "
+                                       f"the rest speed {rest:.3g}); the phases so far are kept")
+            break
+        phase = phases.system_of(open_, sliding, offsets)
+        p, v = _onto(phase, t, p, v)
+        watch = _events(phases, phase, open_, sliding, rest)
+        run = create(Dependent.name, phase, backend="numpy").simulate(
+            (t, t_end), (p, v), events=[w[0] for w in watch], rtol=rtol, atol=atol, **options)
+        pieces.append((run, Mode(t, float(run.t[-1]), tuple(sorted(open_)), tuple(sorted(sliding)))))
+        if run.status != 1:
+            if not run.success and run.status != 2:
+                status, message = FAILED, f"the phase with {pieces[-1][1].label} failed: {run.message}"
+            break
+        t, p, v = float(run.t[-1]), run.p[-1].copy(), run.v[-1].copy()
+        _, kind, contact = watch[run.events[-1].index]
+        open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding, rest)
+        events += [ContactEvent(t, f"{k} {contact.name}", -1, k, contact.name, (p, v), (p, v_after)) for k in kinds]
+        v = v_after
+    return _joined(system, pieces, events, status, message, rtol, atol, rest, _time.perf_counter() - started)
+
+
+def _initial_mode(phases, t, p, v, rest):
+    """(open, sliding, offsets) at the start: open where the gap is open or separating, sliding where
+    the friction rows slip, then open where closed rows would pull and sliding where they exceed mu N."""
+    system = phases.system
+    Phi, Cv = system.residuals(p, v, t)
+    names = system.constraint_names
+    open_, sliding = set(), set()
+    scale = 1e-9 * (1.0 + float(np.max(np.abs(p), initial=0.0)))
+    for c in system.contacts:
+        i = names.index(c.normal)
+        if (i < system.m and -Phi[i] > scale) or Cv[i] < -rest:
+            open_.add(c.name)
+        elif c.mu is not None and c.tangential and np.linalg.norm(phases.slip(c, t, p, v)) > rest:
+            sliding.add(c.name)
+    return _settled(phases, t, p, v, open_, sliding)
+
+
+def _settled(phases, t, p, v, open_, sliding):
+    """The mode whose closed contacts push and whose rolling contacts stay within mu N at (t, p, v):
+    contacts that would pull open, those that need more friction slide (the slip starting along the
+    friction force sticking needed)."""
+    offsets = {}
+    for _ in range(len(phases.system.contacts) + 1):
+        phase = phases.system_of(open_, sliding)
+        lam = phases.reactions(phase, t, *_onto(phase, t, p, v))
+        changed = False
+        for c in phases.system.contacts:
+            if c.name in open_:
+                continue
+            if lam[c.normal] < 0:
+                open_.add(c.name)
+                sliding.discard(c.name)
+                changed = True
+                break
+            mu = c.friction_coefficient(phases.system)
+            if c.name not in sliding and mu is not None and c.tangential:
+                force = np.array([lam[n] for n in c.tangential])
+                if np.linalg.norm(force) > mu * lam[c.normal]:
+                    sliding.add(c.name)
+                    offsets.update(_onset(phases.system, c, force, v))
+                    changed = True
+                    break
+        if not changed:
+            return open_, sliding, offsets
+    return open_, sliding, offsets
+
+
+def _onset(system, contact, force, v):
+    """The slip offsets that start a slide along ``force`` (systems.contact_phases)."""
+    size = SLIP_ONSET * (1.0 + float(np.max(np.abs(v), initial=0.0)))
+    direction = force / max(np.linalg.norm(force), 1e-300)
+    offsets = np.where(np.abs(direction) > 1e-3, size * direction, 0.0)  # parameters keep clear of underflow
+    return dict(zip(offset_names(system, contact), offsets.tolist()))
+
+
+def _onto(phase, t, p, v):
+    """(p, v) moved onto the phase's rows where they are off by more than rounding."""
+    Phi, Cv = phase.residuals(p, v, t)
+    scale = 1e-12 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
+    if float(np.max(np.abs(np.concatenate([Phi, Cv])), initial=0.0)) <= scale:
+        return p, v
+    return phase.consistent_state(p, v, t=t)
+
+
+def _events(phases, phase, open_, sliding, rest):
+    """(Event, kind, contact) for every change the mode can take next."""
+    out = []
+    for c in phases.system.contacts:
+        i = phases.names.index(c.normal)
+        if c.name in open_:
+            if i < phases.system.m:  # a gap to close
+                out.append((Event(lambda t, p, v, c=c: phases.gap(c, t, p, v), True, -1, f"impact {c.name}"),
+                            "impact", c))
+            continue
+        if i < phases.system.m:
+            out.append((Event(lambda t, p, v, c=c: phases.reactions(phase, t, p, v)[c.normal], True, -1,
+                              f"opens {c.name}"), "opens", c))
+        mu = c.friction_coefficient(phases.system)
+        if mu is None or not c.tangential:
+            continue
+        if c.name in sliding:
+            out.append((Event(lambda t, p, v, c=c: np.linalg.norm(phases.slip(c, t, p, v)) - rest, True, -1,
+                              f"rolls {c.name}"), "rolls", c))
+        else:
+            def margin(t, p, v, c=c, mu=mu):
+                lam = phases.reactions(phase, t, p, v)
+                return mu * lam[c.normal] - np.linalg.norm([lam[n] for n in c.tangential])
+            out.append((Event(margin, True, -1, f"slides {c.name}"), "slides", c))
+    return out
+
+
+def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
+    """(open, sliding, offsets, v after, event kinds) after ``kind`` of ``contact`` at (t, p, v)."""
+    open_, sliding = set(open_), set(sliding)
+    if kind == "opens":
+        open_.add(contact.name)
+        sliding.discard(contact.name)
+        return (*_settled(phases, t, p, v, open_, sliding), v, ["opens"])
+    if kind == "slides":
+        lam = phases.reactions(phases.system_of(open_, sliding), t, p, v)
+        sliding.add(contact.name)
+        offsets = _onset(phases.system, contact, np.array([lam[n] for n in contact.tangential]), v)
+        return open_, sliding, offsets, v, ["slides"]
+    if kind == "rolls":
+        sliding.discard(contact.name)
+        open_, sliding, offsets = _settled(phases, t, p, v, open_, sliding)
+        return open_, sliding, offsets, v, ["rolls"] if contact.name not in sliding else ["slides"]
+    v_after, sticks, separates = _impact(phases, contact, t, p, v, open_, sliding, rest)
+    if separates:
+        return open_, sliding, {}, v_after, ["impact", "bounces"]
+    open_.discard(contact.name)
+    if not sticks:
+        sliding.add(contact.name)
+    return (*_settled(phases, t, p, v_after, open_, sliding), v_after, ["impact", "closes"])
+
+
+def _impact(phases, contact, t, p, v, open_, sliding, rest):
+    """(v+, whether friction sticks, whether the contact separates) for the impact of ``contact``
+    (module docstring)."""
+    system = phases.system
+    closing = phases.system_of(open_ - {contact.name}, sliding)
+    num = system.numeric
+    M = num.dynamics(t, p, v, system.params).M
+    _, _, C, c = num.constraint_terms(p, system.params, t)
+    names = system.constraint_names
+    held = [names.index(n) for n in closing.constraint_names]
+    n = names.index(contact.normal)
+    tangential = [names.index(x) for x in contact.tangential]
+    e = contact.restitution_coefficient(system)
+    mu = contact.friction_coefficient(system)
+    target = -c[held]  # the closed rows hold after the impact
+    target[held.index(n)] = -e * (C[n] @ v + c[n]) - c[n]
+    v_after, Lam = _impulse(M, C[held], C[held], target, v)
+    sticks = True
+    if mu is not None and tangential:
+        Lt = np.array([Lam[held.index(i)] for i in tangential])
+        if np.linalg.norm(Lt) > mu * Lam[held.index(n)]:  # a sliding impact: Lambda_t = mu Lambda_n s / |s|
+            sticks = False
+            s = C[tangential] @ v + c[tangential]
+            rows = [i for i in held if i not in tangential]
+            force = C[rows].copy()
+            force[rows.index(n)] += mu * (s / max(np.linalg.norm(s), 1e-300)) @ C[tangential]
+            target = np.array([target[held.index(i)] for i in rows])
+            v_after, Lam = _impulse(M, force, C[rows], target, v)
+    separation = -(C[n] @ v_after + c[n])
+    return v_after, sticks, e > 0 and separation > rest
+
+
+def _impulse(M, force_rows, rows, target, v):
+    """(v+, Lambda) with M (v+ - v) = -force_rows^T Lambda and rows v+ = target."""
+    k = rows.shape[0]
+    K = np.block([[M, force_rows.T], [rows, np.zeros((k, k))]])
+    x = np.linalg.solve(K, np.concatenate([M @ v, target]))
+    return x[:M.shape[0]], x[M.shape[0]:]
+
+
+def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
+    """One Trajectory of the phases, the multipliers on every row of ``system`` (zero where a contact
+    is open; Coulomb's force where it slides)."""
+    names = system.constraint_names
+    columns = {k: [] for k in ("t", "p", "v", "vdot", "lam", "energy", "position", "velocity", "acceleration")}
+    steps = evaluations = 0
+    for run, mode in pieces:
+        lam = np.zeros((run.t.size, len(names)))
+        for j, name in enumerate(run.constraint_names):
+            lam[:, names.index(name)] = run.multipliers[:, j]
+        for c in system.contacts:
+            if c.name in mode.sliding:
+                lam[:, [names.index(x) for x in c.tangential]] = _coulomb(system, c, run, lam[:, names.index(c.normal)])
+        for key, value in (("t", run.t), ("p", run.p), ("v", run.v), ("vdot", run.vdot), ("lam", lam),
+                           ("energy", run.energy), ("position", run.constraint_errors.position),
+                           ("velocity", run.constraint_errors.velocity),
+                           ("acceleration", run.constraint_errors.acceleration)):
+            columns[key].append(value)
+        steps += run.stats.steps
+        evaluations += run.stats.rhs_evaluations
+    joined = {k: np.concatenate(v) for k, v in columns.items()}
+    if status == SUCCESS:
+        message = f"finished over t_span in {len(pieces)} phases with {len(events)} contact events"
+    first = pieces[0][0]
+    return Trajectory(
+        system_name=system.name, formulation=f"{Dependent.name} (contacts)", t=joined["t"], p=joined["p"],
+        v=joined["v"],
+        state=np.concatenate([joined["p"], joined["v"]], axis=1), state_names=first.state_names,
+        vdot=joined["vdot"], multipliers=joined["lam"], constraint_names=names,
+        constraint_errors=ConstraintErrors(joined["position"], joined["velocity"], joined["acceleration"]),
+        energy=joined["energy"], stats=Stats(wall_time=wall, rhs_evaluations=evaluations, steps=steps),
+        status=status, message=message, events=tuple(events),
+        settings={"rtol": rtol, "atol": atol, "rest_speed": rest, "backend": "numpy"}, system=system,
+        modes=tuple(mode for _, mode in pieces))
+
+
+def _coulomb(system, contact, run, normal):
+    """Coulomb's friction force (N, len(tangential)) of a sliding contact along a phase's points."""
+    mu = contact.friction_coefficient(system)
+    rows = [system.constraint_names.index(n) for n in contact.tangential]
+    slip = np.array([system.residuals(p, v, t)[1][rows] for t, p, v in zip(run.t, run.p, run.v)])
+    size = np.maximum(np.linalg.norm(slip, axis=1, keepdims=True), 1e-300)
+    return mu * normal[:, None] * slip / size

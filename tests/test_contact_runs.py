@@ -1,0 +1,90 @@
+"""Runs in which contacts open, close on impact, slide and roll (formulations.simulate_contacts),
+against closed forms: the ball that slides and then rolls, the bouncing ball, the particle that
+leaves a sphere; energy never grows across an impact or a slide; forces and gaps on their sides."""
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+from systems.errors import ArgumentError, InconsistentStateError
+
+from contact_models import bouncing_ball, particle_on_sphere, sliding_ball
+
+G = 9.81
+
+
+def test_the_ball_slides_then_rolls_at_five_sevenths_of_its_speed():
+    """t = 2 v0 / (7 mu g), distance 12 v0^2 / (49 mu g), speed 5 v0 / 7, to 1e-8 at rtol 1e-12; the
+    error of the switch time shrinks as the tolerance tightens."""
+    v0, mu = 2.0, 0.2
+    switch, distance = 2 * v0 / (7 * mu * G), 12 * v0**2 / (49 * mu * G)
+    errors = []
+    for tol in (1e-9, 1e-12):
+        run = F.simulate_contacts(sliding_ball(v0, mu), (0.0, 0.5), rtol=tol, atol=tol)
+        assert run.status == 0, run.message
+        (event,) = run.events
+        assert (event.kind, event.constraint) == ("rolls", "normal force")
+        errors.append(abs(event.t / switch - 1))
+    assert errors[1] < 1e-8 and errors[1] < errors[0]
+    assert event.after[0][0] == pytest.approx(distance, rel=1e-8)
+    assert run.v[-1][0] == pytest.approx(5 * v0 / 7, rel=1e-8)
+    assert [m.sliding for m in run.modes] == [("normal force",), ()]
+    sliding = run.t <= event.t
+    assert np.all(np.diff(run.energy[sliding]) <= 1e-12)  # friction only takes energy while it slides
+    inside = run.t < event.t  # the last point of the slide (the rolling phase starts at the same time)
+    friction = run.reactions["friction force"][inside]
+    assert np.allclose(friction, -mu * run.reactions["normal force"][inside])  # Coulomb, against the slip
+
+
+def test_the_bouncing_ball_follows_the_geometric_series_and_comes_to_rest():
+    h, e = 1.0, 0.5
+    T1 = np.sqrt(2 * h / G)
+    run = F.simulate_contacts(bouncing_ball(h, e), (0.0, 2.0))
+    assert run.status == 0, run.message
+    impacts = [ev for ev in run.events if ev.kind == "impact"]
+    expected = T1 * (1 + 2 * np.cumsum(e ** np.arange(len(impacts))) - 2)
+    assert np.allclose([ev.t for ev in impacts[:10]], expected[:10], rtol=1e-10)
+    rest = [ev.t for ev in run.events if ev.kind == "closes"]
+    assert len(rest) == 1 and rest[0] == pytest.approx(T1 * (1 + e) / (1 - e), rel=1e-8)
+    for ev in impacts:  # Newton's law: the speed after is e times the speed before, the energy e^2 times
+        before, after = ev.before[1][0], ev.after[1][0]
+        assert before < 0 and after == pytest.approx(-e * before if after > 0 else 0.0, abs=1e-12)
+    assert np.min(run.p[:, 0]) > -1e-9  # the gap never closes beyond the tolerance
+    assert run.modes[-1].open == () and np.allclose(run.reactions["ground force"][run.t > rest[0]], G)
+
+
+def test_the_particle_leaves_the_sphere_where_its_normal_force_vanishes():
+    v0 = 0.1
+    run = F.simulate_contacts(particle_on_sphere(v0), (0.0, 1.5))
+    assert run.status == 0, run.message
+    (leaves,) = run.events
+    assert leaves.kind == "opens"
+    p = leaves.before[0]
+    assert p[1] / np.hypot(*p) == pytest.approx((2 + v0**2 / G) / 3, rel=1e-8)
+    closed, open_ = run.t <= leaves.t, run.t > leaves.t
+    assert np.all(run.reactions["normal force"][closed] > -1e-9) and np.all(run.reactions["normal force"][open_] == 0)
+    assert np.all(np.hypot(run.p[open_, 0], run.p[open_, 1]) >= 1.0)  # it flies clear of the sphere
+    assert np.ptp(run.energy) < 1e-8  # no friction, no impact: the energy holds
+
+
+def test_contacts_that_switch_ever_faster_stop_with_a_message_and_keep_the_phases():
+    run = F.simulate_contacts(bouncing_ball(), (0.0, 2.0), rest_speed=0.0, max_phases=12)
+    assert run.status == -1 and "12 phases did not reach t = 2" in run.message
+    assert len(run.modes) == 12 and run.t[-1] < 1.36
+
+
+def test_a_system_without_contacts_is_refused_with_the_way_to_run_it():
+    with pytest.raises(ArgumentError, match="declares no contacts"):
+        F.simulate_contacts(systems.load("knife_edge"), (0.0, 1.0))
+
+
+def test_an_open_start_is_a_valid_description_and_the_bilateral_run_says_where_to_go():
+    ball = bouncing_ball()  # its default state is open: the description accepts it
+    with pytest.raises(InconsistentStateError, match="formulations.simulate_contacts runs it"):
+        F.create("dependent", ball).simulate((0.0, 1.0))
+
+
+def test_the_summary_lists_the_events_and_modes():
+    summary = F.simulate_contacts(sliding_ball(), (0.0, 0.5)).summary()
+    assert summary["events"][0]["kind"] == "rolls" and summary["events"][0]["contact"] == "normal force"
+    assert [m["mode"] for m in summary["modes"]] == ["sliding: normal force", "all closed, sticking"]
