@@ -88,3 +88,25 @@ def test_the_summary_lists_the_events_and_modes():
     summary = F.simulate_contacts(sliding_ball(), (0.0, 0.5)).summary()
     assert summary["events"][0]["kind"] == "rolls" and summary["events"][0]["contact"] == "normal force"
     assert [m["mode"] for m in summary["modes"]] == ["sliding: normal force", "all closed, sticking"]
+
+
+def test_the_command_line_runs_with_contacts_and_lists_the_modes(capsys):
+    from formulations.workbench.cli.main import main
+
+    assert main(["simulate", "sphere_in_cylinder", "--contacts", "--t-end", "0.5", "--quiet"]) == 0
+    assert "0 .. 0.5 s: all closed, sticking" in capsys.readouterr().out  # mu = 0.6 holds it: one phase
+    assert main(["simulate", "knife_edge", "--contacts", "--t-end", "0.5", "--quiet"]) == 2
+    assert "declares no contacts" in capsys.readouterr().err
+    assert main(["simulate", "sphere_in_cylinder", "--contacts", "--formulation", "minimal", "--quiet"]) == 2
+
+
+def test_a_restitution_parameter_must_be_declared_non_negative_and_at_most_one():
+    import sympy as sp
+
+    z, zd, e = sp.Symbol("z", real=True), sp.Symbol("z_dot", real=True), sp.Symbol("e", real=True)
+    with pytest.raises(systems.SystemDescriptionError, match="restitution names 'e', which is not a parameter declared"):
+        systems.from_lagrangian("drop", (z,), zd**2 / 2, 9.81 * z, unilateral=[("ground", z, "e")],
+                                parameters=(systems.Parameter(e, 0.5, "", "restitution"),), default_p=(1,),
+                                default_v=(0,))
+    with pytest.raises(ValueError, match="restitution 1.5"):
+        F.simulate_contacts(bouncing_ball().with_parameters(e=1.5), (0.0, 1.0))

@@ -30,7 +30,7 @@ from systems.errors import ArgumentError
 from ..base import create
 from ..dependent import Dependent
 from ..results.reactions import reactions
-from ..results.trajectory import FAILED, SUCCESS, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
+from ..results.trajectory import FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
 from ..solvers.base import Event
 
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
@@ -76,8 +76,9 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     closed rows must hold. rest_speed (m/s or rad/s; default REST x (1 + max |v0|)): a contact that
     separates slower than this after an impact stays closed, and sliding slower than this turns to
     rolling. Options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
-    Status 0 over t_span, -1 where a phase failed or max_phases phases did not reach the end (the
-    message says where; the phases so far are kept)."""
+    Status 0 over t_span; 2 where a phase's result failed a check (its notes in ``warnings``); -1
+    where a phase or an impact failed or max_phases phases did not reach the end (the message says
+    where; the phases so far are kept)."""
     system = as_system(system)
     if not system.contacts:
         raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
@@ -107,7 +108,13 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
             break
         t, p, v = float(run.t[-1]), run.p[-1].copy(), run.v[-1].copy()
         _, kind, contact = watch[run.events[-1].index]
-        open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding, rest)
+        try:
+            open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding, rest)
+        except np.linalg.LinAlgError as exc:
+            status, message = FAILED, (f"system {system.name!r}: the {kind} of contact {contact.name!r} at t = "
+                                       f"{t:.9g} failed: the impact's saddle-point matrix [M C^T; C 0] is singular "
+                                       f"({exc}); the phases so far are kept")
+            break
         events += [ContactEvent(t, f"{k} {contact.name}", -1, k, contact.name, (p, v), (p, v_after)) for k in kinds]
         v = v_after
     return _joined(system, pieces, events, status, message, rtol, atol, rest, _time.perf_counter() - started)
@@ -290,8 +297,11 @@ def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
         steps += run.stats.steps
         evaluations += run.stats.rhs_evaluations
     joined = {k: np.concatenate(v) for k, v in columns.items()}
+    notes = tuple(f"{mode.label} from t = {mode.start:.6g}: {note}" for run, mode in pieces for note in run.warnings)
     if status == SUCCESS:
         message = f"finished over t_span in {len(pieces)} phases with {len(events)} contact events"
+        if notes:  # a phase finished, but a check of its result failed
+            status, message = WARNED, f"{message}, but {'; '.join(notes)}"
     first = pieces[0][0]
     return Trajectory(
         system_name=system.name, formulation=f"{Dependent.name} (contacts)", t=joined["t"], p=joined["p"],
@@ -300,7 +310,7 @@ def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
         vdot=joined["vdot"], multipliers=joined["lam"], constraint_names=names,
         constraint_errors=ConstraintErrors(joined["position"], joined["velocity"], joined["acceleration"]),
         energy=joined["energy"], stats=Stats(wall_time=wall, rhs_evaluations=evaluations, steps=steps),
-        status=status, message=message, events=tuple(events),
+        status=status, message=message, events=tuple(events), warnings=notes,
         settings={"rtol": rtol, "atol": atol, "rest_speed": rest, "backend": "numpy"}, system=system,
         modes=tuple(mode for _, mode in pieces))
 

@@ -10,6 +10,7 @@ import textwrap
 import systems
 
 from formulations.configuration import parse_configuration
+from formulations.dependent import Dependent
 from formulations.solvers.options import tolerances
 
 from ..comparison import estimate
@@ -115,6 +116,8 @@ def cmd_simulate(args):
         raise UsageError(f"--formulation {args.formulation} and --backend {args.backend} name two backends; give one")
     options = dict(rtol=args.rtol, atol=args.atol, method=args.method, step=args.step,
                    **_max_steps(args))
+    if getattr(args, "contacts", False):
+        return _simulate_contacts(args, system, parts, options)
 
     try:
         form = formulations.create(name, system, **{"stabilization": stabilization, "backend": args.backend,
@@ -140,6 +143,33 @@ def cmd_simulate(args):
         print(f"pfaff: {traj.settings['backend']}", file=sys.stderr)
     _write_scene(args, system, traj)
     if traj.status == formulations.Status.WARNED:  # finished, but a check of the result failed
+        print(f"pfaff: the run finished, but its result failed a check: {traj.message}", file=sys.stderr)
+        return FAILED
+    if not traj.success:
+        print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
+        return FAILED
+    return OK
+
+
+def _simulate_contacts(args, system, parts, options):
+    """simulate --contacts: the run of formulations.simulate_contacts, its events and modes."""
+    import formulations
+
+    if parts.formulation != Dependent.name or parts.options or parts.stabilization or \
+            args.stabilization != "none" or args.backend not in (None, "numpy"):
+        raise UsageError("--contacts runs the dependent formulation on numpy, phase by phase: leave out --formulation "
+                         "options, --stabilization and --backend")
+    try:
+        traj = formulations.simulate_contacts(system, (0.0, args.t_end), **options)
+    except _input_errors() as exc:
+        raise UsageError(explain(exc)) from None
+    _print_run(args, system, traj)
+    if not args.json:
+        for event in traj.events:
+            print(f"  t = {event.t:.9g} s: contact {event.constraint!r} {event.kind}")
+        for mode in traj.modes:
+            print(f"  {mode.start:.6g} .. {mode.end:.6g} s: {mode.label}")
+    if traj.status == formulations.Status.WARNED:
         print(f"pfaff: the run finished, but its result failed a check: {traj.message}", file=sys.stderr)
         return FAILED
     if not traj.success:

@@ -151,6 +151,9 @@ def build_parser():
     _run_options(simulate, "fixed step in s of a fixed-step --method (rk4, augmented_lagrangian, RKMK4-*)")
     simulate.add_argument("--stabilization", default="none", choices=list(STRATEGIES),
                           help="constraint stabilization of the dependent and reduced formulations")
+    simulate.add_argument("--contacts", action="store_true",
+                          help="let the system's contacts open, close on impact, slide and roll "
+                               "(formulations.simulate_contacts; the dependent formulation, numpy); prints the events")
     backend_option(simulate)
     html_option(simulate, "the run")
     _compare_parser(_command(sub, "compare", "compare formulations side by side", cmd_compare))
