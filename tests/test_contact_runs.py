@@ -110,3 +110,41 @@ def test_a_restitution_parameter_must_be_declared_non_negative_and_at_most_one()
                                 default_v=(0,))
     with pytest.raises(ValueError, match="restitution 1.5"):
         F.simulate_contacts(bouncing_ball().with_parameters(e=1.5), (0.0, 1.0))
+
+
+def test_moreau_jean_brings_the_bouncing_ball_to_rest_at_first_order():
+    """Time stepping takes the accumulating impacts a step at a time: the first impacts within two
+    steps of the closed form, the rest time within 15 steps, the error shrinking with the step."""
+    h, e = 1.0, 0.5
+    T1 = np.sqrt(2 * h / G)
+    rest_error = []
+    for step in (1e-3, 1e-4):
+        run = F.simulate_contacts(bouncing_ball(h, e), (0.0, 1.5), scheme="moreau-jean", step=step)
+        assert run.status == 0, run.message
+        impacts = [ev.t for ev in run.events if ev.kind == "impact"]
+        assert np.allclose(impacts[:3], T1 * np.array([1, 1 + 2 * e, 1 + 2 * e + 2 * e**2]), atol=2.5 * step)
+        moving = np.flatnonzero(np.abs(run.v[:, 0]) > 1e-9)
+        rest_error.append(abs(run.t[moving[-1] + 1] - T1 * (1 + e) / (1 - e)))
+        assert rest_error[-1] < 15 * step
+        # an impact never adds kinetic energy (e <= 1); the positions of a contact step move by at most
+        # h |v| against gravity, so no step gains more than m g h |v|
+        assert np.all(np.diff(run.energy) <= G * step * np.abs(run.v[:-1, 0]) + 1e-12)
+        assert run.energy[-1] < run.energy[0] * (e**2) ** 10
+    assert rest_error[1] < rest_error[0] / 3
+
+
+def test_moreau_jean_slides_the_ball_with_coulomb_friction_until_it_rolls():
+    v0, mu = 2.0, 0.2
+    run = F.simulate_contacts(sliding_ball(v0, mu), (0.0, 0.5), scheme="moreau-jean", step=1e-3)
+    assert run.status == 0, run.message
+    slip = run.v[:, 0] - 0.1 * run.v[:, 2]
+    rolls = run.t[np.argmax(np.abs(slip) < 1e-9)]
+    assert abs(rolls - 2 * v0 / (7 * mu * G)) <= 1e-3
+    assert run.v[-1][0] == pytest.approx(5 * v0 / 7, rel=1e-9)
+
+
+def test_moreau_jean_asks_for_a_step():
+    with pytest.raises(ArgumentError, match="expected a step size"):
+        F.simulate_contacts(bouncing_ball(), (0.0, 1.0), scheme="moreau-jean")
+    with pytest.raises(ArgumentError, match="expected 'events' or 'moreau-jean'"):
+        F.simulate_contacts(bouncing_ball(), (0.0, 1.0), scheme="leapfrog")

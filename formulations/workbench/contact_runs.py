@@ -32,6 +32,7 @@ from ..dependent import Dependent
 from ..results.reactions import reactions
 from ..results.trajectory import FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
 from ..solvers.base import Event
+from .moreau_jean import moreau_jean
 
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
@@ -68,7 +69,7 @@ class _Phases:
 
 
 def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, rest_speed=None, max_phases=500,
-                      **options) -> Trajectory:
+                      scheme="events", step=None, **options) -> Trajectory:
     """A run of ``system`` in which its contacts (systems.Contact) open, close on impact, slide and
     roll as their forces and gaps say (module docstring): one Trajectory over all phases, with
     ``events`` (ContactEvent: t, kind, contact, the state before and after) and ``modes`` (Mode per
@@ -76,6 +77,8 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     closed rows must hold. rest_speed (m/s or rad/s; default REST x (1 + max |v0|)): a contact that
     separates slower than this after an impact stays closed, and sliding slower than this turns to
     rolling. Options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
+    scheme="moreau-jean" takes fixed steps of size ``step`` instead (formulations.workbench.moreau_jean:
+    impacts at velocity level, any number per step; for impacts that accumulate).
     Status 0 over t_span; 2 where a phase's result failed a check (its notes in ``warnings``); -1
     where a phase or an impact failed or max_phases phases did not reach the end (the message says
     where; the phases so far are kept)."""
@@ -86,6 +89,10 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     t, t_end = (float(x) for x in t_span)
     p, v = (np.array(x, dtype=float) for x in (state0 if state0 is not None else system.default_state()))
     rest = float(rest_speed) if rest_speed is not None else REST * (1.0 + float(np.max(np.abs(v), initial=0.0)))
+    if scheme not in ("events", "moreau-jean"):
+        raise ArgumentError(f"simulate_contacts got scheme {scheme!r} but expected 'events' or 'moreau-jean'")
+    if scheme == "moreau-jean":
+        return moreau_jean(system, (t, t_end), (p, v), step, rest_speed=rest)
     phases = _Phases(system)
     open_, sliding, offsets = _initial_mode(phases, t, p, v, rest)
     pieces, events, message, status = [], [], "", SUCCESS
