@@ -104,7 +104,7 @@ def test_a_restitution_parameter_must_be_declared_non_negative_and_at_most_one()
     import sympy as sp
 
     z, zd, e = sp.Symbol("z", real=True), sp.Symbol("z_dot", real=True), sp.Symbol("e", real=True)
-    with pytest.raises(systems.SystemDescriptionError, match="restitution names 'e', which is not a parameter declared"):
+    with pytest.raises(systems.SystemDescriptionError, match="restitution names 'e', which is not a parameter"):
         systems.from_lagrangian("drop", (z,), zd**2 / 2, 9.81 * z, unilateral=[("ground", z, "e")],
                                 parameters=(systems.Parameter(e, 0.5, "", "restitution"),), default_p=(1,),
                                 default_v=(0,))

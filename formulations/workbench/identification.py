@@ -1,0 +1,244 @@
+"""Parameter identification: the parameter values whose motion matches measurements.
+
+Weighted least squares over one or several trials (single shooting): each trial is simulated from
+its initial state with the candidate parameters, through any formulation, and compared at the
+measured times with the measured coordinates, velocities or reactions (NaN: not measured there):
+
+    minimize  1/2 sum over trials, names, times of ((simulated - measured) / sigma_name)^2
+
+by scipy.optimize.least_squares (trust-region reflective within the bounds, Jacobian by central
+differences of whole runs). The standard errors come from the Gauss-Newton covariance at the
+optimum, (J^T J)^-1 with J the Jacobian of the weighted residuals: with the measurement noise
+``noise`` given, as it stands; without, scaled by the residual variance sum r^2 / (N - k). A
+direction of the parameters that the data do not see (a singular value of J below UNSEEN x rtol of
+the largest: within the runs' own errors) gets an infinite standard error and a note naming the
+parameters in it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from systems.catalogue import as_system
+from systems.errors import ArgumentError, UnknownNameError
+
+from ..base import create
+
+CURVE_POINTS = 200  # points of the fitted motion kept per trial (Identification.fits, plot)
+UNSEEN = 100.0  # singular values of J below UNSEEN x rtol of the largest: a direction the data do not see
+# (the Jacobian comes from differences of runs whose errors are of the order of rtol)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One experiment: measurement times t (N,) in s, increasing; measured {name: values (N,)} of
+    coordinates, velocities or reactions (NaN where not measured); the initial state (p, v) at
+    t[0] (default: the system's default state)."""
+
+    t: np.ndarray
+    measured: Mapping
+    state0: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Identification:
+    """The result of identify: ``estimates`` and ``standard_errors`` {name: value}; ``covariance``
+    (k, k) in the order of ``parameters``; ``residuals`` per trial {name: (simulated - measured) /
+    sigma} at the measured times; ``cost`` 1/2 sum r^2; ``points`` the number of measured values;
+    ``fits`` the trajectories at the estimates (CURVE_POINTS points over each trial); ``status`` 0
+    converged, -1 not; ``message``; ``notes``."""
+
+    parameters: tuple
+    estimates: Mapping
+    standard_errors: Mapping
+    covariance: np.ndarray
+    residuals: tuple
+    cost: float
+    points: int
+    fits: tuple = field(repr=False)
+    trials: tuple = field(repr=False)
+    status: int = 0
+    message: str = ""
+    notes: tuple = ()
+
+    def to_markdown(self) -> str:
+        rows = [f"| {n} | {self.estimates[n]:.8g} | {self.standard_errors[n]:.3g} |" for n in self.parameters]
+        head = f"Identified from {self.points} measured values in {len(self.trials)} trials: {self.message}\n\n"
+        table = "| parameter | estimate | standard error |\n|---|---|---|\n" + "\n".join(rows)
+        return head + table + "".join(f"\n\n- {note}" for note in self.notes) + "\n"
+
+    def plot(self, names=None):
+        """The measured values (dots) and the fitted motion (lines), one panel per measured name.
+        Returns the matplotlib Figure."""
+        import matplotlib.pyplot as plt
+
+        names = names or sorted({n for trial in self.trials for n in trial.measured})
+        fig, axes = plt.subplots(len(names), 1, figsize=(6.4, 1.9 * len(names)), squeeze=False, sharex=True,
+                                 layout="constrained")
+        for ax, name in zip(axes[:, 0], names):
+            for k, (trial, fit) in enumerate(zip(self.trials, self.fits)):
+                if name in trial.measured:
+                    dots = ax.plot(trial.t, trial.measured[name], ".", markersize=3, label=f"trial {k + 1}")[0]
+                    ax.plot(fit.t, _values(fit, name), color=dots.get_color(), linewidth=1)
+            ax.set_ylabel(f"{name} [{self.fits[0].unit_of(name)}]")
+        axes[0, 0].set_title("measured (dots) and fitted (lines)", fontsize=9)
+        axes[0, 0].legend(fontsize=7)
+        axes[-1, 0].set_xlabel("t in s")
+        return fig
+
+
+def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, atol=1e-9,
+             **options) -> Identification:
+    """The values of ``parameters`` that make ``system`` run through ``formulation`` match ``data``.
+
+    data: a Trial, a dict {"t": times, name: values, ..., "state0": (p, v)}, or a list of them;
+    parameters: names (initial value: the system's; bounds: >= 0 where the parameter's symbol is
+    non-negative) or {name: (initial, lower, upper)}; noise: the standard deviation of each
+    measured name {name: sigma} or one number for all (default: unknown, estimated from the
+    residuals). Options go to simulate. See the module docstring for the method."""
+    system = as_system(system)
+    trials = tuple(_trial(system, item, k) for k, item in enumerate(data if isinstance(data, (list, tuple))
+                                                                     else [data]))
+    names, x0, lower, upper = _parameters(system, parameters)
+    sigma = _noise(noise, trials)
+    form_options = dict(rtol=rtol, atol=atol, **options)
+
+    def runs(x, dense=False):
+        varied = system.with_parameters(**dict(zip(names, x)))
+        form = create(formulation, varied)
+        out = []
+        for trial in trials:
+            t_eval = np.linspace(trial.t[0], trial.t[-1], CURVE_POINTS) if dense else trial.t
+            run = form.simulate((float(trial.t[0]), float(trial.t[-1])), trial.state0, t_eval=t_eval,
+                                **form_options)
+            if not run.success or run.t.size != t_eval.size:
+                raise ArgumentError(f"identify: the run of trial {trials.index(trial) + 1} with "
+                                    f"{', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))} failed: {run.message}")
+            out.append(run)
+        return out
+
+    def residual(x):
+        return np.concatenate([_weighted(trial, run, sigma) for trial, run in zip(trials, runs(x))])
+
+    solution = least_squares(residual, x0, bounds=(lower, upper), jac="3-point", x_scale="jac", xtol=1e-12,
+                             ftol=1e-12, gtol=1e-12)
+    fits = runs(solution.x)
+    r = solution.fun
+    points, k = r.size, len(names)
+    covariance, notes = _covariance(solution.jac, names, r, points, noise is not None, UNSEEN * rtol)
+    errors = np.sqrt(np.diag(covariance))
+    return Identification(
+        parameters=tuple(names), estimates=dict(zip(names, solution.x.tolist())),
+        standard_errors=dict(zip(names, errors.tolist())), covariance=covariance,
+        residuals=tuple(_named_residuals(t, run, sigma) for t, run in zip(trials, fits)),
+        cost=float(solution.cost), points=points, fits=tuple(runs(solution.x, dense=True)), trials=trials,
+        status=0 if solution.success else -1, message=solution.message, notes=tuple(notes))
+
+
+def _trial(system, item, k) -> Trial:
+    if isinstance(item, Trial):
+        t, measured, state0 = item.t, item.measured, item.state0
+    elif isinstance(item, Mapping) and "t" in item:
+        measured = {n: v for n, v in item.items() if n not in ("t", "state0")}
+        t, state0 = item["t"], item.get("state0")
+    else:
+        raise ArgumentError(f"identify: data[{k}] got {type(item).__name__} but expected a formulations.Trial or a "
+                            f"dict {{'t': times, name: values, ...}}")
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1 or t.size < 2 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        raise ArgumentError(f"identify: trial {k + 1} has times that are not an increasing sequence of at least two "
+                            f"finite values")
+    known = system.coordinate_names + system.velocity_names + system.constraint_names
+    out = {}
+    for name, values in measured.items():
+        if name not in known:
+            raise UnknownNameError("measured quantity (coordinate, velocity or reaction)", name, known, "data")
+        values = np.asarray(values, dtype=float)
+        if values.shape != t.shape:
+            raise ArgumentError(f"identify: trial {k + 1} measures {name!r} at {values.size} points but has "
+                                f"{t.size} times")
+        out[name] = values
+    if not out or not any(np.isfinite(v).any() for v in out.values()):
+        raise ArgumentError(f"identify: trial {k + 1} measures nothing (no name, or only NaN)")
+    state0 = tuple(np.asarray(x, dtype=float) for x in (state0 if state0 is not None else system.default_state()))
+    return Trial(t, out, state0)
+
+
+def _parameters(system, parameters):
+    known = {p.name: p for p in system.parameters}
+    spec = parameters if isinstance(parameters, Mapping) else {name: None for name in parameters}
+    if not spec:
+        raise ArgumentError("identify: parameters is empty; name at least one parameter to identify")
+    names, x0, lower, upper = [], [], [], []
+    for name, bounds in spec.items():
+        if name not in known:
+            raise UnknownNameError(f"parameter of system {system.name!r}", name, tuple(known), "parameters")
+        symbol = known[name].symbol
+        low = 0.0 if (symbol.is_nonnegative or symbol.is_positive) else -np.inf
+        start, lo, hi = (system.parameter_dict[name], low, np.inf) if bounds is None else bounds
+        if not (lo < hi and lo <= start <= hi):
+            raise ArgumentError(f"identify: parameter {name!r} got (initial, lower, upper) = ({start}, {lo}, {hi}) "
+                                f"but expected lower < upper and the initial value between them")
+        names.append(name), x0.append(float(start)), lower.append(float(lo)), upper.append(float(hi))
+    return names, np.array(x0), np.array(lower), np.array(upper)
+
+
+def _noise(noise, trials):
+    measured = sorted({n for trial in trials for n in trial.measured})
+    if noise is None:
+        return dict.fromkeys(measured, 1.0)
+    if isinstance(noise, (int, float)):
+        noise = dict.fromkeys(measured, float(noise))
+    missing = [n for n in measured if n not in noise]
+    bad = [n for n in measured if n in noise and not (np.isfinite(noise[n]) and noise[n] > 0)]
+    if missing or bad:
+        raise ArgumentError(f"identify: noise needs a standard deviation > 0 for every measured name; missing: "
+                            f"{', '.join(missing) or 'none'}; not > 0: {', '.join(bad) or 'none'}")
+    return {n: float(noise[n]) for n in measured}
+
+
+def _values(run, name):
+    if name in run.state_names:
+        return run.state[:, run.state_names.index(name)]
+    system = run.system
+    if name in system.coordinate_names:
+        return run.p[:, system.coordinate_names.index(name)]
+    if name in system.velocity_names:
+        return run.v[:, system.velocity_names.index(name)]
+    return run.reactions[name]
+
+
+def _weighted(trial, run, sigma):
+    parts = []
+    for name, values in trial.measured.items():
+        seen = np.isfinite(values)
+        parts.append((_values(run, name)[seen] - values[seen]) / sigma[name])
+    return np.concatenate(parts)
+
+
+def _named_residuals(trial, run, sigma):
+    return {name: (_values(run, name) - values) / sigma[name] for name, values in trial.measured.items()}
+
+
+def _covariance(J, names, r, points, noise_known, unseen):
+    """(covariance (k, k), notes) from the Jacobian of the weighted residuals (module docstring)."""
+    k = len(names)
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    seen = s > unseen * (s[0] if s.size else 0.0)
+    inverse = (Vt[seen].T / s[seen] ** 2) @ Vt[seen]
+    scale = 1.0 if noise_known else float(r @ r) / max(points - k, 1)
+    covariance = scale * inverse
+    notes = []
+    for direction in Vt[~seen]:
+        involved = [n for n, w in zip(names, direction) if abs(w) > 1e-3]
+        for n in involved:
+            covariance[names.index(n), names.index(n)] = np.inf
+        notes.append(f"the data do not see {' and '.join(involved)} (a direction of the parameters that leaves the "
+                     f"measured motion unchanged): {'it' if len(involved) == 1 else 'they'} cannot be identified "
+                     f"from these measurements, so the standard error is infinite")
+    if points <= k:
+        notes.append(f"{points} measured values for {k} parameters: no residual degrees of freedom")
+    return covariance, notes

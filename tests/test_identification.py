@@ -1,0 +1,85 @@
+"""Parameter identification (formulations.identify) against motions simulated with known
+parameters: exact data give the parameters back, noisy data give estimates within their standard
+errors as often as the normal distribution says, unidentifiable parameters are named."""
+import numpy as np
+import pytest
+
+import formulations as F
+import systems
+from systems.errors import ArgumentError, UnknownNameError
+
+TRUE_G = 9.5
+
+
+def _trials(t_end=2.0, points=21):
+    """Two trials of the Cartesian pendulum at g = 9.5 (positions x, y), from two initial states."""
+    true = systems.load("pendulum_cartesian", g=TRUE_G)
+    t = np.linspace(0.0, t_end, points)
+    starts = [true.default_state(), true.state_from_q([1.0], [0.5])]
+    runs = [F.create("dependent", true, backend="numpy").simulate((0.0, t_end), s, t_eval=t, rtol=1e-12, atol=1e-12)
+            for s in starts]
+    return [{"t": t, "x": r.p[:, 0], "y": r.p[:, 1], "state0": (r.p[0], r.v[0])} for r in runs]
+
+
+def _noisy(trials, sigma, seed):
+    rng = np.random.default_rng(seed)
+    out = [{**d, "x": d["x"] + sigma * rng.standard_normal(d["t"].size),
+            "y": d["y"] + sigma * rng.standard_normal(d["t"].size)} for d in trials]
+    out[0]["x"][8:12] = np.nan  # a gap in one trial's measurements
+    return out
+
+
+def test_exact_data_give_the_parameter_back_and_a_mass_the_motion_does_not_see_is_named():
+    bounds = {"g": (9.81, 1.0, 20.0), "m": (1.0, 0.1, 10.0)}
+    fit = F.identify(systems.load("pendulum_cartesian"), "minimal", _trials(), bounds)
+    assert fit.estimates["g"] == pytest.approx(TRUE_G, rel=1e-6)
+    assert np.isinf(fit.standard_errors["m"]) and any("do not see m" in note for note in fit.notes)
+    assert "| g | 9.5" in fit.to_markdown()
+
+
+def test_noisy_data_with_a_gap_give_an_estimate_within_three_standard_errors():
+    sigma = 1e-3
+    fit = F.identify(systems.load("pendulum_cartesian"), "minimal", _noisy(_trials(), sigma, seed=3), ["g"],
+                     noise=sigma)
+    assert fit.status == 0 and fit.points == 2 * 2 * 21 - 4
+    assert abs(fit.estimates["g"] - TRUE_G) < 3 * fit.standard_errors["g"]
+    assert 0 < fit.standard_errors["g"] < 1e-2
+    residuals = np.concatenate([r[n][np.isfinite(r[n])] for r in fit.residuals for n in r])
+    assert 0.5 < np.std(residuals) < 1.5  # the weighted residuals are the unit-variance noise
+
+
+@pytest.mark.slow
+def test_the_standard_errors_cover_the_truth_over_forty_noise_seeds():
+    """Within three standard errors in at least 95 % of 40 seeds (99.7 % expected)."""
+    sigma, trials = 1e-3, _trials()
+    inside = [abs((fit := F.identify(systems.load("pendulum_cartesian"), "minimal", _noisy(trials, sigma, seed),
+                                     ["g"], noise=sigma)).estimates["g"] - TRUE_G) < 3 * fit.standard_errors["g"]
+              for seed in range(40)]
+    assert sum(inside) >= 38
+
+
+def test_the_fit_plot_shows_each_measured_name(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    fit = F.identify(systems.load("pendulum_cartesian"), "dependent", _trials(1.0, 11)[:1], ["g"])
+    fig = fit.plot()
+    assert [ax.get_ylabel() for ax in fig.axes] == ["x [m]", "y [m]"]
+    fig.savefig(tmp_path / "fit.png")
+
+
+def test_bad_data_and_names_are_refused_with_what_was_expected():
+    pendulum = systems.load("pendulum_cartesian")
+    trial = _trials(1.0, 5)[0]
+    with pytest.raises(UnknownNameError, match="unknown measured quantity"):
+        F.identify(pendulum, "minimal", {**trial, "z": trial["x"]}, ["g"])
+    with pytest.raises(UnknownNameError, match="unknown parameter"):
+        F.identify(pendulum, "minimal", trial, ["gravity"])
+    with pytest.raises(ArgumentError, match="not an increasing sequence"):
+        F.identify(pendulum, "minimal", {**trial, "t": trial["t"][::-1]}, ["g"])
+    with pytest.raises(ArgumentError, match="measures 'x' at 3 points but has 5 times"):
+        F.identify(pendulum, "minimal", {**trial, "x": trial["x"][:3]}, ["g"])
+    with pytest.raises(ArgumentError, match="noise needs a standard deviation > 0 for every measured name"):
+        F.identify(pendulum, "minimal", trial, ["g"], noise={"x": 1e-3})
+    with pytest.raises(ArgumentError, match="initial value between them"):
+        F.identify(pendulum, "minimal", trial, {"g": (30.0, 1.0, 20.0)})
