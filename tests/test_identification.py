@@ -83,3 +83,27 @@ def test_bad_data_and_names_are_refused_with_what_was_expected():
         F.identify(pendulum, "minimal", trial, ["g"], noise={"x": 1e-3})
     with pytest.raises(ArgumentError, match="initial value between them"):
         F.identify(pendulum, "minimal", trial, {"g": (30.0, 1.0, 20.0)})
+
+
+def test_the_command_line_reads_a_csv_file_of_two_trials(tmp_path, capsys):
+    """Positions and velocities in the file: each trial starts from its first row; a gap in y."""
+    import csv
+    import json
+
+    from formulations.workbench.cli.main import main
+
+    path = tmp_path / "pendulum.csv"
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["trial", "t", "x", "y", "x_dot", "y_dot"])
+        for k, trial in enumerate(_trials(1.0, 11)):
+            p, v = trial["state0"]
+            for i, t in enumerate(trial["t"]):
+                writer.writerow([k, t, trial["x"][i], "" if i == 5 else trial["y"][i]]
+                                + (list(v) if i == 0 else ["", ""]))
+    assert main(["identify", "pendulum_cartesian", str(path), "--param", "g", "--json"]) == 0
+    fit = json.loads(capsys.readouterr().out)
+    assert fit["points"] == 2 * (2 * 11 - 1 + 2) and fit["estimates"]["g"] == pytest.approx(TRUE_G, rel=1e-6)
+    path.write_text("t,x\n0,1\n")
+    assert main(["identify", "pendulum_cartesian", str(path), "--param", "g"]) == 2
+    assert "expected a header row with 't' and at least two rows" in capsys.readouterr().err

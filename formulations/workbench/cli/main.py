@@ -20,14 +20,16 @@
     pfaff optimize SYSTEM --inputs NAME[:LO:HI] ... [--from NAME=VALUE ...] [--to NAME=VALUE ...] [--t-end T|free]
                    [--cost effort|time|EXPR] [--path NAME:LO:HI ...] [--formulation F ...] [--nodes N]
                    [--scheme S] [--out DIR [--force]] [--html FILE] [--set name=value ...] [--json]
+    pfaff identify SYSTEM DATA.csv --param NAME [--param ...] [--noise S] [--formulation F] [--out DIR [--force]]
+                   [--set name=value ...] [--json]
     pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
                  [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear | warm [--system NAME ...] [--method M ...]
 
 Exit status: 0 ok; 1 a run did not finish, or finished but failed a check of its result (what was
-computed is kept: printed, and written with --out); 2 bad input (one line on stderr, nothing computed); 130 interrupted (Ctrl-C). Warnings go to
-stderr as one line each.
+computed is kept: printed, and written with --out); 2 bad input (one line on stderr, nothing
+computed); 130 interrupted (Ctrl-C). Warnings go to stderr as one line each.
 """
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ from .commands import (BAD_INPUT, FAILED, INTERRUPTED, OK, cmd_analyze, cmd_cach
                        cmd_export, cmd_list, cmd_simulate)
 from .parsing import UsageError, backend_option, count, join_negative_values, number, tolerance
 from ..output import OutputError
-from . import advise as advise_cli, optimize as optimize_cli, stability as stability_cli, sweep
+from . import advise as advise_cli, identify as identify_cli, optimize as optimize_cli, sweep
+from . import stability as stability_cli
 from .long import IGNORED
 
 __all__ = ["main", "build_parser", "UsageError", "OK", "FAILED", "BAD_INPUT", "INTERRUPTED"]
@@ -172,6 +175,7 @@ def build_parser():
     stability_cli.add_parser(sub, _command)
     advise_cli.add_parser(sub, _command)
     optimize_cli.add_parser(sub, _command)
+    identify_cli.add_parser(sub, _command)
     derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
     derive.add_argument("--formulation", default=Minimal.name, help="dependent, reduced, minimal or manifold")
     style = derive.add_mutually_exclusive_group()
