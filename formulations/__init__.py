@@ -35,6 +35,7 @@ from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
 from .workbench.ensembles.variations import Inputs, grid, sample
 from .workbench.contact_runs import simulate_contacts
 from .workbench.identification import Identification, Trial, identify
+from .workbench.sensitivity import Sensitivities, sensitivities
 from .results.trajectory import ContactEvent, Mode
 
 __version__ = _version()
@@ -53,4 +54,5 @@ __all__ = ["compare", "Comparison", "Configuration", "enforcement_configurations
            "ensemble", "grid", "sample", "Inputs", "EnsembleResult", "EnsembleInterrupted", "compare_ensemble",
            "EnsembleComparison", "linearize", "Linearization", "LinearEquations", "NotSteadyError", "stability",
            "StabilityResult", "Critical", "plot_stability", "derive", "Derivation", "Status", "advise", "Advice",
-           "simulate_contacts", "ContactEvent", "Mode", "identify", "Identification", "Trial", "__version__"]
+           "simulate_contacts", "ContactEvent", "Mode", "identify", "Identification", "Trial",
+           "sensitivities", "Sensitivities", "__version__"]

@@ -1,0 +1,73 @@
+"""Forward sensitivities (formulations.sensitivities) against a closed form (the harmonic
+oscillator), against central differences of whole runs at a tight tolerance, and across
+formulations."""
+import numpy as np
+import pytest
+import sympy as sp
+
+import formulations as F
+import systems
+from systems.errors import ArgumentError, UnknownNameError
+
+from cases import applicable
+
+PENDULUM = systems.load("pendulum_cartesian")
+TIMES = np.array([0.0, 0.7, 1.4, 2.0])
+
+
+def oscillator():
+    x, xd = sp.Symbol("x", real=True), sp.Symbol("x_dot", real=True)
+    m, k = sp.symbols("m k", positive=True)
+    return systems.from_lagrangian("oscillator", (x,), m * xd**2 / 2, k * x**2 / 2,
+                                   parameters=(systems.Parameter(m, 2.0, "kg", "mass"),
+                                               systems.Parameter(k, 3.0, "N/m", "stiffness")),
+                                   default_p=(0.5,), default_v=(0,))
+
+
+def test_the_oscillators_sensitivity_to_its_stiffness_is_the_closed_form():
+    """x = x0 cos(w t), w = sqrt(k / m): dx/dk = -x0 t sin(w t) / (2 m w), and
+    int_0^T x^2 dt = x0^2 (T / 2 + sin(2 w T) / (4 w)) differentiated in k."""
+    m, k, x0, T = 2.0, 3.0, 0.5, 2.0
+    w = np.sqrt(k / m)
+    sens = F.sensitivities(oscillator(), "dependent", (0.0, T), wrt=["k"], output=lambda t, p, v: p[0] ** 2,
+                           t_eval=TIMES)
+    assert np.allclose(sens.dp["k"][:, 0], -x0 * TIMES * np.sin(w * TIMES) / (2 * m * w), rtol=1e-7, atol=1e-12)
+    dw = 1 / (2 * m * w)
+    dG = x0**2 * (np.cos(2 * w * T) * 2 * T / (4 * w) - np.sin(2 * w * T) / (4 * w**2)) * dw
+    assert sens.gradient["k"] == pytest.approx(dG, rel=1e-7)
+    assert sens.output == pytest.approx(x0**2 * (T / 2 + np.sin(2 * w * T) / (4 * w)), rel=1e-9)
+
+
+def _differences(name, step=1e-4):
+    """Central differences of whole dependent runs at rtol 1e-13 in parameter ``name``: dp (N, n_p)."""
+    d = step * PENDULUM.parameter_dict[name]
+    runs = [F.create("dependent", PENDULUM.with_parameters(**{name: PENDULUM.parameter_dict[name] + s * d}),
+                     backend="numpy").simulate((0.0, 2.0), t_eval=TIMES, rtol=1e-13, atol=1e-13) for s in (1, -1)]
+    return (runs[0].p - runs[1].p) / (2 * d)
+
+
+@pytest.mark.parametrize("formulation", [f for f in applicable(PENDULUM) if f != "manifold"])
+def test_the_pendulums_sensitivities_match_differences_of_whole_runs(formulation):
+    """dp/dg and dp/dL (the default state moves with L) in every formulation, to 1e-6 of their size."""
+    sens = F.sensitivities(PENDULUM, formulation, (0.0, 2.0), wrt=["g", "L"], t_eval=TIMES)
+    for name in ("g", "L"):
+        truth = _differences(name)
+        assert np.max(np.abs(sens.dp[name] - truth)) < 1e-6 * np.max(np.abs(truth))
+
+
+def test_an_integral_output_has_the_same_gradient_in_every_formulation():
+    results = [F.sensitivities(PENDULUM, f, (0.0, 2.0), wrt=["L"], output="kinetic energy")
+               for f in ("dependent", "minimal")]
+    assert results[0].gradient["L"] == pytest.approx(results[1].gradient["L"], rel=1e-7)
+    assert results[0].output == pytest.approx(results[1].output, rel=1e-9)
+
+
+def test_bad_requests_are_refused_with_what_was_expected():
+    with pytest.raises(UnknownNameError, match="unknown parameter"):
+        F.sensitivities(PENDULUM, "minimal", (0.0, 1.0), wrt=["gravity"])
+    with pytest.raises(ArgumentError, match="wrt is empty"):
+        F.sensitivities(PENDULUM, "minimal", (0.0, 1.0), wrt=[])
+    with pytest.raises(ArgumentError, match="without projection"):
+        F.sensitivities(PENDULUM, "dependent+projection", (0.0, 1.0), wrt=["g"])
+    with pytest.raises(ArgumentError, match="expected a function g"):
+        F.sensitivities(PENDULUM, "minimal", (0.0, 1.0), wrt=["g"], output="energy please")
