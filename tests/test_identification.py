@@ -31,7 +31,7 @@ def _noisy(trials, sigma, seed):
 
 def test_exact_data_give_the_parameter_back_and_a_mass_the_motion_does_not_see_is_named():
     bounds = {"g": (9.81, 1.0, 20.0), "m": (1.0, 0.1, 10.0)}
-    fit = F.identify(systems.load("pendulum_cartesian"), "minimal", _trials(), bounds)
+    fit = F.identify(systems.load("pendulum_cartesian"), "dependent", _trials(), bounds)
     assert fit.estimates["g"] == pytest.approx(TRUE_G, rel=1e-6)
     assert np.isinf(fit.standard_errors["m"]) and any("do not see m" in note for note in fit.notes)
     assert "| g | 9.5" in fit.to_markdown()
@@ -39,7 +39,7 @@ def test_exact_data_give_the_parameter_back_and_a_mass_the_motion_does_not_see_i
 
 def test_noisy_data_with_a_gap_give_an_estimate_within_three_standard_errors():
     sigma = 1e-3
-    fit = F.identify(systems.load("pendulum_cartesian"), "minimal", _noisy(_trials(), sigma, seed=3), ["g"],
+    fit = F.identify(systems.load("pendulum_cartesian"), "dependent", _noisy(_trials(), sigma, seed=3), ["g"],
                      noise=sigma)
     assert fit.status == 0 and fit.points == 2 * 2 * 21 - 4
     assert abs(fit.estimates["g"] - TRUE_G) < 3 * fit.standard_errors["g"]
@@ -52,7 +52,7 @@ def test_noisy_data_with_a_gap_give_an_estimate_within_three_standard_errors():
 def test_the_standard_errors_cover_the_truth_over_forty_noise_seeds():
     """Within three standard errors in at least 95 % of 40 seeds (99.7 % expected)."""
     sigma, trials = 1e-3, _trials()
-    inside = [abs((fit := F.identify(systems.load("pendulum_cartesian"), "minimal", _noisy(trials, sigma, seed),
+    inside = [abs((fit := F.identify(systems.load("pendulum_cartesian"), "dependent", _noisy(trials, sigma, seed),
                                      ["g"], noise=sigma)).estimates["g"] - TRUE_G) < 3 * fit.standard_errors["g"]
               for seed in range(40)]
     assert sum(inside) >= 38
