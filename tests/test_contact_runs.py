@@ -173,3 +173,11 @@ def test_a_pendulum_imported_from_sympy_hangs_on_a_string_that_goes_slack():
     v_before, v_after = jerk.before[1], jerk.after[1]
     across = np.array([-y1, x0]) / L  # perpendicular to the string at the bob
     assert np.allclose(v_after, (v_before @ across) * across, atol=1e-9)
+
+
+def test_output_times_are_kept_across_the_phases_with_the_events_among_them():
+    t_eval = np.linspace(0.0, 0.5, 11)
+    run = F.simulate_contacts(sliding_ball(), (0.0, 0.5), t_eval=t_eval)
+    (rolls,) = run.events
+    assert np.all(np.isin(t_eval, run.t)) and rolls.t in run.t and run.t.size == t_eval.size + 1
+    assert np.all(np.diff(run.t) > 0)

@@ -69,14 +69,15 @@ class _Phases:
 
 
 def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, rest_speed=None, max_phases=500,
-                      scheme="events", step=None, **options) -> Trajectory:
+                      scheme="events", step=None, t_eval=None, **options) -> Trajectory:
     """A run of ``system`` in which its contacts (systems.Contact) open, close on impact, slide and
     roll as their forces and gaps say (module docstring): one Trajectory over all phases, with
     ``events`` (ContactEvent: t, kind, contact, the state before and after) and ``modes`` (Mode per
     phase). state0 = (p, v) may have contacts open (gap > 0) or sliding (friction rows off); the
     closed rows must hold. rest_speed (m/s or rad/s; default REST x (1 + max |v0|)): a contact that
     separates slower than this after an impact stays closed, and sliding slower than this turns to
-    rolling. Options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
+    rolling. t_eval: the output times (each phase records those in its interval, and its end);
+    other options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
     scheme="moreau-jean" takes fixed steps of size ``step`` instead (formulations.workbench.moreau_jean:
     impacts at velocity level, any number per step; for impacts that accumulate).
     Status 0 over t_span; 2 where a phase's result failed a check (its notes in ``warnings``); -1
@@ -106,8 +107,10 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
         phase = phases.system_of(open_, sliding, offsets)
         p, v = _onto(phase, t, p, v)
         watch = _events(phases, phase, open_, sliding, rest)
+        times = None if t_eval is None else [x for x in np.asarray(t_eval, dtype=float) if t <= x <= t_end]
         run = create(Dependent.name, phase, backend="numpy").simulate(
-            (t, t_end), (p, v), events=[w[0] for w in watch], rtol=rtol, atol=atol, **options)
+            (t, t_end), (p, v), events=[w[0] for w in watch], rtol=rtol, atol=atol,
+            t_eval=np.array(times if times else [t, t_end]) if t_eval is not None else None, **options)
         pieces.append((run, Mode(t, float(run.t[-1]), tuple(sorted(open_)), tuple(sorted(sliding)))))
         if run.status != 1:
             if not run.success and run.status != 2:
