@@ -142,6 +142,13 @@ def cmd_simulate(args):
     if traj.settings.get("backend", "").startswith("numpy"):  # "auto" ran on numpy: say why, and what comes next
         print(f"pfaff: {traj.settings['backend']}", file=sys.stderr)
     _write_scene(args, system, traj)
+    return _exit_status(traj)
+
+
+def _exit_status(traj):
+    """OK, or FAILED with one line on stderr where the run did not finish or a check of it failed."""
+    import formulations
+
     if traj.status == formulations.Status.WARNED:  # finished, but a check of the result failed
         print(f"pfaff: the run finished, but its result failed a check: {traj.message}", file=sys.stderr)
         return FAILED
@@ -169,13 +176,7 @@ def _simulate_contacts(args, system, parts, options):
             print(f"  t = {event.t:.9g} s: contact {event.constraint!r} {event.kind}")
         for mode in traj.modes:
             print(f"  {mode.start:.6g} .. {mode.end:.6g} s: {mode.label}")
-    if traj.status == formulations.Status.WARNED:
-        print(f"pfaff: the run finished, but its result failed a check: {traj.message}", file=sys.stderr)
-        return FAILED
-    if not traj.success:
-        print(f"pfaff: the run did not finish: {traj.message}", file=sys.stderr)
-        return FAILED
-    return OK
+    return _exit_status(traj)
 
 
 def _print_run(args, system, traj):
