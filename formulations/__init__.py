@@ -33,9 +33,9 @@ from .workbench.derivation.derive import Derivation, derive
 from .workbench.ensembles.ensemble import ensemble
 from .workbench.ensembles.compare import EnsembleComparison, compare_ensemble
 from .workbench.ensembles.variations import Inputs, grid, sample
-from .workbench.contact_runs import simulate_contacts
-from .workbench.identification import Identification, Trial, identify
-from .workbench.sensitivity import Sensitivities, sensitivities
+from .workbench.contacts import simulate_contacts
+from .workbench.parameters.identification import Identification, Trial, identify
+from .workbench.parameters.sensitivity import Sensitivities, sensitivities
 from .results.trajectory import ContactEvent, Mode
 
 __version__ = _version()

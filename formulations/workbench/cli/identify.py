@@ -40,7 +40,7 @@ def add_parser(sub, command):
 
 def read_trials(system, path):
     """[Trial] from the CSV file at ``path`` (module docstring); UsageError naming what is wrong."""
-    from ..identification import Trial
+    from ..parameters.identification import Trial
 
     try:
         with open(path, newline="") as fh:

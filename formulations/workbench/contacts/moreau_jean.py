@@ -27,7 +27,7 @@ import numpy as np
 from systems.errors import ArgumentError
 from systems.state import renormalize
 
-from ..results.trajectory import FAILED, SUCCESS, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
+from ...results.trajectory import FAILED, SUCCESS, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
 
 PGS_TOL = 1e-12
 PGS_ITERATIONS = 500

@@ -26,7 +26,7 @@ from scipy.integrate import solve_ivp
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
-from ..base import create
+from ...base import create
 
 STEP = 6e-6  # relative size of the central differences (about the cube root of machine epsilon)
 

@@ -27,11 +27,12 @@ from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
 from systems.errors import ArgumentError
 
-from ..base import create
-from ..dependent import Dependent
-from ..results.reactions import reactions
-from ..results.trajectory import FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
-from ..solvers.base import Event
+from ...base import create
+from ...dependent import Dependent
+from ...results.reactions import reactions
+from ...results.trajectory import (FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats,
+                                   Trajectory)
+from ...solvers.base import Event
 from .moreau_jean import moreau_jean
 
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
@@ -78,7 +79,7 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     separates slower than this after an impact stays closed, and sliding slower than this turns to
     rolling. t_eval: the output times (each phase records those in its interval, and its end);
     other options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
-    scheme="moreau-jean" takes fixed steps of size ``step`` instead (formulations.workbench.moreau_jean:
+    scheme="moreau-jean" takes fixed steps of size ``step`` instead (formulations.workbench.contacts.moreau_jean:
     impacts at velocity level, any number per step; for impacts that accumulate).
     Status 0 over t_span; 2 where a phase's result failed a check (its notes in ``warnings``); -1
     where a phase or an impact failed or max_phases phases did not reach the end (the message says

@@ -25,7 +25,7 @@ from scipy.optimize import least_squares
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
-from ..base import create
+from ...base import create
 
 CURVE_POINTS = 200  # points of the fitted motion kept per trial (Identification.fits, plot)
 UNSEEN = 100.0  # singular values of J below UNSEEN x rtol of the largest: a direction the data do not see
