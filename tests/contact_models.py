@@ -44,3 +44,19 @@ def particle_on_sphere(v0=0.1):
     return systems.from_lagrangian("particle_on_sphere", (x, y), m * (xd**2 + yd**2) / 2, m * g * y,
                                    unilateral=[("normal force", sp.sqrt(x**2 + y**2) - R)], parameters=params,
                                    default_p=(0, R), default_v=(v0, 0))
+
+
+def rocking_block(b=0.5, h=2.0, tilt=0.1):
+    """A slender block (half-width b, half-height h) standing on its corner A, tilted by ``tilt``: it
+    falls onto corner B. Frictionless corners with e = 0."""
+    x, y, th = sp.symbols("x y theta", real=True)
+    xd, yd, thd = sp.symbols("x_dot y_dot theta_dot", real=True)
+    m, g = sp.symbols("m g", positive=True)
+    inertia = (b**2 + h**2) / 3
+    corner_A = y - b * sp.sin(th) - h * sp.cos(th)
+    corner_B = y + b * sp.sin(th) - h * sp.cos(th)
+    return systems.from_lagrangian(
+        "rocking_block", (x, y, th), m * (xd**2 + yd**2) / 2 + m * inertia * thd**2 / 2, m * g * y,
+        parameters=(P(m, 1.0, "kg", "mass"), P(g, 9.81, "m/s^2", "gravity")),
+        unilateral=[("A", corner_A), ("B", corner_B)],
+        default_p=(0, b * sp.sin(tilt) + h * sp.cos(tilt), tilt), default_v=(0, 0, 0))

@@ -107,3 +107,13 @@ def test_the_command_line_reads_a_csv_file_of_two_trials(tmp_path, capsys):
     path.write_text("t,x\n0,1\n")
     assert main(["identify", "pendulum_cartesian", str(path), "--param", "g"]) == 2
     assert "expected a header row with 't' and at least two rows" in capsys.readouterr().err
+
+
+def test_a_length_is_identified_from_trials_that_start_at_the_default_state():
+    """Without a state of its own a trial starts from the default state of the parameters tried,
+    which for the pendulum moves with L."""
+    true = systems.load("pendulum_cartesian", L=1.2)
+    t = np.linspace(0.0, 1.0, 11)
+    run = F.create("dependent", true, backend="numpy").simulate((0.0, 1.0), t_eval=t, rtol=1e-12, atol=1e-12)
+    fit = F.identify(systems.load("pendulum_cartesian"), "dependent", {"t": t, "x": run.p[:, 0]}, ["L"])
+    assert fit.estimates["L"] == pytest.approx(1.2, rel=1e-6)

@@ -12,7 +12,8 @@ numpy backend until one of these events ends it (located by the solver's event s
 An impact changes the velocities at once through the same saddle-point system as the reactions,
 M (v+ - v-) = -C^T Lambda, with Newton's law on the normal row, C_n v+ + c_n = -e (C_n v- + c_n),
 every other closed row held, and the friction rows held (sticking) where |Lambda_t| <= mu Lambda_n;
-otherwise Lambda_t = mu Lambda_n s / |s| along the slip s before the impact (a sliding impact). The
+otherwise Lambda_t = mu Lambda_n s / |s| along the slip s before the impact (a sliding impact).
+Another closed contact whose normal impulse would pull is opened and the impact solved again. The
 contact then "closes", or "bounces" (stays open) where it separates faster than the rest speed:
 a ball bouncing to rest ends its sequence of impacts there, a finite number of them (the rest is the
 accumulation point of the geometric series, where an event-driven run would otherwise stall).
@@ -25,6 +26,7 @@ import numpy as np
 
 from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
+from systems.arguments import state_pair, time_grid, time_span
 from systems.errors import ArgumentError
 
 from ...base import create
@@ -88,13 +90,26 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     if not system.contacts:
         raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
                             f"formulations.create(...).simulate")
-    t, t_end = (float(x) for x in t_span)
-    p, v = (np.array(x, dtype=float) for x in (state0 if state0 is not None else system.default_state()))
+    t, t_end = time_span(t_span)
+    p, v = (np.array(x, dtype=float) for x in state_pair(system, state0 if state0 is not None
+                                                          else system.default_state()))
     rest = float(rest_speed) if rest_speed is not None else REST * (1.0 + float(np.max(np.abs(v), initial=0.0)))
     if scheme not in ("events", "moreau-jean"):
         raise ArgumentError(f"simulate_contacts got scheme {scheme!r} but expected 'events' or 'moreau-jean'")
     if scheme == "moreau-jean":
+        unused = sorted(options) + (["t_eval"] if t_eval is not None else [])
+        if unused:
+            raise ArgumentError(f"simulate_contacts with scheme 'moreau-jean' takes fixed steps (step=) and no "
+                                f"{', '.join(unused)}")
         return moreau_jean(system, (t, t_end), (p, v), step, rest_speed=rest)
+    if step is not None:
+        raise ArgumentError("simulate_contacts: step= sets the Moreau-Jean step (scheme='moreau-jean'); the "
+                            "event-driven scheme takes rtol and atol")
+    t_eval = None if t_eval is None else time_grid(t_eval, (t, t_end))
+    velocity_rows = [c.name for c in system.contacts if system.constraint_names.index(c.normal) >= system.m]
+    if velocity_rows:
+        raise ArgumentError(f"system {system.name!r}: contact {velocity_rows[0]!r} has a velocity row as its normal "
+                            f"row; a contact that opens and closes needs its gap, a holonomic row")
     phases = _Phases(system)
     open_, sliding, offsets = _initial_mode(phases, t, p, v, rest)
     pieces, events, message, status = [], [], "", SUCCESS
@@ -126,9 +141,16 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
                                        f"{t:.9g} failed: the impact's saddle-point matrix [M C^T; C 0] is singular "
                                        f"({exc}); the phases so far are kept")
             break
-        events += [ContactEvent(t, f"{k} {contact.name}", -1, k, contact.name, (p, v), (p, v_after)) for k in kinds]
+        events += [_event(t, k, contact.name, p, v, v_after) for k in kinds]
         v = v_after
     return _joined(system, pieces, events, status, message, rtol, atol, rest, _time.perf_counter() - started)
+
+
+def _event(t, kind, name, p, v, v_after):
+    """The ContactEvent of ``kind`` ("lifts OTHER": the other contact opens at this impact)."""
+    if kind.startswith("lifts "):
+        kind, name = "opens", kind[len("lifts "):]
+    return ContactEvent(t, f"{kind} {name}", -1, kind, name, (p, v), (p, v_after))
 
 
 def _initial_mode(phases, t, p, v, rest):
@@ -238,20 +260,42 @@ def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
         sliding.discard(contact.name)
         open_, sliding, offsets = _settled(phases, t, p, v, open_, sliding)
         return open_, sliding, offsets, v, ["rolls"] if contact.name not in sliding else ["slides"]
-    v_after, sticks, separates = _impact(phases, contact, t, p, v, open_, sliding, rest)
+    v_after, sticks, separates, released = _impact(phases, contact, t, p, v, open_, sliding, rest)
+    open_ |= released
+    sliding -= released
+    lifts = ["lifts " + name for name in sorted(released)]  # other contacts the impact opens
     if separates:
-        return open_, sliding, {}, v_after, ["impact", "bounces"]
+        return open_, sliding, {}, v_after, ["impact", "bounces"] + lifts
     open_.discard(contact.name)
     if not sticks:
         sliding.add(contact.name)
-    return (*_settled(phases, t, p, v_after, open_, sliding), v_after, ["impact", "closes"])
+    return (*_settled(phases, t, p, v_after, open_, sliding), v_after, ["impact", "closes"] + lifts)
 
 
 def _impact(phases, contact, t, p, v, open_, sliding, rest):
-    """(v+, whether friction sticks, whether the contact separates) for the impact of ``contact``
-    (module docstring)."""
+    """(v+, whether friction sticks, whether the contact separates, the other contacts the impact
+    releases) for the impact of ``contact`` (module docstring). Another closed contact whose impulse
+    would pull is released (opened) and the impact solved again without it."""
+    released = set()
+    while True:
+        v_after, Lam, held, sticks = _impulses(phases, contact, t, p, v, open_ | released, sliding)
+        names = phases.system.constraint_names
+        pulling = [c.name for c in phases.system.contacts if c.name not in open_ | released and c is not contact
+                   and names.index(c.normal) in held and Lam[held.index(names.index(c.normal))] < 0]
+        if not pulling:
+            break
+        released.add(pulling[0])
+    n = names.index(contact.normal)
+    _, _, C, c = phases.system.numeric.constraint_terms(p, phases.system.params, t)
+    separation = -(C[n] @ v_after + c[n])
+    return v_after, sticks, contact.restitution_coefficient(phases.system) > 0 and separation > rest, released
+
+
+def _impulses(phases, contact, t, p, v, open_, sliding):
+    """(v+, impulses on the held rows, the held rows, whether friction sticks) for the impact of
+    ``contact`` with the contacts ``open_`` open."""
     system = phases.system
-    closing = phases.system_of(open_ - {contact.name}, sliding)
+    closing = phases.system_of(open_ - {contact.name}, sliding - open_)
     num = system.numeric
     M = num.dynamics(t, p, v, system.params).M
     _, _, C, c = num.constraint_terms(p, system.params, t)
@@ -264,19 +308,17 @@ def _impact(phases, contact, t, p, v, open_, sliding, rest):
     target = -c[held]  # the closed rows hold after the impact
     target[held.index(n)] = -e * (C[n] @ v + c[n]) - c[n]
     v_after, Lam = _impulse(M, C[held], C[held], target, v)
-    sticks = True
     if mu is not None and tangential:
         Lt = np.array([Lam[held.index(i)] for i in tangential])
         if np.linalg.norm(Lt) > mu * Lam[held.index(n)]:  # a sliding impact: Lambda_t = mu Lambda_n s / |s|
-            sticks = False
             s = C[tangential] @ v + c[tangential]
             rows = [i for i in held if i not in tangential]
             force = C[rows].copy()
             force[rows.index(n)] += mu * (s / max(np.linalg.norm(s), 1e-300)) @ C[tangential]
             target = np.array([target[held.index(i)] for i in rows])
             v_after, Lam = _impulse(M, force, C[rows], target, v)
-    separation = -(C[n] @ v_after + c[n])
-    return v_after, sticks, e > 0 and separation > rest
+            return v_after, Lam, rows, False
+    return v_after, Lam, held, True
 
 
 def _impulse(M, force_rows, rows, target, v):

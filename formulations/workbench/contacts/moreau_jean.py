@@ -5,15 +5,18 @@ finite freedom dynamics", 1988; M. Jean, "The non-smooth contact dynamics method
 One step of size h from (p_k, v_k):
 
     p_m = p_k + (h/2) A(p_m) v_k                      midpoint configuration (unit blocks renormalized)
-    active rows: every row no contact owns, and the rows of each contact whose gap g(p_m) <= 0
+    active rows: every row no contact owns, and the rows of each contact whose predicted gap
+                 g(p_m) + (h/2) g'(p_m, v_k) <= 0
     M (v_k+1 - v_k) = h (f - d)(t_m, p_m, v_k) - C^T Lambda       Lambda: impulses over the step
     rows no contact owns:  C v_k+1 + c = 0
     normal rows (Newton):  0 <= U_k+1 + e U_k  _|_  Lambda_n >= 0,   U = -(C_n v + c_n) = g'
     friction rows:         |Lambda_t| <= mu Lambda_n, sticking (C_t v + c_t = 0) inside the cone
     p_k+1 = p_m + (h/2) A(p_m) v_k+1
 
-The impulses come from projected Gauss-Seidel on the Delassus matrix W = C M^-1 C^T, row by row (a
-friction block projected onto its disc), to a relative change of PGS_TOL. It takes any number of
+The impulses come from projected Gauss-Seidel on the Delassus matrix W = C M^-1 C^T, row by row; a
+friction block takes one scalar step 1 / lambda_max(W_tt) before its projection onto the disc, so
+that at the fixed point a sliding impulse opposes the slip (Coulomb) whatever W_tt, to a relative
+change of PGS_TOL. It takes any number of
 impacts per step, so a ball bouncing to rest (impacts accumulating in finite time) comes to rest
 within a step of the closed form. Positions of the rows no contact owns are held at velocity level
 only (they drift at O(h^2) per step, reported in the constraint errors).
@@ -106,7 +109,9 @@ def _step(system, rows, t, h, p, v):
     t_m = t + 0.5 * h
     dyn = num.dynamics(t_m, p_m, v, par)
     Phi, _, C, c = num.constraint_terms(p_m, par, t_m)
-    closed = [name for name, con in rows.contacts.items() if -Phi[rows.index(con.normal)] <= 0.0]
+    gap_rate = -(C @ v + c)  # g' of each row at the midpoint
+    closed = [name for name, con in rows.contacts.items()  # the gap predicted at the step's end
+              if -Phi[rows.index(con.normal)] + 0.5 * h * gap_rate[rows.index(con.normal)] <= 0.0]
     blocks = [("bilateral", [i], None) for i in rows.bilateral]
     for name in closed:
         con = rows.contacts[name]
@@ -151,7 +156,7 @@ def _pgs(system, blocks, active, W, b, u_prev):
                 e = con.restitution_coefficient(system)
                 x[k] = np.maximum(0.0, old + (u + e * np.maximum(u_prev[k], 0.0)) / W[k, k])
             else:
-                trial = old + u / np.diag(W[np.ix_(k, k)])
+                trial = old + u / np.linalg.eigvalsh(W[np.ix_(k, k)])[-1]  # one step: the fixed point is Coulomb's
                 bound = con.friction_coefficient(system)
                 limit = np.inf if bound is None else bound * x[where[system.constraint_names.index(con.normal)]]
                 size = np.linalg.norm(trial)

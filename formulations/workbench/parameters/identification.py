@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from systems.catalogue import as_system
-from systems.errors import ArgumentError, UnknownNameError
+from systems.errors import ArgumentError, InconsistentStateError, UnknownNameError
 
 from ...base import create
 
@@ -36,7 +36,7 @@ UNSEEN = 100.0  # singular values of J below UNSEEN x rtol of the largest: a dir
 class Trial:
     """One experiment: measurement times t (N,) in s, increasing; measured {name: values (N,)} of
     coordinates, velocities or reactions (NaN where not measured); the initial state (p, v) at
-    t[0] (default: the system's default state)."""
+    t[0] (None: the system's default state at the parameter values tried)."""
 
     t: np.ndarray
     measured: Mapping
@@ -110,13 +110,16 @@ def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, at
         varied = system.with_parameters(**dict(zip(names, x)))
         form = create(formulation, varied)
         out = []
-        for trial in trials:
+        for k, trial in enumerate(trials):
             t_eval = np.linspace(trial.t[0], trial.t[-1], CURVE_POINTS) if dense else trial.t
-            run = form.simulate((float(trial.t[0]), float(trial.t[-1])), trial.state0, t_eval=t_eval,
-                                **form_options)
+            where = f"the run of trial {k + 1} with {', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))}"
+            try:  # without a state of its own, a trial starts from the varied system's default state
+                run = form.simulate((float(trial.t[0]), float(trial.t[-1])), trial.state0 or varied.default_state(),
+                                    t_eval=t_eval, **form_options)
+            except InconsistentStateError as exc:
+                raise ArgumentError(f"identify: {where} cannot start: {exc}") from None
             if not run.success or run.t.size != t_eval.size:
-                raise ArgumentError(f"identify: the run of trial {trials.index(trial) + 1} with "
-                                    f"{', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))} failed: {run.message}")
+                raise ArgumentError(f"identify: {where} failed: {run.message}")
             out.append(run)
         return out
 
@@ -163,7 +166,7 @@ def _trial(system, item, k) -> Trial:
         out[name] = values
     if not out or not any(np.isfinite(v).any() for v in out.values()):
         raise ArgumentError(f"identify: trial {k + 1} measures nothing (no name, or only NaN)")
-    state0 = tuple(np.asarray(x, dtype=float) for x in (state0 if state0 is not None else system.default_state()))
+    state0 = None if state0 is None else tuple(np.asarray(x, dtype=float) for x in state0)
     return Trial(t, out, state0)
 
 

@@ -23,6 +23,7 @@ from typing import Callable, Mapping
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from systems.arguments import time_grid, time_span
 from systems.catalogue import as_system
 from systems.errors import ArgumentError, UnknownNameError
 
@@ -62,7 +63,9 @@ def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None,
         if name not in system.parameter_names:
             raise UnknownNameError(f"parameter of system {system.name!r}", name, system.parameter_names, "wrt")
     g = _output(system, output)
-    t0, t1 = (float(x) for x in t_span)
+    t0, t1 = time_span(t_span)
+    outputs = None if t_eval is None else time_grid(t_eval, (t0, t1))
+    grid = None if outputs is None else (outputs if outputs[-1] == t1 else np.append(outputs, t1))  # G over t_span
     deltas = [STEP * max(abs(system.parameter_dict[n]), 1.0) for n in names]
     varied = [(system.with_parameters(**{n: system.parameter_dict[n] + d}),
                system.with_parameters(**{n: system.parameter_dict[n] - d})) for n, d in zip(names, deltas)]
@@ -89,11 +92,12 @@ def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None,
         return np.concatenate([np.ravel(x) for x in out])
 
     z0 = np.concatenate([y0, S0.ravel()] + ([np.zeros(1 + k)] if g is not None else []))
-    run = solve_ivp(rhs, (t0, t1), z0, method=method, t_eval=t_eval, rtol=rtol, atol=atol)
+    run = solve_ivp(rhs, (t0, t1), z0, method=method, t_eval=grid, rtol=rtol, atol=atol)
     if run.status != 0:
         raise ArgumentError(f"sensitivities of system {system.name!r}: the run stopped at t = {run.t[-1]:.6g}: "
                             f"{run.message}")
-    return _result(system, base, forms, deltas, names, run, n, k, g is not None)
+    keep = slice(None) if outputs is None else slice(0, outputs.size)
+    return _result(system, base, forms, deltas, names, run, n, k, g is not None, keep)
 
 
 def _prepared(formulation, system, state, t0):
@@ -126,11 +130,12 @@ def _along(f, y, direction):
     return (np.atleast_1d(f(y + h * direction)) - np.atleast_1d(f(y - h * direction))) / (2 * h)
 
 
-def _result(system, base, forms, deltas, names, run, n, k, has_output):
-    Y = run.y[:n].T
-    S = run.y[n:n + n * k].T.reshape(-1, k, n)
+def _result(system, base, forms, deltas, names, run, n, k, has_output, keep):
+    """The Sensitivities at the output times run.t[keep]; G and its gradient at t1 (the last column)."""
+    Y = run.y[:n, keep].T
+    S = run.y[n:n + n * k, keep].T.reshape(-1, k, n)
     P, V, dP, dV = [], [], {m: [] for m in names}, {m: [] for m in names}
-    for i, t in enumerate(run.t):
+    for i, t in enumerate(run.t[keep]):
         p, v = base.state_at(Y[i], t)
         P.append(p), V.append(v)
         for j, (name, (plus, minus)) in enumerate(zip(names, forms)):
@@ -142,5 +147,5 @@ def _result(system, base, forms, deltas, names, run, n, k, has_output):
     if has_output:
         output = float(run.y[n + n * k, -1])
         gradient = dict(zip(names, run.y[n + n * k + 1:, -1].tolist()))
-    return Sensitivities(np.array(run.t), np.array(P), np.array(V), {m: np.array(x) for m, x in dP.items()},
+    return Sensitivities(np.array(run.t[keep]), np.array(P), np.array(V), {m: np.array(x) for m, x in dP.items()},
                          {m: np.array(x) for m, x in dV.items()}, tuple(names), output, gradient, run.message)
