@@ -15,6 +15,9 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     os.environ["PFAFF_BACKEND"] = "numpy"
     os.environ["PFAFF_BACKGROUND_COMPILE"] = "0"  # tests that compile in the background start their own
     os.environ["MPLBACKEND"] = "Agg"
+    # machine code at LLVM's -O1: the suite checks what the code computes, not how fast (benchmarks/
+    # measure that at numba's default, -O3); the first compile of a module takes about a fifth less
+    os.environ["NUMBA_OPT"] = "1"
     for _name in ("PFAFF_CACHE_MAX_MB", "PFAFF_TRACEBACK"):
         os.environ.pop(_name, None)
 else:
