@@ -378,3 +378,26 @@ def test_minimal_and_its_transcription_choose_the_same_velocities(heading):
     form.prepare(p, v)
     model = build(sleigh, "minimal", (), q_guess=p)
     assert model.note.startswith(f"u = ({', '.join(form.choice)})"), (model.note, form.choice)
+
+
+def test_a_guess_off_the_boundary_values_is_accepted_by_every_formulation():
+    """The guess ends 10 cm, 0.6 rad and some speed away from the target: which boundary conditions
+    are independent is decided at the boundary values (the state nearest the guess that meets them),
+    not at the guess, and every formulation reaches the optimum of the guess that meets them."""
+    import dataclasses
+
+    seed = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                        check=False, **KNIFE)
+    names = systems.load("knife_edge").coordinate_names
+    ramp = np.linspace(0.0, 1.0, seed.p.shape[0])
+    p, v = seed.p.copy(), seed.v.copy()
+    p[:, names.index("y")] += 0.1 * ramp
+    p[:, names.index("phi")] += 0.6 * ramp
+    v[:, 0] += 0.05 * ramp
+    v[:, 1] += 0.03 * ramp
+    off = dataclasses.replace(seed, p=p, v=v)
+    for formulation in ("dependent", "reduced", "minimal"):
+        res = formulations.optimal_control("knife_edge", formulation, (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                           guess=off, check=False, **KNIFE)
+        assert res.status == 0, res.message
+        assert res.cost == pytest.approx(seed.cost, rel=1e-4)

@@ -146,7 +146,8 @@ def _rows(b, ca, model, prob, named, guess, values, fractions, step):
 
 def _independent(ca, model, named, conditions, guess, t, where):
     """(names of the conditions to impose, indices of the model's rows to impose) at a boundary
-    point, each independent of those before it at the guess (which holds the boundary values).
+    point, each independent of those before it at the boundary state: the state nearest the guess
+    that meets the conditions and the rows (_boundary_point; the guess need not meet them).
 
     Conditions on p and v can say the same thing twice in the model's own variables (x and y of a
     point on a ring both fix its angle; v = 0 implies C v = 0): imposing both would make the
@@ -160,10 +161,12 @@ def _independent(ca, model, named, conditions, guess, t, where):
     x = ca.vertcat(q, s)
     given = ca.vertcat(*[available[name] for name in conditions]) if conditions else ca.SX(0, 1)
     at = ca.Function("at", [q, s], [ca.jacobian(given, x), ca.jacobian(rows, x), rows, given])
-    J_given, J_rows, value, held = (np.array(m) for m in at(guess[0], guess[1]))
+    values = np.array([conditions[name] for name in conditions], dtype=float)
+    point = _boundary_point(at, np.concatenate([np.ravel(guess[0]), np.ravel(guess[1])]), values, nq)
+    J_given, J_rows, value, held = (np.array(m) for m in at(point[:nq], point[nq:]))
     basis = np.zeros((0, nq + ns))
     names, kept = [], []
-    scale = max(1.0, np.max(np.abs(guess[0]), initial=0.0))
+    scale = max(1.0, np.max(np.abs(point[:nq]), initial=0.0), np.max(np.abs(values), initial=0.0))
     for i, name in enumerate(conditions):
         basis, grew = _grow(basis, J_given[i:i + 1])
         if grew:
@@ -180,6 +183,22 @@ def _independent(ca, model, named, conditions, guess, t, where):
             raise ArgumentError(f"optimal_control got {where} conditions that violate the constraint "
                                 f"{model.row_names[i]!r} (residual {value.ravel()[i]:.3g})", where)
     return names, kept
+
+
+def _boundary_point(at, x, values, nq, iterations=30):
+    """The state x (q then s) nearest ``x`` that meets the boundary conditions (``values``) and the
+    model's rows: Gauss-Newton with minimum-norm steps on [given(x) - values; rows(x)]. Where they
+    cannot all hold, the point where the iterations end (the checks after it name the conflict)."""
+    for _ in range(iterations):
+        J_given, J_rows, rows, given = (np.array(m) for m in at(x[:nq], x[nq:]))
+        r = np.concatenate([given.ravel() - values, rows.ravel()])
+        if not np.all(np.isfinite(r)) or np.max(np.abs(r), initial=0.0) <= 1e-13 * max(1.0, np.max(np.abs(x))):
+            break
+        step = np.linalg.lstsq(np.vstack([J_given, J_rows]), -r, rcond=None)[0]
+        x = x + step
+        if np.max(np.abs(step), initial=0.0) <= 1e-15 * max(1.0, np.max(np.abs(x))):
+            break
+    return x
 
 
 def _grow(basis, row):
