@@ -187,21 +187,6 @@ def test_minimum_time_with_a_bounded_force_is_bang_bang():
     assert np.all(np.abs(res.input("F")) <= F_max + 1e-7)
 
 
-def test_a_minimal_choice_that_turns_singular_is_no_solution():
-    # without the heading bound the blade turns past phi = pi/2, where u = (x_dot, phi_dot) cannot
-    # give y_dot: collocation steps over the singularity, and the result says so instead of "optimal"
-    free = dict(KNIFE, path={})
-    res = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
-                                       check=False, **free)
-    assert res.status == Status.FAILED
-    if "did not converge" not in res.message:   # converged: then only by crossing the singular heading
-        assert "u = (x_dot, phi_dot) is singular between t = " in res.message
-        assert np.max(np.abs(res.state("phi"))) > math.pi / 2
-    other = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
-                                         guess=res, **free)
-    assert other.converged and other.resimulation.largest_miss < 1e-3 * other.resimulation.scale
-
-
 def test_path_bounds_on_a_multiplier_hold_and_are_refused_where_none_is_carried():
     ring = _ring()
     args = dict(initial={"x": 0.5, "y": 0.0, "x_dot": 0.0, "y_dot": 0.0},
@@ -401,3 +386,17 @@ def test_a_guess_off_the_boundary_values_is_accepted_by_every_formulation():
                                            guess=off, check=False, **KNIFE)
         assert res.status == 0, res.message
         assert res.cost == pytest.approx(seed.cost, rel=1e-4)
+
+
+def test_an_optimum_across_the_minimal_formulations_singular_set_is_solved_in_the_dependent_one():
+    """Without a heading bound the best parking manoeuvre turns the blade past 90 degrees, where
+    u = (x_dot, phi_dot) is singular: the minimal formulation hands the problem to the dependent one
+    and says so, and the optimum is the dependent formulation's."""
+    free = dict(initial=REST, final=SIDEWAYS, inputs=["F", "tau"])
+    dependent = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=40,
+                                             scheme="hermite-simpson", check=False, **free)
+    minimal = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=40, scheme="hermite-simpson",
+                                           check=False, **free)
+    assert minimal.status == 0 and "solved in the dependent formulation" in minimal.note
+    assert "singular" in minimal.note and minimal.cost == pytest.approx(dependent.cost, rel=1e-9)
+    assert np.max(np.abs(minimal.p[:, 2])) > np.pi / 2

@@ -11,6 +11,7 @@ from systems.errors import ArgumentError
 
 from ..results.optimal_control import ControlStats, OptimalControlResult
 from ..results.status import Status
+from ..dependent import Dependent
 from .bridge import casadi
 from .check import interval_errors, with_resimulation
 from .model import build, expression_function
@@ -18,6 +19,7 @@ from .problem import problem
 from .transcription import transcribe
 
 _CONVERGED = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
+SINGULAR_CHOICE = "the minimal formulation's choice"  # the message of an optimum that crosses its singular set
 
 
 def optimal_control(system, formulation, t_span, initial=None, final=None, inputs=(), cost="effort", *,
@@ -30,7 +32,9 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     formulation: "dependent" (= "dependent+projection": the position and velocity constraints at
     every mesh node, slack multipliers keeping the collocated motion on them), "dependent+none"
     (index 1, the constraints at t0 only, their drift reported), "reduced" (= "reduced+projection"),
-    "reduced+none" or "minimal" (formulations.control.model). t_span: (t0, t1) s,
+    "reduced+none" or "minimal" (formulations.control.model; where the optimum crosses the singular
+    set of the minimal formulation's independent velocities, it is solved in the dependent
+    formulation instead, and ``note`` says so). t_span: (t0, t1) s,
     t1 the first guess when free_time. initial, final: {name of p or v: value}; the names not
     given are free. inputs: names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}.
     cost: "effort" (the integral of the sum of the inputs' squares), "time" or an integrand in the
@@ -50,6 +54,12 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,
                    free_time=free_time, t1_bounds=t1_bounds)
     result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
+    if not result.success and SINGULAR_CHOICE in result.message:  # fall back on the dependent formulation
+        fallback = _solve(system, Dependent.name, prob, guess, None, tol, max_iter)
+        if fallback.success:
+            formulation, result = Dependent.name, dataclasses.replace(fallback, note=(
+                f"solved in the dependent formulation: in {result.formulation!r}, {result.message.split(', but ')[-1]}"
+                .split(". Choose")[0]))
     if mesh_tol is not None and result.success:
         result = _refined(system, formulation, prob, result, independent, tol, max_iter, float(mesh_tol),
                           int(max_nodes), check_rtol)
@@ -237,7 +247,7 @@ def _result(system, model, prob, trans, solver, out, info, seconds, build_second
     if not converged:
         message = f"IPOPT did not converge ({message}); the last iterate is kept"
     elif crossed:
-        converged, message = False, (f"IPOPT converged ({message}), but the minimal formulation's choice "
+        converged, message = False, (f"IPOPT converged ({message}), but {SINGULAR_CHOICE} "
                                      f"u = ({', '.join(model.s_names)}) is singular {crossed}: the collocation steps over "
                                      f"the singularity and the solution is not a motion. Choose other independent "
                                      f"velocities (independent=...), bound the path away from it, or use "
