@@ -19,13 +19,14 @@ from .problem import problem
 from .transcription import transcribe
 
 _CONVERGED = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
+OPTIMUM_TOL = 1e-6  # costs within this share of each other: the same local optimum
 SINGULAR_CHOICE = "the minimal formulation's choice"  # the message of an optimum that crosses its singular set
 
 
 def optimal_control(system, formulation, t_span, initial=None, final=None, inputs=(), cost="effort", *,
                     path=None, nodes=40, scheme="trapezoidal", free_time=False, t1_bounds=None, guess=None,
                     independent=None, tol=1e-10, max_iter=1000, check=True, check_rtol=1e-10, mesh_tol=None,
-                    max_nodes=640):
+                    max_nodes=640, starts=1, seed=0):
     """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``, by direct
     collocation of formulation ``formulation``'s own equations (formulations.control.model).
 
@@ -48,7 +49,11 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     (formulations.control.check.MISS_SHARE) makes the status WARNED. mesh_tol: estimate the
     collocation error of every interval (result.interval_errors, by simulating each) and double
     the mesh, from the last solution, until the largest is below mesh_tol or nodes would pass
-    max_nodes (then the status is WARNED).
+    max_nodes (then the status is WARNED). starts: solve from that many first guesses, the first as
+    given and the others perturbed from its solution (smooth random bumps of 30 % of each
+    coordinate's and velocity's range, the ends kept; ``seed`` for the random numbers), and return
+    the best, with ``optima`` listing the distinct local optima found (cost, how many starts reached
+    it, the coordinates' ranges along it); a failed first solve is perturbed from its last iterate.
     """
     system = as_system(system)
     prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,
@@ -60,12 +65,50 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
             formulation, result = Dependent.name, dataclasses.replace(fallback, note=(
                 f"solved in the dependent formulation: in {result.formulation!r}, {result.message.split(', but ')[-1]}"
                 .split(". Choose")[0]))
+    if starts > 1:
+        result = _best_of(system, formulation, prob, result, independent, tol, max_iter, int(starts), seed)
     if mesh_tol is not None and result.success:
         result = _refined(system, formulation, prob, result, independent, tol, max_iter, float(mesh_tol),
                           int(max_nodes), check_rtol)
     if check and result.success:
         result = with_resimulation(result, system, prob, rtol=check_rtol)
     return result
+
+
+def _best_of(system, formulation, prob, first, independent, tol, max_iter, starts, seed):
+    """The best of ``starts`` solves (the first given), with the distinct local optima (docstring of
+    optimal_control)."""
+    rng = np.random.default_rng(seed)
+    found = [first] + [_solve(system, formulation, prob, _perturbed(first, rng), independent, tol, max_iter)
+                       for _ in range(starts - 1)]
+    solved = sorted((r for r in found if r.success), key=lambda r: r.cost)
+    if not solved:
+        return dataclasses.replace(first, message=f"{first.message}; none of {starts} starts converged")
+    optima = []
+    for r in solved:
+        if optima and abs(r.cost - optima[-1][0]) <= OPTIMUM_TOL * max(1.0, abs(optima[-1][0])):
+            optima[-1][1] += 1
+        else:
+            optima.append([r.cost, 1, _described(r)])
+    return dataclasses.replace(solved[0], optima=tuple(tuple(o) for o in optima))
+
+
+def _perturbed(result, rng):
+    """``result`` with smooth random bumps added to p, v and the inputs, zero at both ends."""
+    tau = (result.t - result.t[0]) / max(result.t[-1] - result.t[0], 1e-300)
+    modes = np.array([np.sin((k + 1) * np.pi * tau) for k in range(3)])  # (3, K)
+
+    def bumped(values):
+        span = np.ptp(values, axis=0) + 0.1 * (1.0 + np.max(np.abs(values), axis=0))
+        return values + 0.3 * span * (rng.standard_normal((3, values.shape[1])).T @ modes).T / 3.0
+
+    return dataclasses.replace(result, p=bumped(result.p), v=bumped(result.v), inputs=bumped(result.inputs))
+
+
+def _described(result) -> str:
+    """The ranges of the coordinates along a solution, one line."""
+    return ", ".join(f"{name} in [{np.min(result.p[:, i]):.3g}, {np.max(result.p[:, i]):.3g}]"
+                     for i, name in enumerate(result.coordinate_names))
 
 
 def _refined(system, formulation, prob, result, independent, tol, max_iter, mesh_tol, max_nodes, rtol):

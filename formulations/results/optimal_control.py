@@ -74,6 +74,7 @@ class OptimalControlResult:
     resimulation: Resimulation | None = field(default=None)
     interval_errors: np.ndarray | None = None  # (N,) collocation error per mesh interval, where estimated
     units: dict = field(default_factory=dict)  # {name of p, v or an input: unit}
+    optima: tuple = ()  # with several starts: (cost, starts that reached it, description) per local optimum
 
     @property
     def success(self) -> bool:
@@ -105,6 +106,9 @@ class OptimalControlResult:
                  f"{s.largest_constraint_residual:.2e}"]
         if self.note:
             lines.append(f"  {self.note}")
+        for cost, count, description in self.optima:
+            lines.append(f"  local optimum {cost:.10g}: reached from {count} start{'s' if count > 1 else ''}; "
+                         f"{description}")
         if self.interval_errors is not None:
             lines.append(f"  collocation error per interval: largest {np.max(self.interval_errors):.2e}")
         if self.resimulation is not None:
