@@ -145,6 +145,17 @@ def consistent_state(system, p_guess, v_guess, fix=(), tol=1e-13, t=0.0):
     return p, v
 
 
+def on_constraints(system, p, v, t=0.0, rounding=1e-12):
+    """(p, v) as they are where their residuals at time t are within ``rounding`` x (1 + max |p, v|),
+    else the nearest consistent state (consistent_state: p onto Phi = 0, then the M-orthogonal
+    projection of v)."""
+    Phi, Cv = system.residuals(p, v, t)
+    scale = rounding * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
+    if float(np.max(np.abs(np.concatenate([Phi, Cv])), initial=0.0)) <= scale:
+        return p, v
+    return consistent_state(system, p, v, t=t)
+
+
 def _show(value):
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -8,7 +8,9 @@ from typing import Mapping, NamedTuple
 import numpy as np
 from scipy.integrate import cumulative_simpson
 
+from systems.contact_phases import label as mode_label
 from systems.errors import UnknownKeyError
+from systems.state import on_constraints
 
 from .status import Status
 
@@ -49,9 +51,8 @@ class Mode(NamedTuple):
 
     @property
     def label(self) -> str:
-        parts = ([f"open: {', '.join(self.open)}"] if self.open else []) + (
-            [f"sliding: {', '.join(self.sliding)}"] if self.sliding else [])
-        return "; ".join(parts) or "all closed, sticking"
+        """'open: a; sliding: b' (systems.contact_phases.label)."""
+        return mode_label(self.open, self.sliding)
 
 
 def _html(text):
@@ -339,15 +340,9 @@ class Trajectory:
         Phi = 0, then v by the M-orthogonal projection. That changes the momentum only along the rows,
         which the impulses of a next DLA step absorb: a DLA run continued from here takes the
         positions of one longer run."""
-        p, v = self.p[-1], self.v[-1]
         if self.system is None:
-            return p, v
-        t = float(self.t[-1])
-        Phi, Cv = self.system.residuals(p, v, t)
-        scale = 1e-12 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
-        if float(np.max(np.abs(np.concatenate([Phi, Cv])), initial=0.0)) <= scale:
-            return p, v
-        return self.system.consistent_state(p, v, t=t)
+            return self.p[-1], self.v[-1]
+        return on_constraints(self.system, self.p[-1], self.v[-1], float(self.t[-1]))
 
     def summary(self) -> dict:
         """JSON-friendly summary: final state, constraint errors, energy drift, stats, status."""

@@ -4,11 +4,10 @@ falls below the spacing of floating-point numbers is explained with the quantity
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import null_space
 
 from ..coordinates.charts import ChartError
 from ..errors import StopRun
-from ..linalg import SingularMatrixError
+from ..linalg import SingularMatrixError, null_space
 
 # the pieces of systems.numeric.model.NumericModel.dynamics, in its order, with their names in messages
 PIECES = (("M", "the mass matrix M"), ("d", "the velocity-dependent inertia terms d"), ("f", "the forces f"),
@@ -40,7 +39,7 @@ def _lowest_inertia(values):
     M, C = values["M"], values["C"]
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(C))):
         return None
-    N = null_space(C) if C.shape[0] else np.eye(M.shape[0])
+    N = null_space(C)
     return float(np.min(np.linalg.eigvalsh(N.T @ M @ N))) if N.size else np.inf
 
 

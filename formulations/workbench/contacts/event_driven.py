@@ -28,6 +28,7 @@ from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
 from systems.arguments import state_pair, time_grid, time_span
 from systems.errors import ArgumentError
+from systems.state import on_constraints
 
 from ...base import create
 from ...dependent import Dependent
@@ -121,12 +122,12 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
                                        f"the rest speed {rest:.3g}); the phases so far are kept")
             break
         phase = phases.system_of(open_, sliding, offsets)
-        p, v = _onto(phase, t, p, v)
+        p, v = on_constraints(phase, p, v, t)
         watch = _events(phases, phase, open_, sliding, rest)
-        times = None if t_eval is None else [x for x in np.asarray(t_eval, dtype=float) if t <= x <= t_end]
+        times = None if t_eval is None else t_eval[t_eval >= t]  # the output times left (time_grid kept them in span)
         run = create(Dependent.name, phase, backend="numpy").simulate(
             (t, t_end), (p, v), events=[w[0] for w in watch], rtol=rtol, atol=atol,
-            t_eval=np.array(times if times else [t, t_end]) if t_eval is not None else None, **options)
+            t_eval=None if times is None else (times if times.size else np.array([t, t_end])), **options)
         pieces.append((run, Mode(t, float(run.t[-1]), tuple(sorted(open_)), tuple(sorted(sliding)))))
         if run.status != 1:
             if not run.success and run.status != 2:
@@ -177,7 +178,7 @@ def _settled(phases, t, p, v, open_, sliding):
     offsets = {}
     for _ in range(len(phases.system.contacts) + 1):
         phase = phases.system_of(open_, sliding)
-        lam = phases.reactions(phase, t, *_onto(phase, t, p, v))
+        lam = phases.reactions(phase, t, *on_constraints(phase, p, v, t))
         changed = False
         for c in phases.system.contacts:
             if c.name in open_:
@@ -206,15 +207,6 @@ def _onset(system, contact, force, v):
     direction = force / max(np.linalg.norm(force), 1e-300)
     offsets = np.where(np.abs(direction) > 1e-3, size * direction, 0.0)  # parameters keep clear of underflow
     return dict(zip(offset_names(system, contact), offsets.tolist()))
-
-
-def _onto(phase, t, p, v):
-    """(p, v) moved onto the phase's rows where they are off by more than rounding."""
-    Phi, Cv = phase.residuals(p, v, t)
-    scale = 1e-12 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
-    if float(np.max(np.abs(np.concatenate([Phi, Cv])), initial=0.0)) <= scale:
-        return p, v
-    return phase.consistent_state(p, v, t=t)
 
 
 def _events(phases, phase, open_, sliding, rest):

@@ -204,14 +204,11 @@ def _noise(noise, trials):
 
 
 def _values(run, name):
-    if name in run.state_names:
-        return run.state[:, run.state_names.index(name)]
-    system = run.system
-    if name in system.coordinate_names:
-        return run.p[:, system.coordinate_names.index(name)]
-    if name in system.velocity_names:
-        return run.v[:, system.velocity_names.index(name)]
-    return run.reactions[name]
+    """The coordinate, velocity or reaction ``name`` along ``run``, (N,)."""
+    if name in run.constraint_names:
+        return run.reactions[name]
+    kind, i = run.system.index_of(name)
+    return (run.p if kind == "p" else run.v)[:, i]
 
 
 def _weighted(trial, run, sigma):
