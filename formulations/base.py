@@ -60,17 +60,75 @@ def register(cls):
 
 
 def names() -> tuple:
-    """Names of the registered formulations."""
+    """Names of the registered formulations.
+
+    Returns
+    -------
+    tuple of str
+        The names ``create`` and ``compare`` accept, in the order of registration.
+
+    See Also
+    --------
+    formulations.create
+
+    Examples
+    --------
+    >>> import formulations
+    >>> "dependent" in formulations.names() and "minimal" in formulations.names()
+    True
+    """
     return registry.names()
 
 
 def create(name: str, system, **options):
-    """An instance of formulation ``name`` for ``system`` (options as the formulation documents).
+    """An instance of formulation ``name`` for ``system``.
 
-    name: a registered formulation, optionally with its stabilization as in ``compare``
-    ("dependent+projection" is create("dependent", system, stabilization="projection")) and its
-    options in brackets ("dependent[singular=pass]" is create("dependent", system, singular="pass")).
-    system: a System, or the name of a catalogue system (loaded with its default parameters).
+    The name may carry the stabilization and the formulation's options, written as in ``compare``;
+    the integration method is an option of ``simulate``, not of the formulation.
+
+    Parameters
+    ----------
+    name : str
+        A registered formulation (``names()``), optionally with its stabilization as in ``compare``
+        (``"dependent+projection"`` is ``create("dependent", system, stabilization="projection")``) and
+        its options in brackets (``"dependent[singular=pass]"`` is
+        ``create("dependent", system, singular="pass")``).
+    system : System or str
+        A System, or the name of a catalogue system (loaded with its default parameters).
+    **options
+        As the formulation documents (see Formulation): ``stabilization``, ``backend`` and the
+        formulation's own keyword options (its class's ``options``, e.g. ``singular``).
+
+    Returns
+    -------
+    Formulation
+        The formulation, ready for ``simulate`` and ``equations``.
+
+    Raises
+    ------
+    systems.ArgumentTypeError
+        If ``name`` is not a str.
+    systems.UnknownNameError
+        If ``name`` is no registered formulation (the message lists them).
+    systems.ArgumentError
+        If ``name`` holds a method (``@...``), or an option or the stabilization is given twice, with different values.
+    formulations.CapabilityError
+        If the formulation does not take the stabilization or cannot run ``system``.
+    TypeError
+        For an option the formulation does not know.
+
+    See Also
+    --------
+    formulations.names, formulations.compare, formulations.simulate
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> system = systems.load("rolling_disc")
+    >>> formulations.create("dependent+projection", system).label()
+    'dependent+projection'
+    >>> formulations.create("minimal", "rolling_disc", backend="numpy").backend
+    'numpy'
     """
     if not isinstance(name, str):
         raise ArgumentTypeError(f"create got name={name!r} ({type(name).__name__}) but expected a formulation name, "
@@ -136,7 +194,60 @@ class Saddle:
 
 
 class Formulation(ABC):
-    """One way of writing the equations of motion of a system."""
+    """One way of writing the equations of motion of a system.
+
+    A formulation maps a consistent dependent state (p, v) to its own state y and back, evaluates
+    y' with the accelerations v' and the multipliers lambda, and gives its symbolic pieces
+    (``equations``); ``simulate`` integrates it. Create one with ``formulations.create``; a new
+    formulation is a subclass that sets ``name`` and ``numeric_form`` and is decorated with ``register``.
+
+    Parameters
+    ----------
+    system : System
+        The system it writes the equations of.
+    stabilization : str or Strategy, optional
+        One of the class's ``stabilizations`` (e.g. ``"projection"``, ``"baumgarte"``) or a strategy
+        object of one of their kinds; None (default) for none.
+    backend : str, optional
+        ``"numpy"`` (lambdified primitives, no compile step: the reference), ``"compiled"`` (the
+        primitives and, where the formulation gives it, its whole evaluation and integration loop as
+        numba code cached on disk, compiled now where the cache lacks it) or ``"auto"``: compiled where
+        the machine code a run needs is ready, otherwise numpy now while a background process prepares
+        it for the next run. Default: ``$PFAFF_BACKEND``, else ``"auto"``; a run's is ``stats.backend``.
+    **options
+        The subclass's own keyword options (its ``options``).
+
+    Attributes
+    ----------
+    name : str
+        The registered name, e.g. ``"minimal"``.
+    system : System
+        The system.
+    stabilization : Strategy
+        The stabilization as run (``requested_stabilization``: as asked for).
+    backend : str
+        ``"numpy"`` or ``"compiled"``: the backend the formulation starts on.
+
+    Raises
+    ------
+    formulations.CapabilityError
+        If the formulation does not take the stabilization or cannot run the system (``refusal``).
+    TypeError
+        For an unknown option.
+
+    See Also
+    --------
+    formulations.create, formulations.simulate
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> form = formulations.create("minimal", systems.load("rolling_disc"))
+    >>> isinstance(form, formulations.Formulation), form.name
+    (True, 'minimal')
+    >>> form.state_names()
+    ('x', 'y', 'psi', 'theta', 'phi', 'psi_dot', 'theta_dot', 'phi_dot')
+    """
 
     name: ClassVar[str]
     numeric_form: ClassVar[str]          # PyDy-style name of the numeric form produced
@@ -274,7 +385,28 @@ class Formulation(ABC):
 
     @abstractmethod
     def equations(self, expanded: bool = False):
-        """The symbolic pieces, named as in DESIGN section 2 (expanded forms on request)."""
+        """The symbolic pieces, named as in the notation (expanded forms on request).
+
+        Parameters
+        ----------
+        expanded : bool, optional
+            Also give the expanded forms (through an embedding, e.g. D, M_bar and C_bar_nh, each
+            simplified within a time bound). Default False.
+
+        Returns
+        -------
+        Equations
+            ``relations``: the equations as plain text; ``pieces``: the sympy matrices by name (p, v,
+            A, M, d, f, Phi, C_h, C_nh, C, xi, and the formulation's own, e.g. q, g, A_q), also as
+            ``equations["M"]``; ``to_latex()`` writes the pieces out.
+
+        Examples
+        --------
+        >>> import systems, formulations
+        >>> eqs = formulations.create("minimal", systems.load("rolling_disc")).equations()
+        >>> eqs["M"].shape, "xi" in eqs.pieces
+        ((6, 6), True)
+        """
 
     def state_at(self, y, t):
         """(p, v) of the own state y at time t: ``dependent_state`` given the time where the
@@ -465,6 +597,36 @@ class Formulation(ABC):
                 f"run, start from its final_state(), which is on the constraints.{contacts}")
 
     def simulate(self, t_span, state0=None, **options):
-        """Integrate from the dependent state ``state0`` = (p, v) (default: the system's); the options
-        and the result are those of formulations.solvers.simulate."""
+        """Integrate from the dependent state ``state0`` = (p, v) (default: the system's).
+
+        The options and the result are those of ``formulations.simulate``, which matches the
+        formulation with the solver.
+
+        Parameters
+        ----------
+        t_span : tuple of float
+            (t0, t1) in s, with t1 > t0.
+        state0 : tuple of ndarray, optional
+            (p, v), arrays or lists, consistent with the constraints; default: the system's default state.
+        **options
+            As ``formulations.simulate``: ``rtol``, ``atol``, ``method``, ``t_eval``, ``step``, ``events`` ...
+
+        Returns
+        -------
+        Trajectory
+            The run in dependent variables: t, p, v, reactions, constraint errors, energy, stats, status.
+
+        See Also
+        --------
+        formulations.simulate
+
+        Examples
+        --------
+        >>> import systems, formulations
+        >>> system = systems.load("rolling_disc")
+        >>> form = formulations.create("minimal", system)
+        >>> traj = form.simulate((0.0, 0.5), system.default_state(), rtol=1e-8, atol=1e-8)
+        >>> bool(traj.success), float(traj.t[-1]), traj.p.shape[1]
+        (True, 0.5, 6)
+        """
         return _SIMULATOR[0](self, t_span, state0, **options)

@@ -43,13 +43,12 @@ class Strategy:
     """The protocol of a stabilization strategy, built in or your own (subclass it; a frozen
     dataclass keeps it immutable). It declares
 
-      name        a short name, used in labels and tables (str);
-      kind        one of KINDS: "none", "feedback", "projection" or "dae";
-      gains()     for kind "feedback": (alpha, beta) in 1/s, both >= 0;
-      label()     its name with its parameters, for tables (default: ``name``);
-      for_run(fastest_rate, t_span)
-                  the strategy a run over t_span uses (default: itself), e.g. gains chosen from the
-                  motion at the start.
+    - ``name``: a short name, used in labels and tables (str);
+    - ``kind``: one of KINDS: "none", "feedback", "projection" or "dae";
+    - ``gains()``: for kind "feedback", (alpha, beta) in 1/s, both >= 0;
+    - ``label()``: its name with its parameters, for tables (default: ``name``);
+    - ``for_run(fastest_rate, t_span)``: the strategy a run over t_span uses (default: itself), e.g.
+      gains chosen from the motion at the start.
 
     Kind "projection" is Projection's (subclass it to change tol, max_iter, positions or velocities)
     and kind "dae" is GGL's: their equations are the formulations' own."""
@@ -72,7 +71,7 @@ class Strategy:
 
     def for_run(self, fastest_rate, t_span):
         """The strategy a run over t_span uses: this one, unless it is chosen from the motion at the
-        start (``fastest_rate()``: the largest |eigenvalue| of the unstabilized right-hand side there,
+        start (``fastest_rate()``: the largest abs(eigenvalue) of the unstabilized right-hand side there,
         in 1/s)."""
         return self
 
@@ -115,7 +114,7 @@ class ConstraintDynamics(Strategy):
     violations obey phi'' + 2 zeta omega phi' + omega^2 phi = 0 (holonomic) and
     psi' + 2 zeta omega psi = 0 (nonholonomic, psi = C_nh v) exactly, whatever the system.
     frequency in Hz; None (default): omega twice the fastest rate of the motion at the start (the
-    largest |eigenvalue| of the formulation's Jacobian; at least ten cycles over the simulated
+    largest abs(eigenvalue) of the formulation's Jacobian; at least ten cycles over the simulated
     interval), chosen when a simulation starts. damping: ratio zeta (1 = critical).
     """
 
@@ -247,7 +246,7 @@ def compiled_like(value):
 
 
 def fastest_rate(rhs, t, y) -> float:
-    """max |eigenvalue| of d rhs / d y at (t, y) by central differences, in 1/s."""
+    """max abs(eigenvalue) of d rhs / d y at (t, y) by central differences, in 1/s."""
     J = np.empty((y.size, y.size))
     for j in range(y.size):
         h = 1e-6 * (1.0 + abs(y[j]))

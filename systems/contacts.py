@@ -33,12 +33,40 @@ SLACK = 1e-6  # a margin below -SLACK x (largest |reaction| of the contact over 
 class Contact:
     """A contact that may open (its normal row) and slide (its tangential rows, under mu).
 
-    normal: name of the row whose multiplier is the normal force (> 0: pushing);
-    tangential: names of the rows whose multipliers are its friction forces;
-    mu: friction coefficient (number >= 0, a non-negative parameter's name, or None: perfectly rough);
-    restitution: Newton's e in [0, 1] (0: the bodies stay together after an impact), or the name of a
-        non-negative parameter holding it;
-    name: the contact's name (default: the normal row's name).
+    It holds while lambda_n >= 0 (a support pushes, it never pulls) and ‖lambda_t‖ <= mu lambda_n
+    (Coulomb's cone). A System declares its contacts in ``contacts`` (or a builder's ``unilateral``
+    and ``friction``); the constructor takes the attributes below, in order or by keyword.
+
+    Attributes
+    ----------
+    normal : str
+        Name of the row whose multiplier is the normal force lambda_n (> 0: pushing).
+    tangential : tuple of str
+        Names of the rows whose multipliers are its friction forces lambda_t (one str: one name).
+    mu : float, str or None
+        Friction coefficient: a number >= 0, the name of a non-negative parameter, or None:
+        perfectly rough (friction never limits the rows). Default None.
+    restitution : float or str
+        Newton's e in [0, 1] (0: the bodies stay together after an impact), or the name of a
+        non-negative parameter holding it. Default 0.
+    name : str
+        The contact's name (default: the normal row's name).
+
+    See Also
+    --------
+    formulations.simulate_contacts : A run in which contacts open, close, slide and roll.
+
+    Examples
+    --------
+    >>> import systems
+    >>> disc = systems.load("rolling_disc")
+    >>> ground = disc.contacts[0]
+    >>> ground.name, ground.normal, ground.tangential
+    ('ground', 'contact normal force', ('longitudinal friction force', 'lateral friction force'))
+    >>> ground.mu, ground.friction_coefficient(disc)
+    ('mu', 0.5)
+    >>> systems.Contact("rod tension")
+    Contact(normal='rod tension', tangential=(), mu=None, restitution=0.0, name='rod tension')
     """
 
     normal: str

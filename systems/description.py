@@ -137,9 +137,101 @@ class DegreesOfFreedom:
 class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     """An immutable constrained mechanical system (sympy objects plus names and defaults).
 
-    Build one with :func:`systems.from_lagrangian` or :func:`systems.from_rigid_bodies`, or load one
-    from the catalogue with :func:`systems.load`. Construction validates the description and raises
-    one :class:`SystemDescriptionError` listing every problem.
+    M(p) v' + d(p, v) = f(p, v, t, lambda) - C^T lambda with p' = A(p) v, holonomic rows Phi(p, t) = 0
+    and nonholonomic rows C_nh(p, t) v + c_nh(p, t) = 0. Build one with :func:`systems.from_lagrangian`
+    or :func:`systems.from_rigid_bodies`, or load one from the catalogue with :func:`systems.load`.
+    Construction validates the description and raises one SystemDescriptionError listing every problem.
+
+    Parameters
+    ----------
+    **fields
+        The fields listed under Attributes from ``name`` to ``contacts``, by keyword (a builder
+        fills them); ``name`` to ``constraint_names`` are required, the others have defaults.
+
+    Attributes
+    ----------
+    name : str
+        The system's name (for a catalogue system, its catalogue name).
+    coordinates, velocities : tuple of Symbol
+        p, shape (n_p,), and v, shape (n,), possibly quasi-velocities (e.g. body angular velocity).
+    A : Matrix, shape (n_p, n)
+        Kinematic matrix, p' = A(p) v, of full column rank (I where v = p'; tall where p holds Euler
+        parameters).
+    M, d, f : Matrix, shapes (n, n), (n, 1), (n, 1)
+        Mass matrix (symmetric, positive definite on the constraint null space), velocity-dependent
+        inertia terms and applied forces; f may be affine in the multipliers (non-ideal constraints).
+    Phi : Matrix, shape (m, 1)
+        Holonomic constraints Phi(p, t) = 0.
+    C_nh, c_nh : Matrix, shapes (l, n), (l, 1)
+        Nonholonomic (Pfaffian, possibly affine) rows C_nh(p, t) v + c_nh(p, t) = 0; c_nh defaults to
+        zero.
+    constraint_names : tuple of str, shape (m + l,)
+        The reaction each row carries, holonomic rows first.
+    multipliers : tuple of Symbol, shape (m + l,)
+        lambda, default ``lambda_1`` ... The constraint force on the system is -C^T lambda; rows are
+        written so that each lambda is a physical force (N) or moment (N m).
+    parameters : tuple of Parameter
+        The physical parameters: symbol, default value, unit and meaning.
+    parameter_values : tuple of float
+        Current values, aligned with ``parameters`` (default: their defaults); change them with
+        ``with_parameters``.
+    potential : Expr
+        V(p); the energy is v^T M v / 2 + V, in J.
+    default_p, default_v : tuple of Expr
+        The default state, expressions in the parameters (``default_state`` evaluates them).
+    embedding : Embedding or None
+        Explicit holonomic embedding p = g(q) with reduced coordinates q.
+    independent_velocities : tuple of str
+        Default choice of u (names of w or v components).
+    unit_norm_blocks : tuple of tuple of int
+        Index tuples of p holding unit quaternions.
+    bodies : tuple of BodyBlock
+        Rigid-body configurations in p and v.
+    description, reference : str
+        What the system models, and its source.
+    time : Symbol
+        The time symbol of rheonomic rows (``systems.TIME``).
+    families : tuple of StateFamily
+        Initial states named by a few numbers.
+    visuals : tuple of Visual
+        What the bodies look like, posed by p.
+    invariants : tuple of (str, Expr)
+        (name, expression in p, v and the parameters): conserved by the motion.
+    units : dict
+        {name of p, v, q, w or a row: unit}; the rest inferred (``unit_of``).
+    contacts : tuple of Contact
+        Rows that may open or slide.
+    n, m, l : int
+        Numbers of velocities (= number of coordinates unless p holds Euler parameters), holonomic
+        and nonholonomic rows.
+    k, r : int
+        Degrees of freedom: k = n - m configuration, r = n - m - l velocity.
+    coordinate_names, velocity_names : tuple of str
+        Names of p, shape (n_p,), and of v, shape (n,).
+    parameter_names : tuple of str
+        Names of the parameters as users pass them (e.g. to ``systems.load``).
+    holonomic_names, nonholonomic_names : tuple of str
+        ``constraint_names`` of the m holonomic and of the l nonholonomic rows.
+    Phi_p, C_h, C : Matrix, shapes (m, n_p), (m, n), (m + l, n)
+        Jacobian of Phi, holonomic rows at velocity level C_h = Phi_p A, all rows [C_h; C_nh].
+
+    See Also
+    --------
+    systems.load : A catalogue system.
+    systems.from_lagrangian, systems.from_rigid_bodies, systems.from_sympy : Builders.
+
+    Examples
+    --------
+    >>> import systems
+    >>> disc = systems.load("rolling_disc")
+    >>> disc.n, disc.m, disc.l, disc.k, disc.r
+    (6, 1, 2, 5, 3)
+    >>> disc.velocity_names
+    ('v_x', 'v_y', 'v_z', 'omega_1', 'omega_2', 'omega_3')
+    >>> disc.holonomic_names, disc.nonholonomic_names
+    (('contact normal force',), ('longitudinal friction force', 'lateral friction force'))
+    >>> disc.unit_of("omega_1"), disc.unit_of("contact normal force")
+    ('rad/s', 'N')
     """
 
     name: str
@@ -402,8 +494,32 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
 
     # -- states --------------------------------------------------------------------------------
     def default_state(self):
-        """The catalogue's default (p, v) as float arrays (fresh copies), evaluated at the current
-        parameters."""
+        """The default state (p, v), evaluated at the current parameter values.
+
+        The catalogue's (or builder's) ``default_p`` and ``default_v``, expressions in the
+        parameters, substituted once per System; every call returns fresh copies.
+
+        Returns
+        -------
+        p : ndarray, shape (n_p,)
+            Coordinates, float, in their units (``unit_of``: m or rad for most).
+        v : ndarray, shape (n,)
+            Velocities, float (m/s or rad/s for most).
+
+        See Also
+        --------
+        systems.System.consistent_state : The nearest state that meets the constraints.
+
+        Examples
+        --------
+        >>> import systems
+        >>> disc = systems.load("rolling_disc")
+        >>> p, v = disc.default_state()
+        >>> p.shape, v.shape
+        ((6,), (6,))
+        >>> dict(zip(disc.coordinate_names, p.round(3).tolist()))
+        {'x': 0.0, 'y': 0.0, 'z': 0.478, 'psi': 0.0, 'theta': 0.3, 'phi': 0.0}
+        """
         p, v = self._default_state
         return p.copy(), v.copy()
 
@@ -442,17 +558,102 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         """Nearest consistent state at time t (s): p onto Phi(p, t) = 0, then v onto C v + c = 0.
 
         Components named in ``fix`` (coordinate or velocity names) are held; the others move least
-        in the kinetic-energy metric. Raises InconsistentStateError with the remaining residual when
-        that is impossible.
+        in the kinetic-energy metric: p by Newton iteration, v by the M-orthogonal projection
+        v <- v - M^-1 C^T (C M^-1 C^T)^-1 (C v + c). Unit-quaternion blocks of p are renormalized.
+
+        Parameters
+        ----------
+        p_guess : array_like, shape (n_p,)
+            Guess of the coordinates, finite (units: ``unit_of``, m or rad for most).
+        v_guess : array_like, shape (n,)
+            Guess of the velocities, finite (m/s or rad/s for most).
+        fix : sequence of str, optional
+            Names of the coordinates and velocities held at their guessed values (a single str is one
+            name); default none.
+        tol : float, optional
+            Bound on max abs(Phi), relative to 1 + max abs(p_guess) (default 1e-13).
+        t : float, optional
+            Time in s at which time-dependent rows are evaluated (default 0).
+
+        Returns
+        -------
+        p : ndarray, shape (n_p,)
+            Coordinates with Phi(p, t) = 0.
+        v : ndarray, shape (n,)
+            Velocities with C(p, t) v + c(p, t) = 0.
+
+        Raises
+        ------
+        InconsistentStateError
+            With the remaining residual, where no state meets the constraints with the named
+            components held; also for guesses of the wrong shape, not finite, or singular.
+        ArgumentTypeError
+            A guess that is not an array of numbers.
+        UnknownNameError
+            A name in ``fix`` that is neither a coordinate nor a velocity.
+
+        See Also
+        --------
+        systems.System.residuals : Phi and C v + c at a state.
+        systems.System.state_from_q : A state through the embedding p = g(q).
+
+        Examples
+        --------
+        >>> import systems
+        >>> disc = systems.load("rolling_disc")
+        >>> p0, v0 = disc.default_state()
+        >>> p, v = disc.consistent_state(p0 + 0.01, v0 + 0.1, fix=("theta", "omega_3"))
+        >>> Phi, Cv = disc.residuals(p, v)
+        >>> bool(abs(Phi).max() < 1e-12 and abs(Cv).max() < 1e-12)
+        True
+        >>> print(round(p[disc.coordinate_names.index("theta")], 6))
+        0.31
         """
         from .state import consistent_state
 
         return consistent_state(self, p_guess, v_guess, fix=fix, tol=tol, t=t)
 
     def state_from_q(self, q, qdot, t=0.0):
-        """(p, v) from reduced coordinates q and reduced velocities w through p = g(q, t),
-        v = D w + d_0 (d_0 = A^+ g_t, zero unless the embedding moves). q and qdot: finite arrays of
-        the embedding's sizes (ArgumentError naming the entry otherwise)."""
+        """The state (p, v) from reduced coordinates q and reduced velocities w, through the embedding.
+
+        p = g(q, t) and v = D w + d_0 with D = A^+ g_q A_q and d_0 = A^+ g_t (zero unless the
+        embedding moves). The state meets the holonomic rows; it meets the nonholonomic rows where
+        w is chosen so.
+
+        Parameters
+        ----------
+        q : array_like, shape (k_q,)
+            Reduced coordinates, finite, in the order of ``embedding.coordinate_names``.
+        qdot : array_like, shape (k,)
+            Reduced velocities w, finite, in the order of ``embedding.velocity_names``.
+        t : float, optional
+            Time in s (default 0).
+
+        Returns
+        -------
+        p : ndarray, shape (n_p,)
+            Coordinates.
+        v : ndarray, shape (n,)
+            Velocities.
+
+        Raises
+        ------
+        ArgumentError, ArgumentTypeError
+            ``q`` or ``qdot`` is not a finite array of the embedding's size (naming the entry), or
+            ``t`` is not a number.
+        ValueError
+            The system has no embedding (use ``consistent_state``).
+
+        Examples
+        --------
+        >>> import systems
+        >>> pendulum = systems.load("pendulum_cartesian")
+        >>> pendulum.embedding.coordinate_names, pendulum.embedding.velocity_names
+        (('angle',), ('angle_dot',))
+        >>> p, v = pendulum.state_from_q([0.5], [1.0])
+        >>> p.round(4).tolist(), v.round(4).tolist()
+        ([0.4794, -0.8776], [0.8776, 0.4794])
+        """
         from .state import state_from_q
 
         return state_from_q(self, q, qdot, t)

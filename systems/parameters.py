@@ -12,7 +12,36 @@ from .errors import ArgumentError, SystemDescriptionError
 
 @dataclass(frozen=True)
 class Parameter:
-    """A physical parameter: its symbol, default value, unit and meaning."""
+    """A physical parameter: its symbol, default value, unit and meaning.
+
+    A value users set (``systems.load``, ``System.with_parameters``) is checked: a finite number of
+    the sign the symbol declares (``positive=True``, ``nonnegative=True``), of magnitude between
+    1e-12 and 1e12 (zero where allowed). The constructor takes the first five attributes below, in order.
+
+    Attributes
+    ----------
+    symbol : Symbol
+        The sympy symbol that stands for it in the description's expressions.
+    default : float
+        Default value, in ``unit``.
+    unit : str
+        Its unit, e.g. "kg", "m" or "m/s^2" (default "").
+    description : str
+        Its meaning, e.g. "mass" (default "").
+    alias : str
+        The name users pass (e.g. "thickness" for the symbol h); default: the symbol's name.
+    name : str
+        ``alias``, or the symbol's name without one (read-only).
+
+    Examples
+    --------
+    >>> import sympy as sp, systems
+    >>> radius = systems.Parameter(sp.Symbol("r", positive=True), 0.5, "m", "radius")
+    >>> radius.name, radius.default, radius.unit
+    ('r', 0.5, 'm')
+    >>> [p.name for p in systems.load("rolling_disc").parameters][:4]
+    ['m', 'r', 'g', 'thickness']
+    """
 
     symbol: sp.Symbol
     default: float

@@ -22,15 +22,16 @@ def sliding_ball(v0=2.0, mu=0.2):
         friction=[("normal force", ["friction force"], "mu")], default_p=(0, a, 0), default_v=(v0, 0, 0))
 
 
-def bouncing_ball(h=1.0, e=0.5):
-    """A ball dropped from rest at height h onto the ground, restitution e: impacts at
+def bouncing_ball(h=1.0, e=0.5, ground=0.0):
+    """A ball dropped from rest at height h onto the ground at z = ground, restitution e: impacts at
     T1 (1 + 2 e + ... + 2 e^(k-1)), T1 = sqrt(2 h / g), at rest from T1 (1 + e) / (1 - e)."""
     z, zd = sp.Symbol("z", real=True), sp.Symbol("z_dot", real=True)
     m, g = sp.symbols("m g", positive=True)
     e_ = sp.Symbol("e", nonnegative=True)
     params = (P(m, 1.0, "kg", "mass"), P(g, 9.81, "m/s^2", "gravity"), P(e_, e, "", "restitution"))
     return systems.from_lagrangian("bouncing_ball", (z,), m * zd**2 / 2, m * g * z, parameters=params,
-                                   unilateral=[("ground force", z, "e")], default_p=(h,), default_v=(0,))
+                                   unilateral=[("ground force", z - ground, "e")], default_p=(ground + h,),
+                                   default_v=(0,))
 
 
 def particle_on_sphere(v0=0.1):

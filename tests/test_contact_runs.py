@@ -53,6 +53,22 @@ def test_the_bouncing_ball_follows_the_geometric_series_and_comes_to_rest():
     assert run.modes[-1].open == () and np.allclose(run.reactions["ground force"][run.t > rest[0]], G)
 
 
+def test_a_ball_whose_ground_is_off_the_origin_lands_every_time_or_says_which_impact_it_missed():
+    """After a bounce the phase starts on the gap's zero, a rounding either side of it; a flight that
+    lands within the solver's first step is found all the same, and one the positions cannot resolve
+    (flights below the rounding of z near -1) ends the run with a message, never below the ground."""
+    h, e, ground = 1.0, 0.5, -1.0
+    T1 = np.sqrt(2 * h / G)
+    run = F.simulate_contacts(bouncing_ball(h, e, ground), (0.0, 1.5), rest_speed=1e-6)
+    assert run.status == 0, run.message
+    assert np.min(run.p[:, 0] - ground) > -1e-9
+    rest = [ev.t for ev in run.events if ev.kind == "closes"]  # the flights left out are < 2 (1e-6 / g) / (1 - e)
+    assert len(rest) == 1 and rest[0] == pytest.approx(T1 * (1 + e) / (1 - e), abs=1e-6)
+    run = F.simulate_contacts(bouncing_ball(h, e, ground), (0.0, 1.5))  # rest speed 1e-10 m/s
+    assert (run.status == 0 and np.min(run.p[:, 0] - ground) > -1e-9) or (
+        run.status == -1 and "an impact was missed" in run.message and run.t[-1] > rest[0] - 1e-3), run.message
+
+
 def test_the_particle_leaves_the_sphere_where_its_normal_force_vanishes():
     v0 = 0.1
     run = F.simulate_contacts(particle_on_sphere(v0), (0.0, 1.5))

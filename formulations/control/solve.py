@@ -27,33 +27,63 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
                     path=None, nodes=40, scheme="trapezoidal", free_time=False, t1_bounds=None, guess=None,
                     independent=None, tol=1e-10, max_iter=1000, check=True, check_rtol=1e-10, mesh_tol=None,
                     max_nodes=640, starts=1, seed=0):
-    """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``, by direct
-    collocation of formulation ``formulation``'s own equations (formulations.control.model).
+    """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``: direct collocation, by IPOPT.
 
-    formulation: "dependent" (= "dependent+projection": the position and velocity constraints at
-    every mesh node, slack multipliers keeping the collocated motion on them), "dependent+none"
-    (index 1, the constraints at t0 only, their drift reported), "reduced" (= "reduced+projection"),
-    "reduced+none" or "minimal" (formulations.control.model; where the optimum crosses the singular
-    set of the minimal formulation's independent velocities, it is solved in the dependent
-    formulation instead, and ``note`` says so). t_span: (t0, t1) s,
-    t1 the first guess when free_time. initial, final: {name of p or v: value}; the names not
-    given are free. inputs: names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}.
-    cost: "effort" (the integral of the sum of the inputs' squares), "time" or an integrand in the
-    names of p, v, the inputs and t. path: {name of p, v, an input or a carried multiplier (a
-    constraint name): (lo, hi)}. nodes: mesh intervals N; scheme: "trapezoidal" or
-    "hermite-simpson". guess: a Trajectory or an OptimalControlResult (its states, and inputs,
-    interpolated) or None (a straight line between the boundary values, the rest from the default
-    state, velocities 0, moved onto Phi = 0 through the embedding). tol: IPOPT's.
-    check: re-simulate the optimal inputs with ``simulate`` at rtol ``check_rtol`` and report the
-    miss of the final conditions (result.resimulation); a miss above 1e-3 of the move's size
-    (formulations.control.check.MISS_SHARE) makes the status WARNED. mesh_tol: estimate the
-    collocation error of every interval (result.interval_errors, by simulating each) and double
-    the mesh, from the last solution, until the largest is below mesh_tol or nodes would pass
-    max_nodes (then the status is WARNED). starts: solve from that many first guesses, the first as
-    given and the others perturbed from its solution (smooth random bumps of 30 % of each
-    coordinate's and velocity's range, the ends kept; ``seed`` for the random numbers), and return
-    the best, with ``optima`` listing the distinct local optima found (cost, how many starts reached
-    it, the coordinates' ranges along it); a failed first solve is perturbed from its last iterate.
+    Parameters
+    ----------
+    system : System or str
+        The system, or a catalogue name.
+    formulation : str
+        "dependent" (= "dependent+projection": the position and velocity constraints at every mesh node, slack
+        multipliers keeping the collocated motion on them), "dependent+none" (index 1, the constraints at t0 only,
+        their drift reported), "reduced" (= "reduced+projection"), "reduced+none" or "minimal" (where the optimum
+        crosses the singular set of its independent velocities, chosen by ``independent``, it is solved in the
+        dependent formulation instead, and ``note`` says so).
+    t_span, free_time, t1_bounds : tuple of float, bool, and tuple of float
+        (t0, t1) in s; with free_time=True (default False) t1 is free, the given one its first guess, and t1 - t0
+        within t1_bounds, (lo, hi) in s (default: a hundredth to a hundred times t1 - t0).
+    initial, final : dict
+        {name of p or v: value} in its unit; the names not given are free.
+    inputs : list of str or dict
+        Names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}, in their units (N, N m).
+    cost : str, optional
+        "effort" (default: the integral of the sum of the inputs' squares), "time" or an integrand in the names of
+        p, v, the inputs and t.
+    path : dict, optional
+        {name of p, v, an input or a carried multiplier (a constraint name): (lo, hi)}.
+    nodes, scheme : int and str, optional
+        Mesh intervals N (default 40); "trapezoidal" (default) or "hermite-simpson".
+    guess : Trajectory or OptimalControlResult, optional
+        Its states, and inputs, interpolated; None: a straight line between the boundary values, the rest from
+        the default state, velocities 0, moved onto Phi = 0 through the embedding.
+    tol, max_iter : float and int, optional
+        IPOPT's tolerance (default 1e-10) and iteration limit (default 1000).
+    check, check_rtol : bool and float, optional
+        Re-simulate the optimal inputs with ``simulate`` at rtol ``check_rtol`` (default True, 1e-10) and report the
+        miss of the final conditions (``resimulation``); a miss above 1e-3 of the move's size makes the status WARNED.
+    mesh_tol, max_nodes : float and int, optional
+        Estimate the collocation error of every interval (``interval_errors``, by simulating each) and double the
+        mesh, from the last solution, until the largest is below mesh_tol or nodes would pass max_nodes (default
+        640; then the status is WARNED).
+    starts, seed : int, optional
+        Solve from that many first guesses (default 1), the first as given, the others perturbed from its solution
+        (smooth random bumps of 30 % of each coordinate's and velocity's range, the ends kept; ``seed`` for the random
+        numbers), and return the best, with ``optima`` listing the distinct local optima found (cost, how many starts
+        reached it, the coordinates' ranges along it); a failed first solve is perturbed from its last iterate.
+
+    Returns
+    -------
+    OptimalControlResult
+        The states and inputs at the collocation points, the cost and the status.
+
+    Examples
+    --------
+    >>> import formulations  # a knife edge pushed 1 m along its blade in 2 s, from rest to rest, by a force F in N
+    >>> rest = {"x": 0.0, "y": 0.0, "phi": 0.0, "x_dot": 0.0, "phi_dot": 0.0}
+    >>> res = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), rest, {"x": 1.0, "x_dot": 0.0},
+    ...                                    inputs=["F"], nodes=8, scheme="hermite-simpson")
+    >>> res.status.name, round(res.cost, 6), res.inputs.shape  # cost in N² s
+    ('SUCCESS', 18.309019, (17, 1))
     """
     system = as_system(system)
     prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,

@@ -51,19 +51,67 @@ METHODS = ("numeric", "symbolic")
 
 def linearize(system, p0, v0, *, formulation=Minimal.name, ignorable=None, inputs=(), independent=None,
               method="numeric", symbols=None, t=0.0, tol=1e-8, **options) -> Linearization:
-    """The linearization of ``system`` about the equilibrium or steady motion (p0, v0).
+    """Linearize ``system`` about an equilibrium or a steady motion (p0, v0).
 
-    formulation: a name (``formulations.names()``) or a created Formulation; options go to
-    ``formulations.create``. ignorable: names of coordinates of the formulation's state that may
-    drift (default: found, see Linearization.ignorable). inputs: names of parameters that enter
-    only M, d and f (forces, torques): the columns of B. independent: names of the independent
-    coordinates and velocities (dependent: components of p and v; reduced, manifold: of w;
-    minimal: its ``independent`` option); default: chosen by pivoting. method: "numeric" (exact
-    derivatives lambdified once per structure) or "symbolic" (sympy; ``equations()`` in LaTeX).
-    symbols: the parameters kept as symbols by the symbolic variant (default: all; the others take
-    their values). t: the time of the point (a description with time in it is linearized at that
-    instant). tol: the relative size of a rate below which it counts as zero. Raises NotSteadyError naming the rates
-    of the point that are not zero, InconsistentStateError where (p0, v0) violates the constraints.
+    The linear equations d(δy)/dt = A δy + B δu, in the independent state y of a formulation, keep to the
+    constraints; ignorable coordinates (which drift along the motion) and conserved quantities are labelled.
+
+    Parameters
+    ----------
+    system : System or str
+        The system, or a catalogue name (``systems.names()``).
+    p0, v0 : array_like
+        The coordinates (n_p,) and velocities (n,) of the point, in their units (m, rad; m/s, rad/s, ...); they
+        must satisfy the constraints.
+    formulation : str or Formulation, optional
+        A name (``formulations.names()``; default "minimal") or a created Formulation.
+    ignorable : str or tuple of str, optional
+        Names of coordinates of the formulation's state that may drift (default: found, ``Linearization.ignorable``).
+    inputs : str or tuple of str, optional
+        Names of parameters that enter only M, d and f (forces, torques): the columns of B.
+    independent : tuple of str, optional
+        Names of the independent coordinates and velocities (dependent: components of p and v; reduced,
+        manifold: of w; minimal: its ``independent`` option); default: chosen by pivoting.
+    method : {"numeric", "symbolic"}, optional
+        "numeric" (default: exact derivatives lambdified once per structure) or "symbolic" (sympy;
+        ``equations()`` in LaTeX).
+    symbols : str or tuple of str, optional
+        The parameters kept as symbols by the symbolic variant (default: all; the others take their values).
+    t : float, optional
+        The time of the point in s (default 0; a description with time in it is linearized at that instant).
+    tol : float, optional
+        The relative size of a rate below which it counts as zero (default 1e-8).
+    **options
+        Go to ``formulations.create`` where ``formulation`` is a name (backend "numpy" unless given).
+
+    Returns
+    -------
+    Linearization
+        A (n_y, n_y) and B (n_y, n_u), the state and input names, and the labelled eigenvalues and modes.
+
+    Raises
+    ------
+    NotSteadyError
+        Naming the rates of the point that are not zero.
+    InconsistentStateError
+        Where (p0, v0) violates the constraints.
+    CapabilityError
+        For coordinates with Euler parameters, or an embedding or chart that moves with the constraints.
+
+    See Also
+    --------
+    stability : The eigenvalues along a family of steady motions.
+
+    Examples
+    --------
+    >>> import numpy as np, formulations
+    >>> lin = formulations.linearize("pendulum_cartesian", [0.0, -1.0], [0.0, 0.0])  # hanging at rest, L = 1 m
+    >>> lin.state_names, np.allclose(lin.A, [[0.0, 1.0], [-9.81, 0.0]])
+    (('angle', 'angle_dot'), True)
+    >>> np.round(lin.nontrivial.imag, 4).tolist()  # ± sqrt(g / L) in rad/s
+    [3.1321, -3.1321]
+    >>> lin.equations().characteristic_polynomial()  # the parameters as symbols
+    g + s**2
     """
     if isinstance(formulation, Formulation):
         if options:

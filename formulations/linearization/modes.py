@@ -184,15 +184,79 @@ class LinearEquations:
 
 @dataclass(frozen=True)
 class Linearization:
-    """A linearization about an equilibrium or a steady motion (formulations.linearize).
+    """A linearization about an equilibrium or a steady motion, as returned by :func:`linearize`.
 
-    A (n_y, n_y) and B (n_y, n_u): d(delta y)/dt = A delta y + B delta u, y the formulation's
-    independent state (``state_names``), u the inputs (``input_names``, parameters). residual:
-    {state name: rate at the point} (zero but for the ignorable coordinates, which drift). P (n_p + n,
-    n_y): the tangent map, (delta p, delta v) = P delta y. eigenvectors: (n_p + n, n_y), the modes
-    as (delta p, delta v) over ``dependent_names``, one column per eigenvalue, each labelled
-    (``labels``: "mode 1", ..., "conserved phi_dot", "x drifts") and of a kind (``kinds``: dynamic,
-    conserved, ignorable). Zero modes carry the direction of the neighbouring steady motion.
+    The linear equations d(δy)/dt = A δy + B δu, with y the formulation's independent state
+    (``state_names``) and u the inputs (``input_names``, parameters), and their eigenvalues, each labelled
+    ("mode 1", ..., "conserved phi_dot", "x drifts") and of a kind: dynamic, conserved or ignorable.
+    Zero modes carry the direction of the neighbouring steady motion. Immutable; its arrays are read-only.
+
+    Attributes
+    ----------
+    A : ndarray, shape (n_y, n_y)
+        The state matrix: entry (i, j) is d(rate of y_i)/d(y_j), in the unit of y_i per s over the unit of y_j
+        (1/s where the two share a unit).
+    B : ndarray, shape (n_y, n_u)
+        The input matrix: entry (i, k) is d(rate of y_i)/d(u_k), in the unit of y_i per s over the unit of u_k
+        (per N, per N m, ...).
+    state_names : tuple of str
+        The names of the components of y (n_y of them), e.g. ("angle", "angle_dot").
+    input_names : tuple of str
+        The names of the inputs u (n_u of them), parameters that enter only M, d and f.
+    eigenvalues : ndarray of complex, shape (n_y,)
+        The eigenvalues of A, in 1/s (imaginary parts in rad/s): the dynamic ones by decreasing real part, then
+        the conserved quantities' zeros, then the ignorable coordinates' eigenvalues.
+    eigenvectors : ndarray of complex, shape (n_p + n, n_y)
+        The modes as (δp, δv) over ``dependent_names``, one column per eigenvalue.
+    labels : tuple of str
+        The label of each eigenvalue: "mode 1", ..., "conserved phi_dot", "x drifts".
+    kinds : tuple of str
+        The kind of each eigenvalue: "dynamic", "conserved" or "ignorable".
+    nontrivial : ndarray of complex
+        The eigenvalues of kind "dynamic" (neither a drift nor a conserved quantity), in 1/s.
+    ignorable : tuple of str
+        The ignorable coordinates: those on which no other rate depends; they may drift along the motion.
+    drift : dict
+        {ignorable coordinate: its rate along the motion}, in its unit per s.
+    conserved : tuple of str
+        The conserved quantities of the linear motion, as combinations of the state, e.g. "psi_dot - 0.5 theta".
+    residual : dict
+        {state name: rate at the point}, in its unit per s (zero but for the ignorable coordinates, which drift).
+    P : ndarray, shape (n_p + n, n_y)
+        The tangent map: (δp, δv) = P δy.
+    p0, v0 : ndarray
+        The point: coordinates (n_p,) and velocities (n,), in their units.
+    t : float
+        The time of the point, in s.
+    dependent_names : tuple of str
+        The names of the coordinates and velocities, the rows of ``P`` and ``eigenvectors``.
+    system_name, formulation, method : str
+        The system's name, the formulation's label and "numeric" or "symbolic".
+    modes : Modes
+        The eigenvalues, their eigenvectors in y (columns), kinds and labels.
+
+    See Also
+    --------
+    linearize : Makes one.
+    LinearEquations : The linear equations in sympy, from :meth:`Linearization.equations`.
+
+    Examples
+    --------
+    The Chaplygin sleigh going straight at 1 m/s: its position and heading drift, its speed is conserved,
+    and its one dynamic mode decays at -m a u / (I + m a²):
+
+    >>> import numpy as np, formulations
+    >>> lin = formulations.linearize("chaplygin_sleigh", [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    >>> lin.state_names
+    ('x', 'y', 'theta', 'x_dot', 'theta_dot')
+    >>> lin.labels
+    ('mode 1', 'conserved x_dot', 'x drifts', 'y drifts', 'theta drifts')
+    >>> lin.ignorable, lin.conserved, lin.drift
+    (('x', 'y', 'theta'), ('x_dot',), {'x': 1.0, 'y': 0.0, 'theta': 0.0})
+    >>> np.round(lin.nontrivial.real, 6).tolist()  # 1/s
+    [-1.428571]
+    >>> lin.eigenvectors.shape, sorted(lin.mode("mode 1"))
+    ((6, 5), ['theta', 'theta_dot', 'x', 'x_dot', 'y', 'y_dot'])
     """
 
     system_name: str
@@ -239,7 +303,7 @@ class Linearization:
 
     @property
     def drift(self) -> dict:
-        """{ignorable coordinate: its rate along the motion}."""
+        """{ignorable coordinate: its rate along the motion, in its unit per s}."""
         return {name: self.residual[name] for name in self.ignorable}
 
     @property
@@ -249,7 +313,7 @@ class Linearization:
 
     @property
     def nontrivial(self) -> np.ndarray:
-        """The eigenvalues of kind "dynamic" (neither a drift nor a conserved quantity)."""
+        """The eigenvalues of kind "dynamic" (neither a drift nor a conserved quantity), in 1/s."""
         return self.select("dynamic")
 
     def select(self, kind_or_label: str) -> np.ndarray:

@@ -42,9 +42,51 @@ class Critical:
 
 @dataclass(frozen=True)
 class StabilityResult:
-    """Eigenvalues along a family. values (N,); eigenvalues (N, k) complex, the non-trivial ones of
-    each member sorted by decreasing real part (NaN where a member has fewer); max_real (N,);
-    classes (N,) of "unstable", "marginal", "stable"; critical: Critical values in increasing order."""
+    """Eigenvalues along a one-parameter family of steady motions, as returned by :func:`stability`.
+
+    A member is unstable where the largest real part exceeds tol × max(1, ‖eigenvalues‖), asymptotically stable
+    where it is below minus that, and marginal (a conservative system's neutral stability) in between. Immutable;
+    its arrays are read-only.
+
+    Attributes
+    ----------
+    values : ndarray, shape (N,)
+        The values of the parameter, in its unit (``unit``).
+    eigenvalues : ndarray of complex, shape (N, k)
+        The non-trivial eigenvalues of each member (neither drifts of ignorable coordinates nor conserved
+        quantities), sorted by decreasing real part, in 1/s; NaN where a member has fewer.
+    max_real : ndarray, shape (N,)
+        The largest real part of each member, in 1/s.
+    classes : tuple of str
+        (N,) of "unstable", "marginal" or "stable".
+    critical : tuple of Critical
+        The critical values in increasing order: where the class changes to or from unstable, located to ``xtol``.
+    critical_values : tuple of float
+        Their values of the parameter.
+    xtol : float
+        The accuracy of the critical values, in the parameter's unit.
+    parameter, unit : str
+        The parameter's name and unit (``System.unit_of``; "?" where unknown).
+    system_name, family, formulation : str
+        The system's name, the family's name ("default state" without one) and the formulation's label.
+
+    See Also
+    --------
+    plot_stability : The real and imaginary parts against the parameter, the critical values as lines.
+
+    Examples
+    --------
+    The upright rolling disc (r = 0.5 m) is unstable below the spin sqrt(g / (3 r)), marginally stable above it:
+
+    >>> import numpy as np, formulations
+    >>> result = formulations.stability("rolling_disc", "rolling", "spin", np.linspace(1.0, 4.0, 4))
+    >>> result.classes
+    ('unstable', 'unstable', 'marginal', 'marginal')
+    >>> round(result.critical_values[0], 6), result.unit, result.critical[0].change
+    (2.557342, 'rad/s', 'unstable -> marginal')
+    >>> result.eigenvalues.shape
+    (4, 2)
+    """
 
     system_name: str
     family: str
@@ -133,14 +175,51 @@ def stability(system, family, parameter, values, *, formulation=Minimal.name, gi
               tol=1e-9, xtol=1e-10, **options) -> StabilityResult:
     """Eigenvalues along a one-parameter family of steady motions, and the critical values.
 
-    system: a System or a catalogue name; family: a state family of the system (name or object) or
-    None (each member's operating point is its default state); parameter: a system parameter or a
-    variable of the family; values: increasing parameter values (at least two). given: values of the
-    family's other variables; ignorable, options: as formulations.linearize. tol: the relative size
-    of a real part that counts as zero; xtol: the accuracy of the critical values in the parameter.
-    """
-    from ..base import create
+    Each member of the family is linearized (``linearize``) about its operating point; the real parts
+    of the nontrivial eigenvalues classify it as stable, marginal or unstable, and each change of class
+    between neighbouring values is located to ``xtol`` (Brent's method across a sign change of the
+    largest real part, bisection otherwise).
 
+    Parameters
+    ----------
+    system : System or str
+        The system, or a catalogue name.
+    family : str, StateFamily or None
+        A state family of the system (name or object), or None: each member's operating point is the
+        system's default state at that parameter value.
+    parameter : str
+        A system parameter or a variable of the family.
+    values : array_like
+        At least two strictly increasing values of ``parameter``, in its unit.
+    formulation : str, optional
+        The formulation linearized (default "minimal"); ``**options`` go to ``formulations.create``
+        (backend "numpy" unless given).
+    given : dict, optional
+        The family's other variables, {name: value}.
+    ignorable : sequence of str, optional
+        Coordinates that may drift, as in ``linearize``.
+    tol : float, optional
+        The relative size of a real part that counts as zero (default 1e-9).
+    xtol : float, optional
+        The accuracy of the critical values, in the parameter's unit (default 1e-10).
+
+    Returns
+    -------
+    StabilityResult
+        ``values``, the eigenvalue table (one row per value, NaN-padded), the largest real part,
+        the class of each value and the ``critical`` values (Critical: value, change, bracket, method).
+
+    Raises
+    ------
+    systems.ArgumentError
+        For values that are fewer than two or not strictly increasing, or a bad tol or xtol.
+
+    Examples
+    --------
+    >>> import formulations
+    >>> formulations.stability("rolling_disc", "rolling", "spin", [1.0, 4.0]).classes
+    ('unstable', 'marginal')
+    """
     system = as_system(system)
     members = _Family(system, family, parameter, given)
     values = vector("values", values)
@@ -150,6 +229,12 @@ def stability(system, family, parameter, values, *, formulation=Minimal.name, gi
     tol = real("tol", tol, positive=True)
     xtol = real("xtol", xtol, positive=True)
     options.setdefault("backend", "numpy")
+    return _scan(system, members, parameter, values, formulation, ignorable, tol, xtol, options)
+
+
+def _scan(system, members, parameter, values, formulation, ignorable, tol, xtol, options) -> StabilityResult:
+    """stability's linearizations along ``values`` and the critical values between them."""
+    from ..base import create
 
     def nontrivial(value, conserved=None):
         sysm, p, v = members.member(value)

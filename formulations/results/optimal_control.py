@@ -15,7 +15,7 @@ class ControlStats:
     variables, constraints: the NLP's sizes; jacobian_nonzeros: structural non-zeros of the
     constraint Jacobian; iterations: IPOPT's; seconds: wall time of the solve, build_seconds of the
     transcription and its derivatives; largest_defect: the largest collocation defect at the
-    solution; largest_constraint_residual: max |Phi(p)| and |C v + c| over the nodes (evaluated by
+    solution; largest_constraint_residual: max abs(Phi(p)) and abs(C v + c) over the nodes (evaluated by
     the system's own functions, not by the NLP).
     """
 
@@ -45,13 +45,61 @@ class Resimulation:
 
 @dataclass(frozen=True)
 class OptimalControlResult:
-    """An optimal control solution at the collocation points.
+    """An optimal control solution at the collocation points, as returned by :func:`optimal_control`.
 
-    t (K,) s; p (K, n_p), v (K, n_v): the dependent state; inputs (K, n_u) in the units of the
-    input parameters; multipliers (K, len(multiplier_names)) where the formulation carries them,
-    else None (the reactions follow from formulations.reactions at any point); cost: the optimal
-    objective; status: Status.SUCCESS when IPOPT converged, Status.FAILED when it did not (the last
-    iterate is kept), Status.WARNED when it converged but a check failed (``message`` says which).
+    Immutable, with named fields; ``str(result)`` summarizes the solve, :meth:`plot` draws it.
+
+    Attributes
+    ----------
+    t : ndarray, shape (K,)
+        The collocation points, in s.
+    p, v : ndarray
+        The dependent state: coordinates (K, n_p) and velocities (K, n_v), in their units (``units``).
+    inputs : ndarray, shape (K, n_u)
+        The inputs, in the units of the input parameters (N, N m, ...), named by ``input_names``.
+    multipliers : ndarray or None
+        (K, len(multiplier_names)) where the formulation carries them (in N, N m, ...), else None; the reactions
+        follow from ``formulations.reactions`` at any point.
+    cost : float
+        The optimal objective (for "effort", the integral of the sum of the inputs' squares, e.g. N² s).
+    status : Status
+        Status.SUCCESS when IPOPT converged, Status.FAILED when it did not (the last iterate is kept),
+        Status.WARNED when it converged but a check failed (``message`` says which).
+    success, converged : bool
+        The status is SUCCESS; IPOPT converged and the boundary conditions hold (a later check may still have
+        failed: WARNED).
+    message : str
+        IPOPT's outcome and what a failed check found.
+    stats : ControlStats
+        Sizes of the NLP, iterations, seconds, the largest collocation defect and constraint residual.
+    input_names, multiplier_names, coordinate_names, velocity_names : tuple of str
+        The names of the columns of ``inputs``, ``multipliers``, ``p`` and ``v``.
+    units : dict
+        {name of p, v or an input: unit}.
+    system, formulation, scheme : str
+        The system's name, the formulation the problem was solved in and the collocation scheme.
+    note : str
+        How the solve went besides (e.g. solved in the dependent formulation instead, the choice of u).
+    resimulation : Resimulation or None
+        The optimal inputs re-applied by ``simulate`` (with ``check=True``): its ``miss`` {name: reached - target}
+        of each final condition, ``largest_miss``, ``scale`` (the size of the move), ``trajectory``.
+    interval_errors : ndarray or None
+        (N,) the collocation error per mesh interval, where estimated (``mesh_tol``).
+    optima : tuple
+        With several starts: (cost, starts that reached it, description) per local optimum.
+
+    Examples
+    --------
+    >>> import formulations  # a knife edge pushed 1 m along its blade in 2 s, from rest to rest
+    >>> rest = {"x": 0.0, "y": 0.0, "phi": 0.0, "x_dot": 0.0, "phi_dot": 0.0}
+    >>> res = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), rest, {"x": 1.0, "x_dot": 0.0},
+    ...                                    inputs=["F"], nodes=8, scheme="hermite-simpson")
+    >>> res.success, res.input_names, res.unit_of("F"), round(float(res.input("F")[0]), 4)
+    (True, ('F',), 'N', -1.3991)
+    >>> res.multiplier_names, res.multipliers.shape, res.p.shape
+    (('lateral blade force',), (17, 1), (17, 3))
+    >>> res.resimulation.largest_miss < 1e-8  # the final conditions met by simulate, in m and m/s
+    True
     """
 
     system: str

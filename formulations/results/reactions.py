@@ -24,14 +24,61 @@ from .trajectory import NamedValues
 
 
 def reactions(system, t, p, v, *, as_dict=True, tol=1e-6):
-    """Multipliers at (t, p, v): {constraint name: value} (or an array with as_dict=False); an
-    unknown name raises systems.UnknownNameError (a KeyError too) listing the names.
+    """Multipliers lambda at (t, p, v): the constraint reactions in resolved form.
 
-    With the catalogue's physical rows these are forces (N) or moments (N m) on the system.
-    system: a System or a catalogue name. A state that violates the constraints by more than
-    ``tol`` times its scale (1 + max |p|, 1 + max |v|) raises InconsistentStateError listing the
-    residuals: the reactions of such a state are not those of any motion of the system
-    (tol=numpy.inf skips the check).
+    The accelerations are solved for first, then C^T lambda = f - d - M v' for lambda; the force of
+    the constraints on the system is -C^T lambda. With the catalogue's physical rows these are forces
+    (N) or moments (N m) on the system (e.g. a contact's normal force, positive when pushing).
+
+    Parameters
+    ----------
+    system : System or str
+        A System or a catalogue name.
+    t : float
+        The time, in s.
+    p, v : ndarray
+        The coordinates, shape (n_p,), and velocities, shape (n,) (arrays or lists), consistent with
+        the constraints; unit-norm blocks of p are renormalized.
+    as_dict : bool, optional
+        True (default): a dict by constraint name; False: an array.
+    tol : float, optional
+        A state that violates the constraints by more than ``tol`` times its scale (1 + max ``abs(p)``,
+        1 + max ``abs(v)``) is refused; ``tol=numpy.inf`` skips the check. Default 1e-6.
+
+    Returns
+    -------
+    dict or ndarray
+        {constraint name: value}, in the order of ``system.constraint_names``; an unknown name raises
+        systems.UnknownNameError (a KeyError too) listing the names. With ``as_dict=False`` an ndarray,
+        shape (m + l,).
+
+    Raises
+    ------
+    systems.InconsistentStateError
+        For a state that violates the constraints (beyond ``tol``), listing the residuals: the
+        reactions of such a state are not those of any motion of the system.
+    systems.ArgumentError
+        Where a piece of the model (M, d, f, F_lambda, C, xi) is not finite at the state.
+
+    Warns
+    -----
+    formulations.results.reactions.NonUniqueReactionsWarning
+        Where the rows of C are dependent: the minimum-norm lambda, naming the dependent rows.
+
+    See Also
+    --------
+    formulations.Trajectory : ``traj.reactions``, the reactions along a run.
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> system = systems.load("rolling_disc")
+    >>> p, v = system.default_state()
+    >>> lam = formulations.reactions(system, 0.0, p, v)
+    >>> list(lam) == list(system.constraint_names), round(lam["contact normal force"], 3)
+    (True, 7.728)
+    >>> formulations.reactions(system, 0.0, p, v, as_dict=False).shape
+    (3,)
     """
     system = as_system(system)
     t = real("t", t, expected="a time in s")

@@ -88,21 +88,89 @@ def frozen(array) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ConstraintErrors:
-    """Constraint residuals over time, max-norm over rows: |Phi|, |C v|, |C v' + xi|, each (N,)."""
+    """Constraint residuals over time, max-norm over rows: abs(Phi), abs(C v), abs(C v' + xi), each (N,).
+
+    One entry per output point of the run: the largest absolute residual over the rows there, in
+    the units of the rows (0 without rows; NaN where a piece is undefined or not recorded).
+
+    Attributes
+    ----------
+    position : ndarray, shape (N,)
+        max abs(Phi(p, t)) over the m holonomic rows (m or rad for most rows).
+    velocity : ndarray, shape (N,)
+        max abs(C v + c) over the m + l rows, c the velocity-free term (m/s or rad/s for most rows).
+    acceleration : ndarray, shape (N,)
+        max abs(C v' + xi) over the m + l rows (m/s^2 or rad/s^2 for most rows).
+
+    Examples
+    --------
+    >>> import formulations
+    >>> run = formulations.create("minimal", "rolling_disc").simulate((0.0, 0.5))
+    >>> run.constraint_errors.velocity.shape == run.t.shape
+    True
+    >>> errors = run.constraint_errors.max()
+    >>> sorted(errors), bool(errors["velocity"] < 1e-10)
+    (['acceleration', 'position', 'velocity'], True)
+    """
 
     position: np.ndarray
     velocity: np.ndarray
     acceleration: np.ndarray
 
     def max(self) -> dict:
+        """The largest residual of each kind over the run.
+
+        Returns
+        -------
+        dict
+            {"position": float, "velocity": float, "acceleration": float}; 0.0 for a run without
+            points.
+        """
         return {name: float(np.max(getattr(self, name), initial=0.0))
                 for name in ("position", "velocity", "acceleration")}
 
 
 @dataclass(frozen=True)
 class Stats:
-    """Cost of a run. rejected is None where the integrator does not report it. wall_time (s) is the
-    run's own time: compiling machine code on first use (compile_time) is not in it."""
+    """Cost of a run: times, evaluations, steps and what the post-steps changed.
+
+    rejected is None where the integrator does not report it. wall_time (s) is the run's own time:
+    compiling machine code on first use (compile_time) is not in it.
+
+    Attributes
+    ----------
+    wall_time : float
+        The run's own time in s, from the call to the end (setup included, compiling not).
+    rhs_evaluations : int
+        Evaluations of the right-hand side (the formulation's equations).
+    steps : int
+        Accepted steps.
+    rejected : int or None
+        Rejected steps; None where the integrator does not report them.
+    projections : int
+        Post-step projections onto the constraints (a projection stabilization).
+    rechoices : int
+        New choices of the independent velocities during the run.
+    setup_time : float
+        Time in s before the integration (checks, preparing the formulation), part of wall_time.
+    charts : int
+        Tangent-space charts used (manifold runs; the first, taken before the run, included).
+    chart_time_share : float
+        Share of wall time spent re-charting, in [0, 1].
+    backend : str
+        Numeric backend of the primitives: "numpy" or "compiled".
+    compile_time : float
+        Time in s spent compiling machine code during the run (not in wall_time).
+
+    Examples
+    --------
+    >>> import formulations
+    >>> stats = formulations.create("minimal", "rolling_disc").simulate((0.0, 0.5)).stats
+    >>> stats.steps > 0, stats.rhs_evaluations >= stats.steps, stats.wall_time > 0.0
+    (True, True, True)
+    >>> sorted(stats.as_dict())[:3]
+    ['backend', 'chart_time_share', 'charts']
+    """
 
     wall_time: float = 0.0
     rhs_evaluations: int = 0
@@ -117,6 +185,7 @@ class Stats:
     compile_time: float = 0.0      # s spent compiling machine code during the run (not in wall_time)
 
     def as_dict(self) -> dict:
+        """The fields as a dict {name: value} (a copy, JSON-friendly)."""
         return dict(self.__dict__)
 
 
@@ -130,23 +199,86 @@ def install_scene(function):
 
 @dataclass(frozen=True)
 class Trajectory:
-    """t (N,), p (N, n_p), v (N, n), the formulation's own state (N, n_y), accelerations v' (N, n),
-    multipliers (N, m + l) with ``reactions`` naming them by constraint row, constraint errors,
-    energy (N,), stats, status, message, events and warnings; constraint_power (N,) the power of
-    the constraint forces -C^T lambda, -lambda^T C v in W (lambda^T c on the constraints: zero for
-    scleronomic homogeneous rows; NaN where lambda is missing), whose integral ``constraint_work``
-    closes the energy balance E(t) - E(t0) = constraint work + work of the applied non-conservative
-    forces (``energy_balance`` where the latter are absent, systems.energy).
+    """The result of a run: an immutable trajectory in dependent variables, with its reactions.
 
-    status: 0 finished over t_span; 1 stopped by a terminal event; 2 finished, but a check of the
-    result failed (the message and ``warnings`` say which: a constraint residual or an energy drift
-    (conservative systems) beyond what the tolerance allows, an end short of t_span, values that are
-    not finite, a singular kinematic matrix A on the way); -1 failed (the message names the system,
-    the time and the quantity; the points computed before are kept). ``success`` is True for 0 and 1.
-    events: EventRecord (t, name, index) per zero crossing, in order (ContactEvent, with the kind,
-    the contact and the states before and after, in a run of formulations.simulate_contacts);
-    ``t_events`` their times. modes: Mode per phase of such a run (which contacts are open, sliding).
-    system: the System the run used (not compared, not printed); ``show()`` draws its visuals.
+    t (N,), p (N, n_p), v (N, n), the formulation's own state (N, n_y), accelerations v' (N, n),
+    multipliers (N, m + l) with ``reactions`` naming them by constraint row, constraint errors,
+    energy (N,), stats, status, message, events and warnings. Every formulation gives the same
+    fields, so runs compare one to one.
+
+    Attributes
+    ----------
+    system_name, formulation : str
+        The system's name and the formulation's label (with its stabilization).
+    t : ndarray, shape (N,)
+        Output times, in s.
+    p : ndarray, shape (N, n_p)
+        Coordinates at the output times (units: ``unit_of``, m or rad for most).
+    v : ndarray, shape (N, n)
+        Velocities (m/s or rad/s for most).
+    state : ndarray, shape (N, n_y)
+        The formulation's own state, its columns named by ``state_names`` (tuple of str).
+    vdot : ndarray, shape (N, n)
+        Accelerations v' (NaN where the run did not record them).
+    multipliers : ndarray, shape (N, m + l)
+        lambda, in the order of ``constraint_names`` (tuple of str); the constraint force is
+        -C^T lambda (NaN where missing).
+    reactions : mapping
+        {constraint name: multiplier history (N,)}.
+    constraint_errors : ConstraintErrors
+        Residuals abs(Phi), abs(C v), abs(C v' + xi) over time, each (N,).
+    energy : ndarray, shape (N,)
+        Energy v^T M v / 2 + V, in J.
+    constraint_power : ndarray, shape (N,), or None
+        Power of the constraint forces -C^T lambda, -lambda^T C v in W (lambda^T c on the
+        constraints: zero for scleronomic homogeneous rows; NaN where lambda is missing), whose
+        integral ``constraint_work`` closes the energy balance E(t) - E(t0) = constraint work + work of
+        the applied non-conservative forces (``energy_balance`` where the latter are absent,
+        systems.energy).
+    stats : Stats
+        Cost of the run: times, evaluations, steps.
+    status : int
+        0 finished over t_span; 1 stopped by a terminal event; 2 finished, but a check of the result
+        failed (the message and ``warnings`` say which: a constraint residual or an energy drift
+        (conservative systems) beyond what the tolerance allows, an end short of t_span, values that
+        are not finite, a singular kinematic matrix A on the way); -1 failed (the message names the
+        system, the time and the quantity; the points computed before are kept). See
+        formulations.Status.
+    success : bool
+        True for status 0 and 1.
+    message, warnings : str, tuple of str
+        What ended the run, and what its checks found.
+    events : tuple of EventRecord
+        EventRecord (t, name, index) per zero crossing, in order (ContactEvent, with the kind, the
+        contact and the states before and after, in a run of formulations.simulate_contacts);
+        ``t_events`` their times.
+    modes : tuple of Mode
+        Mode per phase of such a run (which contacts are open, sliding).
+    settings : mapping
+        The run's settings, read-only: method, rtol, atol, stabilization, formulation, step ...
+    system : System or None
+        The System the run used (not compared, not printed); ``show()`` draws its visuals.
+
+    See Also
+    --------
+    formulations.simulate : The run that makes a Trajectory.
+    formulations.reactions : The reactions at one state.
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> disc = systems.load("rolling_disc")
+    >>> run = formulations.create("minimal", disc).simulate((0.0, 0.5))
+    >>> run.success, run.status, float(run.t[-1])
+    (True, 0, 0.5)
+    >>> run.p.shape == (run.t.size, 6), run.state_names[:3]
+    (True, ('x', 'y', 'psi'))
+    >>> list(run.reactions)
+    ['contact normal force', 'longitudinal friction force', 'lateral friction force']
+    >>> print(round(float(run.reactions["contact normal force"][0]), 2), run.unit_of("contact normal force"))
+    7.73 N
+    >>> bool(run.energy_drift < 1e-6)
+    True
     """
 
     system_name: str
@@ -184,10 +316,40 @@ class Trajectory:
         return Status(self.status).success
 
     def show(self, trails=(), path=None, system=None):
-        """The run as a 3D scene: one self-contained HTML page with the bodies' shapes (the system's
-        visuals) at the recorded states, a time slider, play/pause and an orbiting camera; shown
-        inline in Jupyter, written to ``path`` where given. trails: names of visuals whose centre
-        path is drawn. See formulations.workbench.scene."""
+        """The run as a 3D scene: one self-contained HTML page, shown inline in Jupyter.
+
+        The bodies' shapes (the system's visuals) at the recorded states, a time slider, play/pause
+        and an orbiting camera (formulations.workbench.scene).
+
+        Parameters
+        ----------
+        trails : sequence of str, optional
+            Names of visuals whose centre path is drawn.
+        path : str or path-like, optional
+            Where the page is written, if given.
+        system : System, optional
+            The System the run used; default the one it records.
+
+        Returns
+        -------
+        Scene
+            The page: ``html`` its text, ``save(path)`` writes it.
+
+        Raises
+        ------
+        RuntimeError
+            formulations.workbench.scene is not loaded (import formulations first).
+        ValueError
+            The trajectory does not hold its system and none is given.
+
+        Examples
+        --------
+        >>> import formulations
+        >>> run = formulations.create("minimal", "rolling_disc").simulate((0.0, 0.5))
+        >>> scene = run.show(trails=["disc"])
+        >>> scene.html.startswith("<!DOCTYPE html>")
+        True
+        """
         if not _SCENE:
             raise RuntimeError("the 3D scene lives in formulations.workbench.scene: import formulations first")
         return _SCENE[0](self, system=system, trails=trails, path=path)
@@ -220,10 +382,37 @@ class Trajectory:
         return f"<table>{body}</table>"
 
     def plot(self, names=None, ax=None):
-        """A small plot over time: the named columns of the formulation's own state (``names`` from
-        ``state_names``), or by default the constraint errors |Φ|, |C v| and the energy drift on a
-        log scale (exact zeros on the lower edge, formulations.results.plotting.log_series). Returns the
-        matplotlib Axes."""
+        """A small plot over time of state columns, or of the constraint errors and the energy drift.
+
+        By default the constraint errors abs(Φ), abs(C v) and the energy drift abs(E - E(0)) in J on a
+        log scale (exact zeros on the lower edge, formulations.results.plotting.log_series).
+
+        Parameters
+        ----------
+        names : sequence of str, optional
+            Columns of the formulation's own state to plot (from ``state_names``), with their units.
+        ax : matplotlib Axes, optional
+            Where to draw; default a new Figure.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on (time in s on the horizontal axis).
+
+        Raises
+        ------
+        KeyError
+            A name that is not in ``state_names``.
+
+        Examples
+        --------
+        >>> import formulations
+        >>> run = formulations.create("minimal", "rolling_disc").simulate((0.0, 0.5))
+        >>> ax = run.plot()
+        >>> ax = run.plot(["theta", "phi_dot"])
+        >>> ax.get_legend_handles_labels()[1]
+        ['theta [rad]', 'phi_dot [rad/s]']
+        """
         import matplotlib.pyplot as plt
 
         from .plotting import legend, log_series
@@ -252,8 +441,9 @@ class Trajectory:
 
     @property
     def invariants(self) -> dict:
-        """{name: values (N,)} of the invariants the system declares (System.invariants), along the
-        run; empty where it declares none or the trajectory does not carry its system."""
+        """The invariants the system declares (System.invariants) along the run, {name: values (N,)}.
+
+        Empty where it declares none or the trajectory does not carry its system."""
         return self.system.invariant_values(self.p, self.v) if self.system is not None else {}
 
     def unit_of(self, name: str) -> str:
@@ -263,15 +453,20 @@ class Trajectory:
 
     @property
     def reactions(self) -> Mapping:
-        """{constraint name: multiplier history (N,)} — physical forces where rows are physical."""
+        """The multipliers by constraint row, {constraint name: history (N,)}, read-only.
+
+        Physical forces (N) or moments (N m) where rows are physical; an unknown name raises a
+        KeyError listing the names."""
         columns = ((name, self.multipliers[:, i]) for i, name in enumerate(self.constraint_names))
         return MappingProxyType(NamedValues(f"reaction of system {self.system_name!r}", columns, "reactions"))
 
     @property
     def contact_margins(self) -> Mapping:
-        """{contact name: systems.contacts.Margin} for the contacts the system declares: the normal
-        force (N,) and mu x normal - |friction forces| (N,), negative where the contact would open or
-        slide; empty without contacts (or without the system)."""
+        """How far inside their limits the contacts stayed, {contact name: systems.contacts.Margin}.
+
+        For each contact the system declares: the normal force (N,) and mu x normal - ‖friction
+        forces‖ (N,), negative where the contact would open or slide; empty without contacts (or
+        without the system)."""
         if self.system is None or not self.system.contacts:
             return MappingProxyType({})
         from systems.contacts import margins
@@ -279,9 +474,34 @@ class Trajectory:
         return MappingProxyType(margins(self.system, self.multipliers))
 
     def plot_contacts(self, ax=None):
-        """The contacts' margins over time: each normal force and each friction margin
-        mu x normal - |friction|, in the unit of the normal row, with the zero line below which the
-        contact would open or slide (shaded). Returns the matplotlib Axes."""
+        """The contacts' margins over time: each normal force and each friction margin.
+
+        The friction margin is mu x normal - ‖friction‖, in the unit of the normal row; the zero
+        line is drawn, below it (shaded) the contact would open or slide.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new Figure.
+
+        Returns
+        -------
+        matplotlib Axes
+            The axes drawn on (time in s on the horizontal axis).
+
+        Raises
+        ------
+        ValueError
+            The system declares no contacts (systems.Contact).
+
+        Examples
+        --------
+        >>> import formulations
+        >>> run = formulations.create("minimal", "rolling_disc").simulate((0.0, 0.5))
+        >>> ax = run.plot_contacts()
+        >>> ax.get_legend_handles_labels()[1][:2]
+        ['ground: normal force', 'ground: mu x normal - |friction|']
+        """
         import matplotlib.pyplot as plt
 
         from .plotting import legend
@@ -329,17 +549,35 @@ class Trajectory:
 
     @property
     def energy_drift(self) -> float:
-        """max |E(t) - E(0)| over the run."""
+        """The largest abs(E(t) - E(0)) over the run, in J (0 without points)."""
         return float(np.max(np.abs(self.energy - self.energy[0]), initial=0.0)) if self.energy.size else 0.0
 
     def final_state(self):
-        """(p, v) at the end of the run, the state to continue it from: ``simulate((t1, t2),
-        run.final_state())``. Where the last point is off the constraints by more than rounding (DLA's
-        velocity is its discrete momentum, off the velocity rows by O(h) by design; an unstabilized
-        run drifts at its tolerance), it is moved onto them as system.consistent_state does: p onto
-        Phi = 0, then v by the M-orthogonal projection. That changes the momentum only along the rows,
-        which the impulses of a next DLA step absorb: a DLA run continued from here takes the
-        positions of one longer run."""
+        """The state (p, v) at the end of the run, the state to continue it from.
+
+        ``simulate((t1, t2), run.final_state())`` continues the run. Where the last point is off the
+        constraints by more than rounding (DLA's velocity is its discrete momentum, off the velocity
+        rows by O(h) by design; an unstabilized run drifts at its tolerance), it is moved onto them as
+        system.consistent_state does: p onto Phi = 0, then v by the M-orthogonal projection. That
+        changes the momentum only along the rows, which the impulses of a next DLA step absorb: a DLA
+        run continued from here takes the positions of one longer run.
+
+        Returns
+        -------
+        p : ndarray, shape (n_p,)
+            Coordinates at t[-1] (as recorded where the trajectory does not carry its system).
+        v : ndarray, shape (n,)
+            Velocities at t[-1].
+
+        Examples
+        --------
+        >>> import formulations
+        >>> minimal = formulations.create("minimal", "rolling_disc")
+        >>> run = minimal.simulate((0.0, 0.5))
+        >>> more = minimal.simulate((0.5, 1.0), run.final_state())
+        >>> float(more.t[0]), float(more.t[-1]), more.success
+        (0.5, 1.0, True)
+        """
         if self.system is None:
             return self.p[-1], self.v[-1]
         return on_constraints(self.system, self.p[-1], self.v[-1], float(self.t[-1]))

@@ -44,8 +44,8 @@ from .base import Problem, RunRecord, Solver, equal_steps, interruption_message,
 @dataclass(frozen=True)
 class AugmentedLagrangian:
     """Settings of the method: penalty (dimensionless, see the module docstring), iteration limit
-    per step, and the convergence test |delta a| <= tol (1 + |a|) (max-norms), or position
-    increments h^2/4 |delta a| at round-off, 1e-15 (1 + |p|)."""
+    per step, and the convergence test ‖delta a‖ <= tol (1 + ‖a‖) (max-norms), or position
+    increments h^2/4 ‖delta a‖ at round-off, 1e-15 (1 + ‖p‖)."""
 
     penalty: float = 1e4
     max_iter: int = 30

@@ -61,32 +61,64 @@ def simulate(formulation, t_span, state0=None, *, rtol=1e-8, atol=1e-8, method="
              check_initial=True, max_steps=MAX_STEPS, inputs=None) -> Trajectory:
     """Integrate ``formulation`` from the dependent state ``state0`` = (p, v) (default: the system's).
 
-    method: a registered solver (formulations.solvers.names(): scipy's and our Runge-Kutta methods,
-    the Munthe-Kaas methods "RKMK4-SE3", "RKMK4-SO3xR3" (fixed ``step``), "RKMK45-SE3",
-    "RKMK45-SO3xR3" (adaptive) for the dependent formulation of rigid-body systems, "IDA" (SUNDIALS,
-    a DAE solver; optional extra ``dae``), "augmented_lagrangian" (index-3, trapezoidal, fixed step;
-    an AugmentedLagrangian instance sets its penalty)), or a Solver instance. ``step`` is the fixed
-    step of the fixed-step methods ("rk4", "RKMK4-*", "augmented_lagrangian"), at most t1 - t0.
-    t_span: (t0, t1) with t1 > t0. rtol: between machine epsilon and 0.1; atol: positive, at most a
-    tenth of the state's scale. t_eval: output times, sorted, inside t_span (None: every step; more
-    than 10^5 points give a warning with the expected cost). state0: (p, v), arrays or lists.
-    events: Event objects or callables g(t, p, v) (terminal, both directions), one or a sequence;
-    the trajectory's ``events`` say which fired when. max_steps: bound on the accepted steps; a run
-    that reaches it stops with status -1 and keeps what it computed.
-    check_initial=False starts from a state that violates the constraints (to watch a feedback
-    stabilization pull it back); by default such a state is refused.
-    A failed step, a singular matrix or a piece of the model that is not finite (e.g. "the forces f
-    are not finite at t = ...") ends the run with status -1 and a message naming the system, the
-    time and the quantity; the trajectory computed so far is kept. A finished run whose result fails
-    a check (formulations.results.assessment) gets status 2 and says why (see Trajectory).
-    inputs: {name of a force or torque parameter: (times, values) interpolated linearly, covering
-    t_span | callable u(t, p, v) -> value (feedback)} (formulations.inputs): parameters that vary
-    during the run; the run evaluates the formulation in Python on the backend's primitives (the
-    machine-code loops hold the parameters fixed), the energy check of a conservative system is
-    left out (the inputs do work) and ``settings["inputs"]`` names them.
-    Ctrl-C raises formulations.RunInterrupted, a KeyboardInterrupt whose ``trajectory`` holds the
-    run up to its last accepted step (status -1).
-    Bad arguments raise systems.ArgumentError / ArgumentTypeError naming the argument.
+    Parameters
+    ----------
+    formulation : Formulation
+        A created formulation (``formulations.create``).
+    t_span : tuple of float
+        (t0, t1) in s, with t1 > t0.
+    state0 : tuple of array_like, optional
+        (p, v), arrays or lists; by default the system's default state. A state that violates the
+        constraints is refused unless ``check_initial=False`` (to watch a feedback stabilization pull
+        it back) or ``project_initial=True`` (moved onto them first).
+    rtol, atol : float
+        rtol between machine epsilon and 0.1; atol positive, at most a tenth of the state's scale.
+    method : str or Solver
+        A registered solver (``formulations.solvers.names()``): scipy's and our Runge-Kutta methods;
+        the Munthe-Kaas methods "RKMK4-SE3", "RKMK4-SO3xR3" (fixed ``step``), "RKMK45-SE3",
+        "RKMK45-SO3xR3" (adaptive) for the dependent formulation of rigid-body systems; "IDA"
+        (SUNDIALS, a DAE solver; extra ``dae``); "augmented_lagrangian" (index 3, trapezoidal, fixed
+        step; an AugmentedLagrangian instance sets its penalty); or a Solver instance.
+    max_step, first_step : float, optional
+        Bounds on the adaptive step, in s.
+    step : float, optional
+        The step of the fixed-step methods ("rk4", the RKMK4 methods, "augmented_lagrangian"), in s,
+        at most t1 - t0.
+    t_eval : array_like, optional
+        Output times, sorted, inside t_span (None: every step; more than 10^5 points warn of the cost).
+    events : Event or callable or sequence of them
+        ``Event`` objects or callables g(t, p, v) (terminal, both directions); the trajectory's
+        ``events`` say which fired when.
+    max_steps : int
+        Bound on the accepted steps; a run that reaches it stops with status -1, keeping its result.
+    inputs : dict, optional
+        {name of a force or torque parameter: (times, values) interpolated linearly, covering t_span,
+        or a callable u(t, p, v) (feedback)}: parameters that vary during the run. The run evaluates
+        the formulation in Python on the backend's primitives (the machine-code loops hold parameters
+        fixed), leaves out the energy check (the inputs do work); ``settings["inputs"]`` names them.
+
+    Returns
+    -------
+    Trajectory
+        The run. A failed step, a singular matrix or a piece of the model that is not finite (e.g.
+        "the forces f are not finite at t = ...") ends it with status -1 and a message naming the
+        system, the time and the quantity, keeping what was computed; a finished run whose result
+        fails a check (``formulations.results.assessment``) has status 2 and says why.
+
+    Raises
+    ------
+    systems.ArgumentError, systems.ArgumentTypeError
+        For bad arguments, naming the argument.
+    formulations.RunInterrupted
+        On Ctrl-C: a KeyboardInterrupt whose ``trajectory`` holds the run up to its last accepted step.
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> form = formulations.create("minimal", systems.load("rolling_disc"))
+    >>> traj = formulations.simulate(form, (0.0, 0.5), rtol=1e-8, atol=1e-8)
+    >>> float(traj.t[-1]), traj.status, traj.success
+    (0.5, 0, True)
     """
     started = time.perf_counter()
     system = formulation.system

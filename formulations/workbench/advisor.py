@@ -87,11 +87,53 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Advice:
-    """The advisor's result: ``recommended`` (a configuration string that create/compare accept) at
-    ``rtol`` (= atol), the ranked ``table`` of Candidates, the ``reasons`` in sentences, the
-    ``facts`` read from the description, the pilot horizon, the time the advice took, the
-    ``reference`` configuration the candidates were measured against (at 1e-13) and the ``backend``
-    the pilot runs used (their times are that backend's)."""
+    """The advisor's result, from :func:`advise`: the recommended configuration, the ranking, the reasons.
+
+    ``to_markdown()`` (what a notebook shows), ``as_dict()`` and ``to_json()`` (NaN and infinities as
+    null) write it out.
+
+    Attributes
+    ----------
+    system_name : str
+        The system's name.
+    t_span : tuple of float
+        The interval asked for, (t0, t1) in s.
+    target_error : float
+        The deviation from the reference to reach (max over p and v, on the common grid).
+    recommended : str
+        A configuration string that ``create`` and ``compare`` accept; None where no candidate reached
+        the target.
+    rtol : float
+        The tolerance to run it at (rtol = atol), or None.
+    table : tuple of Candidate
+        The candidates ranked, fastest at the target first, failed ones last: label, time_at_target (s,
+        NaN where the target was not reached), tolerance (the one that reaches it), tolerances,
+        deviations and wall_times per tolerance, constraint_error, energy_drift (J), failed, notes.
+    reasons : tuple of str
+        The reasons, in sentences.
+    facts : dict
+        What the description says before any run: n, m, l, redundant_rows, rheonomic, embedding,
+        rigid_body_blocks, A_conditioning, fastest_decay_per_s, stiffness, periods ...
+    pilot_span : tuple of float
+        The horizon of the pilot runs, in s.
+    elapsed, budget : float
+        The time the advice took, and its budget, in s.
+    comparison : Comparison
+        The pilot runs.
+    reference : str
+        The configuration the candidates were measured against (at 1e-13).
+    backend : str
+        The backend the pilot runs used: their times, which rank the candidates, are that backend's.
+
+    Examples
+    --------
+    >>> import formulations
+    >>> advice = formulations.advise("knife_edge", (0.0, 0.5), budget=1.0, configurations=["dependent", "minimal"])
+    >>> sorted(c.label for c in advice.table), advice.reference
+    (['dependent', 'minimal'], 'dependent+projection')
+    >>> advice.facts["n"], advice.facts["l"]
+    (3, 1)
+    """
 
     system_name: str
     t_span: tuple
@@ -258,20 +300,63 @@ def _score(label, points, target):
 
 def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget=60.0, configurations=None,
            progress=None, backend=None) -> Advice:
-    """The advice for ``system`` over ``t_span`` (module docstring). target_error: the deviation
-    from the reference (max over p and v, on the common grid) to reach. budget: seconds for the
-    whole advice; the pilot horizon is chosen so that the runs fit in it (compile time aside).
-    configurations: the candidates instead of the advisor's choice (taken as given: no
-    singular="pass" is added to them). backend: that of the pilot runs, as create's (default:
-    $PFAFF_BACKEND, else "auto": compiled where the machine code is ready, as the user's own runs
-    will be), named in the advice (``Advice.backend``): the ranking is by that backend's times.
-    progress(i, n, label) is called before each pilot run."""
+    """Which formulation, stabilization, integrator and tolerance reach ``target_error`` soonest.
+
+    Facts read from the description choose the candidates; pilot runs (``compare`` at three
+    tolerances against the reference) rank them by wall time at the target (module docstring).
+
+    Parameters
+    ----------
+    system : System or str
+        A System or a catalogue name.
+    t_span, state0 : tuple, optional
+        (t0, t1) in s, default (0, 10); the dependent state (p, v), default the system's.
+    target_error : float, optional
+        The deviation from the reference (max over p and v, on the common grid) to reach; default 1e-6.
+    budget : float, optional
+        Seconds for the whole advice (default 60): the pilot horizon is chosen to fit (compiling aside).
+    configurations : list of str, optional
+        The candidates instead of the advisor's choice, taken as given (no ``singular="pass"`` added).
+    progress : callable, optional
+        ``progress(i, n, label)``, called before each pilot run.
+    backend : str, optional
+        That of the pilot runs, as create's (default ``$PFAFF_BACKEND``, else "auto": compiled where
+        the machine code is ready, as the user's runs will be); the ranking is by its times
+        (``Advice.backend``).
+
+    Returns
+    -------
+    Advice
+        ``recommended`` (a configuration string) at ``rtol``, the ranked ``table``, the ``reasons``.
+
+    Raises
+    ------
+    ValueError
+        For a budget that is not a number of seconds > 0.
+
+    See Also
+    --------
+    formulations.compare
+
+    Examples
+    --------
+    >>> import formulations
+    >>> advice = formulations.advise("knife_edge", (0.0, 0.5), budget=1.0,
+    ...                              configurations=["dependent", "minimal"])
+    >>> sorted(candidate.label for candidate in advice.table)
+    ['dependent', 'minimal']
+    """
     started = time.perf_counter()
     system = as_system(system)
     t_span = time_span(t_span)
     target = relative_tolerance("target_error", target_error)
     if not (isinstance(budget, (int, float)) and np.isfinite(budget) and budget > 0):
         raise ValueError(f"advise got budget={budget!r} but expected a number of seconds > 0")
+    return _advise(system, t_span, state0, target, budget, configurations, progress, backend, started)
+
+
+def _advise(system, t_span, state0, target, budget, configurations, progress, backend, started) -> Advice:
+    """advise's steps, its arguments checked; ``started`` the perf_counter time it began."""
     known = facts(system, t_span, state0)
     configs, reasons = candidates(system, known) if configurations is None else (tuple(configurations), [])
     runs = 4 + len(configs) * 4  # the reference at 1e-13 costs about three runs at the target
@@ -310,15 +395,7 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
                       time.perf_counter() - started, float(budget), comparison, reference_label,
                       _backend_of(comparison))
     if stop.status < 0 and len(stop.t) and stop.t[-1] > pilot[0]:  # no reference past its stop: measure before it
-        pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
-        why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
-        passes = (" The system has no embedding p = g(q): with one that stays regular there, the reduced and "
-                  "minimal formulations would go on with singular=\"pass\"."
-                  if stopped_at_singular(stop) and system.embedding is None else "")
-        reasons.append(f"The reference run ({reference}) stops at t = {stop.t[-1]:.6g} s: "
-                       f"{why}. Past that point no run can be checked against it; the pilot runs are measured over "
-                       f"{pilot[1] - pilot[0]:.3g} s, before it, and a run over the whole interval needs a "
-                       f"formulation that passes or stops cleanly there (see the failures below).{passes}")
+        pilot = _before_the_stop(system, stop, pilot, reference, reasons)
         comparison = pilot_runs(pilot)
     table, best = _ranked(comparison, target)
     if best is not None:  # the leaders' times again, where a single short run could swap them
@@ -332,6 +409,20 @@ def advise(system, t_span=(0.0, 10.0), state0=None, *, target_error=1e-6, budget
     return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
                   tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison,
                   reference_label, _backend_of(comparison))
+
+
+def _before_the_stop(system, stop, pilot, reference, reasons):
+    """The pilot span that ends before the reference run's stop, with the reason appended."""
+    pilot = (pilot[0], pilot[0] + 0.95 * (stop.t[-1] - pilot[0]))
+    why = stop.message.split("stopped at t = ", 1)[-1].split(": ", 1)[-1]
+    passes = (" The system has no embedding p = g(q): with one that stays regular there, the reduced and "
+              "minimal formulations would go on with singular=\"pass\"."
+              if stopped_at_singular(stop) and system.embedding is None else "")
+    reasons.append(f"The reference run ({reference}) stops at t = {stop.t[-1]:.6g} s: "
+                   f"{why}. Past that point no run can be checked against it; the pilot runs are measured over "
+                   f"{pilot[1] - pilot[0]:.3g} s, before it, and a run over the whole interval needs a "
+                   f"formulation that passes or stops cleanly there (see the failures below).{passes}")
+    return pilot
 
 
 def _backend_of(comparison) -> str:

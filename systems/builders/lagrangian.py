@@ -22,15 +22,55 @@ def velocity_symbols(coordinates):
 def from_lagrangian(name: str, coordinates: Sequence[sp.Symbol], T, V=0, *, velocities=None,
                     forces=None, holonomic=(), nonholonomic=(), parameters=(), default_p=(),
                     default_v=(), simplify=True, unilateral=(), friction=(), **system_fields) -> System:
-    """Build a :class:`System` from kinetic energy T(p, v) and potential V(p), with v = p'.
+    """Build a System from kinetic energy T(p, v) and potential V(p), with v = p' and A = I.
 
-    ``holonomic`` and ``nonholonomic`` are sequences of (name, expression): Phi_i(p, t) and rows
-    affine in v, C_nh,i(p, t) v + c_nh,i(p, t) (t is systems.TIME: rheonomic rows). ``forces`` are
-    generalized forces Q (n,), which may depend on t and be affine in the system's multipliers (pass
-    ``multipliers=`` then). ``unilateral`` [(name, gap) or (name, gap, restitution)] adds a contact that
-    may open, g(p) >= 0, as the holonomic row (name, -g); ``friction`` [(normal row, tangential rows,
-    mu)] lets friction limit rows (systems.builders.common.contact_rows, systems.contacts). Remaining
-    keywords go to System.
+    M = d2T / dv dv, d = (d/dp (dT/dv)) v - dT/dp (the Christoffel terms), f = -dV/dp + Q.
+
+    Parameters
+    ----------
+    name : str
+        The system's name, non-empty.
+    coordinates : sequence of Symbol
+        p, shape (n,).
+    T, V : Expr
+        Kinetic energy in p and v, and potential in p (default 0), in J.
+    velocities : sequence of Symbol, optional
+        v = p', shape (n,); default the symbols ``<coordinate>_dot``.
+    forces : sequence of Expr, optional
+        Generalized forces Q, shape (n,), which may depend on t and be affine in the system's
+        multipliers (pass ``multipliers=`` then).
+    holonomic, nonholonomic : sequence of (str, Expr), optional
+        (name, Phi_i(p, t)) and (name, row affine in v, C_nh,i(p, t) v + c_nh,i(p, t)); t is
+        ``systems.TIME`` (rheonomic rows); the name is that of the reaction the row carries.
+    parameters, default_p, default_v : sequence, optional
+        The Parameter objects of the free symbols; the default state (numbers or expressions in them).
+    simplify : bool, optional
+        The builders' cheap simplification of M and d (default True).
+    unilateral, friction : sequence of tuple, optional
+        ``unilateral`` [(name, gap) or (name, gap, restitution)] adds a contact that may open,
+        g(p) >= 0, as the holonomic row (name, -g); ``friction`` [(normal row, tangential rows, mu)]
+        lets friction limit rows (systems.builders.common.contact_rows, systems.contacts).
+    **system_fields
+        Remaining keywords go to System.
+
+    Returns
+    -------
+    System
+        The validated system.
+
+    Raises
+    ------
+    SystemDescriptionError
+        Listing every problem of the description (a name, symbol, shape or row at fault).
+
+    Examples
+    --------
+    >>> import sympy as sp, systems
+    >>> x, y, x_dot, y_dot = sp.symbols("x y x_dot y_dot", real=True)
+    >>> pendulum = systems.from_lagrangian("pendulum", [x, y], (x_dot**2 + y_dot**2) / 2, 9.81 * y,
+    ...     holonomic=[("rod tension", sp.sqrt(x**2 + y**2) - 1)], default_p=(1, 0), default_v=(0, 0))
+    >>> pendulum.velocity_names, pendulum.constraint_names, pendulum.k
+    (('x_dot', 'y_dot'), ('rod tension',), 1)
     """
     if not isinstance(name, str) or not name:
         raise SystemDescriptionError(repr(name), [f"name got {name!r} but expected a non-empty str"])

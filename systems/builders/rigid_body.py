@@ -26,22 +26,41 @@ from .common import BuildClock, affine_rows, check_symbols, column, contact_rows
 
 @dataclass(frozen=True)
 class RigidBody:
-    """One rigid body of a system.
+    """One rigid body of a system, for :func:`systems.from_rigid_bodies`.
 
-    position: centre of mass in world axes, a function of p (3,).
-    rotation: R(p), world <- body (3, 3); needed for point velocities and body-axes torques.
-    angular_velocity: components linear in v, in ``axes`` ("body" or "world"); derived from the
-        rotation when omitted (omega_body = R^T R' as a skew matrix: slow for a chain of rotations,
-        where systems.builders.frames composes omega link by link instead).
-    inertia: about the centre, in the same axes as the angular velocity (3, 3).
-    force, torque: applied at the centre, world axes; may depend on p, v, t and the multipliers.
-    velocity: the centre's velocity in ``axes`` like the angular velocity, linear in v (3,);
-        dposition/dt (world axes) when omitted. In body axes, the translational terms read
+    The constructor takes the attributes below (``name``, ``mass``, ``inertia`` and ``position``
+    required; give ``rotation`` or ``angular_velocity``). A bad value raises ValueError (``axes``, a
+    missing rotation) or SystemDescriptionError (a shape, a non-symmetric inertia).
+
+    Attributes
+    ----------
+    name : str
+        The body's name.
+    mass : Expr
+        Its mass, in kg.
+    inertia : Matrix, shape (3, 3)
+        About the centre, in the same axes as the angular velocity, symmetric.
+    position : Matrix, shape (3,)
+        Centre of mass in world axes, a function of p.
+    rotation : Matrix, shape (3, 3), optional
+        R(p), world <- body; needed for point velocities and body-axes torques.
+    angular_velocity : Matrix, shape (3,), optional
+        Components linear in v, in ``axes``; derived from the rotation when omitted
+        (omega_body = R^T R' as a skew matrix: slow for a chain of rotations, where
+        systems.builders.frames composes omega link by link instead).
+    axes : str
+        "body" (default) or "world": the axes of the angular velocity and the inertia.
+    force, torque : Matrix, shape (3,)
+        Applied at the centre, world axes; may depend on p, v, t and the multipliers (default 0).
+    velocity : Matrix, shape (3,), optional
+        The centre's velocity in ``axes`` like the angular velocity, linear in v; dposition/dt
+        (world axes) when omitted. In body axes, the translational terms read
         m J^T (J' v + omega x v_G) and J^T R^T (m g + F), with no rotation matrix differentiated.
-    axes_angular_velocity: where the body's axes are not fixed in it but in a carrier (a wheel in
-        its fork's axes, with the inertia constant in them because the wheel is symmetric about
-        its axle), the carrier's angular velocity in those axes; it replaces omega in the terms
-        omega x I omega and omega x v_G.
+    axes_angular_velocity : Matrix, shape (3,), optional
+        Where the body's axes are not fixed in it but in a carrier (a wheel in its fork's axes, with
+        the inertia constant in them because the wheel is symmetric about its axle), the carrier's
+        angular velocity in those axes; it replaces omega in the terms omega x I omega and
+        omega x v_G.
     """
 
     name: str
@@ -162,37 +181,83 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
                       nonholonomic=(), forces=None, parameters=(), default_p=(), default_v=(),
                       simplify=True, warn_after=30.0, visuals=None, unilateral=(), friction=(),
                       **system_fields) -> System:
-    """Build a :class:`System` from rigid bodies (projective Newton-Euler equations).
+    """Build a System from rigid bodies, by the projective Newton–Euler equations (Blajer): each body
+    adds m J_r^T J_r + J_w^T I J_w to M (J_r, J_w: its centre's and its angular velocity's Jacobians).
 
-    ``holonomic``: (name, Phi_i(p, t)); ``nonholonomic``: (name, row affine in v), typically from
-    :meth:`Kinematics.reaction_row` or :func:`systems.builders.contact.rolling_contact` (minus a
-    prescribed surface velocity for a moving support); t is systems.TIME (rheonomic rows).
-    ``gravity`` is the world vector g (e.g. (0, 0, -g)); its potential enters the energy.
-    ``forces`` are extra generalized forces (n,). A build that runs longer than ``warn_after``
-    seconds warns (SlowBuildWarning) naming its slowest steps. ``visuals``: what the bodies look like
-    (systems.Visual; Visual.on_body poses a shape in a body's frame); by default each body with a
-    rotation is drawn as the ellipsoid of its inertia (Visual.of_inertia). ``unilateral`` and
-    ``friction`` declare contacts as in :func:`systems.from_lagrangian`.
+    Parameters
+    ----------
+    name : str
+        The system's name.
+    coordinates, velocities : sequence of Symbol
+        p, shape (n_p,), and v, shape (n,).
+    A : Matrix, shape (n_p, n)
+        p' = A(p) v.
+    bodies : list of RigidBody
+        The bodies, each with its mass, inertia, centre position and rotation or angular velocity.
+    gravity, forces : sequence of Expr, optional
+        The world vector g, e.g. (0, 0, -g) in m/s^2 (its potential enters the energy); extra
+        generalized forces, shape (n,).
+    holonomic, nonholonomic : sequence of (str, Expr), optional
+        (name, Phi_i(p, t)) and (name, row affine in v), t being ``systems.TIME``; rows typically from
+        ``Kinematics.reaction_row`` or ``systems.builders.contact.rolling_contact`` (minus a moving
+        support's velocity).
+    parameters, default_p, default_v, simplify, unilateral, friction, **system_fields
+        As in ``systems.from_lagrangian``: parameters with values and units, the default state,
+        simplification, contacts, and further System fields.
+    warn_after, visuals : float, sequence of Visual, optional
+        A build over ``warn_after`` s (default 30) warns (SlowBuildWarning) naming its slowest steps.
+        ``Visual.on_body`` poses a shape in a body's frame; by default each body with a rotation shows
+        its inertia ellipsoid (``Visual.of_inertia``).
+
+    Returns
+    -------
+    System
+        The validated description.
+
+    Raises
+    ------
+    systems.SystemDescriptionError
+        Naming every bad piece: A's shape, an entry that is not a RigidBody, a malformed row.
+
+    Examples
+    --------
+    >>> import sympy as sp, systems
+    >>> z, w = sp.symbols("z w", real=True)
+    >>> ball = systems.RigidBody("ball", 1, sp.eye(3) / 10, sp.Matrix([0, 0, z]), rotation=sp.eye(3))
+    >>> falling = systems.from_rigid_bodies("falling ball", [z], [w], sp.eye(1), [ball], gravity=(0, 0, -9.81),
+    ...                                     default_p=[1.0], default_v=[0.0])
+    >>> falling.M, falling.f
+    (Matrix([[1]]), Matrix([[-9.81]]))
     """
-    coordinates = check_symbols("coordinates", coordinates, name)
-    velocities = check_symbols("velocities", velocities, name)
-    n_p, n = len(coordinates), len(velocities)
-    A_matrix = _as_matrix(A)
-    if A_matrix is None or A_matrix.shape != (n_p, n):
-        raise SystemDescriptionError(name, [f"A got shape {None if A_matrix is None else A_matrix.shape} but expected "
-                                            f"({n_p}, {n}): p' = A v with {n_p} coordinates and {n} velocities"])
-    bad = [f"bodies[{i}] got {b!r} but expected a RigidBody" for i, b in enumerate(bodies) if not isinstance(b, RigidBody)]
-    if bad:
-        raise SystemDescriptionError(name, bad)
-    kin = Kinematics(coordinates, velocities, A_matrix)
+    kin = _kinematics(name, coordinates, velocities, A, bodies)
+    coordinates, velocities, n = kin.p, kin.v, len(kin.v)
     v = list(velocities)
     g = column("gravity", gravity, 3, "the world vector g, e.g. (0, 0, -g)", name)
     M = sp.zeros(n, n)
     d = sp.zeros(n, 1)
     f = sp.zeros(n, 1) if forces is None else column(
         "forces", forces, n, f"one generalized force per velocity ({', '.join(map(str, v))})", name)
-    V = sp.S.Zero
     clock = BuildClock(name, warn_after)
+    M, d, f, V = _body_terms(kin, bodies, g, (M, d, f), clock)
+    with clock.step("constraint rows"):
+        holonomic, contacts = contact_rows(holonomic, unilateral, friction, system_fields.pop("contacts", ()), name)
+        names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
+        C_nh, c_nh = affine_rows(rows, v, name) if rows else (sp.zeros(0, n), None)
+    with clock.step("simplification of M, d, f and C_nh"):
+        pieces = [tidy(x, simplify) for x in (M, d, f, C_nh, V)]
+    with clock.step("validation of the description"):
+        return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
+                      M=pieces[0], d=pieces[1], f=pieces[2], Phi=sp.Matrix(Phi) if Phi else None, C_nh=pieces[3],
+                      c_nh=c_nh, constraint_names=names, parameters=tuple(parameters), potential=pieces[4],
+                      default_p=default_p, default_v=default_v, visuals=body_visuals(bodies, visuals),
+                      contacts=contacts, **system_fields)
+
+
+def _body_terms(kin, bodies, g, terms, clock):
+    """M, d, f with each body's share added to ``terms``, and the potential V of gravity."""
+    M, d, f = terms
+    v = kin.v
+    V = sp.S.Zero
     for body in bodies:
         with clock.step(f"velocities of body {body.name!r}"):
             vG, in_body_axes = kin.centre_velocity_in_axes(body)
@@ -221,15 +286,19 @@ def from_rigid_bodies(name: str, coordinates: Sequence[sp.Symbol], velocities: S
                 F = sp.Matrix(body.rotation).T * F
             f += J_r.T * F + J_w.T * tau
             V += -m * (g.T * _vec(body.position))[0, 0]
-    with clock.step("constraint rows"):
-        holonomic, contacts = contact_rows(holonomic, unilateral, friction, system_fields.pop("contacts", ()), name)
-        names, Phi, rows = split_constraints(holonomic, nonholonomic, name)
-        C_nh, c_nh = affine_rows(rows, v, name) if rows else (sp.zeros(0, n), None)
-    with clock.step("simplification of M, d, f and C_nh"):
-        pieces = [tidy(x, simplify) for x in (M, d, f, C_nh, V)]
-    with clock.step("validation of the description"):
-        return System(name=name, coordinates=tuple(coordinates), velocities=tuple(velocities), A=A,
-                      M=pieces[0], d=pieces[1], f=pieces[2], Phi=sp.Matrix(Phi) if Phi else None, C_nh=pieces[3],
-                      c_nh=c_nh, constraint_names=names, parameters=tuple(parameters), potential=pieces[4],
-                      default_p=default_p, default_v=default_v, visuals=body_visuals(bodies, visuals),
-                      contacts=contacts, **system_fields)
+    return M, d, f, V
+
+
+def _kinematics(name, coordinates, velocities, A, bodies) -> "Kinematics":
+    """The Kinematics of p, v and A, checked, and a check that every body is a RigidBody."""
+    coordinates = check_symbols("coordinates", coordinates, name)
+    velocities = check_symbols("velocities", velocities, name)
+    n_p, n = len(coordinates), len(velocities)
+    A_matrix = _as_matrix(A)
+    if A_matrix is None or A_matrix.shape != (n_p, n):
+        raise SystemDescriptionError(name, [f"A got shape {None if A_matrix is None else A_matrix.shape} but expected "
+                                            f"({n_p}, {n}): p' = A v with {n_p} coordinates and {n} velocities"])
+    bad = [f"bodies[{i}] got {b!r} but expected a RigidBody" for i, b in enumerate(bodies) if not isinstance(b, RigidBody)]
+    if bad:
+        raise SystemDescriptionError(name, bad)
+    return Kinematics(coordinates, velocities, A_matrix)

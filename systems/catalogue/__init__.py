@@ -32,13 +32,81 @@ _BUILT: dict = {}
 
 
 def names() -> tuple:
-    """Names of the catalogue systems, sorted."""
+    """Names of the catalogue systems, sorted.
+
+    Every name is accepted by :func:`systems.load` and :func:`systems.describe`, and wherever an
+    argument takes a System or the name of a catalogue system.
+
+    Returns
+    -------
+    tuple of str
+        The names, in alphabetical order.
+
+    See Also
+    --------
+    systems.load : The catalogue system of a name.
+    systems.describe : Its description.
+
+    Examples
+    --------
+    >>> import systems
+    >>> "rolling_disc" in systems.names()
+    True
+    >>> list(systems.names()) == sorted(systems.names())
+    True
+    """
     return tuple(sorted(_REGISTRY))
 
 
 def load(name: str, **values):
-    """Catalogue system ``name`` with structural options (e.g. n of n_pendulum, a whole number) and
-    parameter values overridden; each value is checked and a bad one named."""
+    """Load catalogue system ``name``, with structural options and parameter values overridden.
+
+    A keyword that is a structural option of the system's build (e.g. ``n`` of ``n_pendulum``, a
+    whole number) changes its structure; every other keyword sets a parameter value. Each value is
+    checked and a bad one named. The symbolic build is done once per structure and kept on disk.
+
+    Parameters
+    ----------
+    name : str
+        A catalogue name, one of :func:`systems.names`.
+    **values
+        Structural options (an int option takes 3, 3.0 or "3"; 2.5 and True are refused) and
+        parameter values (numbers or their text, in the parameter's unit, e.g. ``r=0.3`` in m;
+        names as in ``System.parameter_names``). Parameters not given keep their defaults.
+
+    Returns
+    -------
+    System
+        The system, immutable: for the same options and no parameter values, the same shared
+        object on every call.
+
+    Raises
+    ------
+    UnknownNameError
+        ``name`` is not a catalogue name, or a keyword is neither an option nor a parameter.
+    ArgumentError, ArgumentTypeError
+        A structural option or a parameter value is not a number of the kind expected.
+    SystemDescriptionError
+        A parameter value is out of range (e.g. of the wrong sign), or the description is not
+        valid with it.
+
+    See Also
+    --------
+    systems.names : The catalogue names.
+    systems.describe : What a catalogue system models.
+    systems.System.with_parameters : A copy with other parameter values.
+
+    Examples
+    --------
+    >>> import systems
+    >>> disc = systems.load("rolling_disc", r=0.3)
+    >>> disc.coordinate_names
+    ('x', 'y', 'z', 'psi', 'theta', 'phi')
+    >>> disc.parameter_dict["r"], disc.unit_of("r")
+    (0.3, 'm')
+    >>> systems.load("n_pendulum", n=3).n
+    9
+    """
     if not isinstance(name, str) or name not in _REGISTRY:
         raise UnknownNameError("system", name, names())
     build = _REGISTRY[name].build
@@ -65,7 +133,36 @@ def _option(system, key, default, value):
 
 
 def describe(name: str) -> str:
-    """The docstring of catalogue system ``name``."""
+    """The description of catalogue system ``name``: the docstring of its catalogue module.
+
+    It says what the system models, what p and v are, and what each constraint row (and so each
+    reaction) means.
+
+    Parameters
+    ----------
+    name : str
+        A catalogue name, one of :func:`systems.names`.
+
+    Returns
+    -------
+    str
+        The text ("" where the module has none).
+
+    Raises
+    ------
+    UnknownNameError
+        ``name`` is not a catalogue name.
+
+    See Also
+    --------
+    systems.load : The system itself.
+
+    Examples
+    --------
+    >>> import systems
+    >>> print(systems.describe("rolling_disc").splitlines()[0])
+    The rolling disc: a thin disc or a coin rolling without slipping on a horizontal plane.
+    """
     if name not in _REGISTRY:
         raise UnknownNameError("system", name, names())
     return inspect.getdoc(_REGISTRY[name]) or ""

@@ -183,7 +183,62 @@ COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wal
 
 @dataclass(frozen=True)
 class Comparison:
-    """The result of :func:`compare`: one row per configuration, the trajectories, the reference."""
+    """The result of :func:`compare`: one row per configuration, the trajectories, the reference.
+
+    Every configuration ran from the same consistent state and was sampled on the same time grid as
+    the reference run. ``row(label)`` and ``trajectory(label)`` look a configuration up by its label;
+    ``to_markdown()`` (the table a notebook shows), ``as_dict()`` and ``to_json()`` (NaN and
+    infinities as null) write it out; ``reading()`` states the findings in short sentences.
+
+    Attributes
+    ----------
+    system_name : str
+        The system's name.
+    t_span : tuple of float
+        (t0, t1), in s.
+    rtol, atol : float
+        The tolerances of the rows.
+    reference_tol : float
+        The tolerance of the reference run (rtol = atol).
+    rows : tuple of ComparisonRow
+        One per configuration, in order: label, formulation, stabilization, method, rtol, atol, status,
+        message, wall_time (s, compiling left out: ``compile_time``, s), rhs_evaluations, steps,
+        rejected, projections, position_error, velocity_error and acceleration_error (max-norms over the
+        run of Phi, C v and C v' + xi), energy_drift (J), deviation (max ``abs(p - p_ref)``,
+        ``abs(v - v_ref)`` on the common grid), reaction_deviation (max ``abs(lambda - lambda_ref)``, N
+        or N m) and backend (the numeric backend the run used).
+    trajectories : tuple of Trajectory
+        The runs, in the order of ``rows``.
+    reference : Trajectory
+        The reference run.
+    sweep : tuple of SweepPoint
+        The work-precision data of a tolerance sweep, one point per configuration and tolerance: label,
+        tol, wall_time, rhs_evaluations, deviation, position_error, velocity_error, energy_drift (J),
+        step (fixed-step methods, else None), status (< 0 for a failed run) and message; empty without
+        a sweep.
+    parameters : dict
+        The system's parameter values.
+    reference_label : str
+        The reference's configuration (run at reference_tol with DOP853), by default
+        ``"dependent+projection"``.
+    backend_note : str
+        On the backend "auto": the backend the rows share, and why (None otherwise).
+
+    See Also
+    --------
+    formulations.compare
+
+    Examples
+    --------
+    >>> import formulations
+    >>> comparison = formulations.compare("rolling_disc", ["dependent+projection", "minimal"], (0.0, 0.5), samples=51)
+    >>> [row.label for row in comparison.rows], comparison.reference_label
+    (['dependent+projection', 'minimal'], 'dependent+projection')
+    >>> comparison.row("minimal").status, comparison.trajectory("minimal").t.shape
+    (0, (51,))
+    >>> bool(comparison.row("minimal").deviation < 1e-5)
+    True
+    """
 
     system_name: str
     t_span: tuple
@@ -455,17 +510,64 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
             reference=None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
-    system: a System or a catalogue name. configurations: names such as "dependent+projection" or
-    "minimal@dopri5", dicts, or Configuration objects, one or a sequence (default: every formulation
-    that applies, see default_configurations), or what ``prepare`` made of them; each is checked and
-    created once, before any run. state0 defaults to the system's default state. samples (>= 2):
-    points of the common time grid (refused where the recorded runs would take more than
-    SAMPLES_MEMORY bytes). sweep: tolerances for work-precision data (each configuration run at
-    each). progress(i, n, label) is called before each run. max_steps: the bound on the accepted
-    steps of each run (default: simulate's). Bad arguments raise systems.ArgumentError /
-    ArgumentTypeError naming the argument. backend: of every configuration whose options name none
-    (default: create's); rows name it, and wall times leave out compiling (compile_time).
-    reference: the reference run's configuration, with DOP853 at reference_tol (REFERENCE)."""
+    Each configuration is checked and created once, before any run, then run over ``t_span`` on a
+    common time grid; its deviation from the reference run (DOP853 at ``reference_tol``) is measured
+    point by point. A ``sweep`` repeats every configuration at each tolerance (work-precision data).
+
+    Parameters
+    ----------
+    system : System or str
+        A System or a catalogue name.
+    configurations : str, dict, Configuration or list of them, optional
+        Names such as ``"dependent+projection"`` or ``"minimal@dopri5"``, dicts, or Configuration
+        objects, one or a sequence; default: every formulation that applies (``default_configurations``).
+        Also what ``prepare`` made of them.
+    t_span : tuple of float, optional
+        (t0, t1) in s; default (0.0, 10.0).
+    state0 : tuple of ndarray, optional
+        The consistent dependent state (p, v); default: the system's default state.
+    rtol, atol, reference_tol : float, optional
+        The tolerances of every run (default rtol 1e-8, atol equal to rtol); the reference run's
+        (rtol = atol; default 1e-13).
+    samples : int, optional
+        Points (>= 2) of the common time grid; default 501. Refused where the recorded runs would
+        take more than SAMPLES_MEMORY bytes.
+    sweep : list of float, optional
+        Tolerances for work-precision data: each configuration is run at each (``Comparison.sweep``).
+    progress : function, optional
+        ``progress(i, n, label)`` is called before each run.
+    max_steps : int, optional
+        The bound on the accepted steps of each run; default: simulate's.
+    backend : str, optional
+        The backend of every configuration whose options name none ("auto", "compiled", "numpy");
+        default: create's. The rows name it, and wall times leave out compiling (``compile_time``).
+    reference : str, optional
+        The reference run's configuration (a formulation, its options and stabilization), run with
+        DOP853 at ``reference_tol``; default REFERENCE, ``"dependent+projection"``.
+
+    Returns
+    -------
+    Comparison
+        One row per configuration (wall time, evaluations, steps, constraint errors, energy drift,
+        deviation from the reference), the trajectories, the reference run and the sweep points.
+
+    Raises
+    ------
+    systems.ArgumentError, systems.ArgumentTypeError
+        For bad arguments, naming the argument.
+    formulations.ComparisonInterrupted
+        On Ctrl-C, holding the comparison of the runs that finished.
+
+    Examples
+    --------
+    >>> import formulations
+    >>> comparison = formulations.compare("rolling_disc", ["dependent+projection", "minimal"], (0.0, 0.5),
+    ...                                   samples=51)
+    >>> [row.status for row in comparison.rows]
+    [0, 0]
+    >>> bool(comparison.row("minimal").deviation < 1e-5)
+    True
+    """
     system = as_system(system)
     rtol, atol = tolerances(rtol, atol, atol_from_rtol=True)
     reference_tol = relative_tolerance("reference_tol", reference_tol)
@@ -474,58 +576,73 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
     prepared = prepare(system, configurations, backend, reference)
-    configs = prepared.configurations
-    check_samples(system, samples, 1 + len(configs) * (1 + len(sweep)))
-    forms = dict(zip((c.label for c in configs), prepared.formulations))
+    check_samples(system, samples, 1 + len(prepared.configurations) * (1 + len(sweep)))
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
-    grid = np.linspace(t_span[0], t_span[1], samples)
-    total, step = 1 + len(configs) * (1 + len(sweep or ())), [0]
+    runs = _Runs(system, prepared, t_span, state0, np.linspace(t_span[0], t_span[1], samples), (rtol, atol),
+                 reference_tol, bound, progress, 1 + len(prepared.configurations) * (1 + len(sweep)))
+    return runs.all(sweep)
 
-    def tick(label):
-        if progress is not None:
-            progress(step[0], total, label)
-        step[0] += 1
 
-    tick("reference")
-    reference = prepared.reference.simulate(t_span, state0, rtol=reference_tol, atol=reference_tol, t_eval=grid)
-    rows, trajs, points = [], [], []
+class _Runs:
+    """The runs of one comparison, recorded as they finish (an interrupted comparison keeps them)."""
 
-    def result():
-        return Comparison(system.name, tuple(map(float, t_span)), rtol, atol, reference_tol, tuple(rows), tuple(trajs),
-                          reference, tuple(points), MappingProxyType(system.parameter_dict), prepared.reference_label,
-                          backend_note=prepared.backend_note)
+    def __init__(self, system, prepared, t_span, state0, grid, tolerances, reference_tol, bound, progress, total):
+        self.system, self.prepared, self.t_span, self.state0, self.grid = system, prepared, t_span, state0, grid
+        (self.rtol, self.atol), self.reference_tol, self.bound = tolerances, reference_tol, bound
+        self.progress, self.total, self.step = progress, total, 0
+        self.forms = dict(zip((c.label for c in prepared.configurations), prepared.formulations))
+        self.rows, self.trajs, self.points, self.interrupted = [], [], [], []  # interrupted: a run's label
+        self.reference = None
 
-    def run(config, tol, atol, h, main):
+    def tick(self, label):
+        if self.progress is not None:
+            self.progress(self.step, self.total, label)
+        self.step += 1
+
+    def result(self) -> Comparison:
+        return Comparison(self.system.name, tuple(map(float, self.t_span)), self.rtol, self.atol, self.reference_tol,
+                          tuple(self.rows), tuple(self.trajs), self.reference, tuple(self.points),
+                          MappingProxyType(self.system.parameter_dict), self.prepared.reference_label,
+                          backend_note=self.prepared.backend_note)
+
+    def all(self, sweep) -> Comparison:
+        """The reference, every configuration at rtol, then at each tolerance of ``sweep``."""
+        self.tick("reference")
+        self.reference = self.prepared.reference.simulate(self.t_span, self.state0, rtol=self.reference_tol,
+                                                          atol=self.reference_tol, t_eval=self.grid)
+        configs = self.prepared.configurations
         try:
-            traj = forms[config.label].simulate(t_span, state0, rtol=tol, atol=atol, method=config.method,
-                                                 t_eval=grid, step=h, **bound)
-        except RunInterrupted as exc:  # the interrupted run as far as it got
-            interrupted.append(config.label if main else f"{config.label} at {tol:g}")
-            record(config, exc.trajectory, tol, atol, h, main)
-            raise
-        record(config, traj, tol, atol, h, main)
-
-    def record(config, traj, tol, atol, h, main):
-        row = _row(config, traj, reference, tol, atol)
-        if main:
-            trajs.append(traj)
-            rows.append(row)
-        else:
-            points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
-                                     row.position_error, row.velocity_error, row.energy_drift, h, row.status,
-                                     row.message))
-
-    interrupted = []  # the label of a run interrupted part-way
-    try:
-        for config in configs:
-            tick(config.label)
-            run(config, rtol, atol, config.step, True)
-        for tol in sweep or ():
             for config in configs:
-                tick(f"{config.label} at {tol:g}")
-                run(config, tol, tol, config.step_for(tol, rtol), False)
-    except KeyboardInterrupt:  # keep what finished
-        del rows[len(trajs):], trajs[len(rows):]  # a run half recorded
-        finished = 1 + len(rows) + len(points) - len(interrupted)  # the reference included
-        raise ComparisonInterrupted(result(), finished, total, interrupted[0] if interrupted else None) from None
-    return result()
+                self.tick(config.label)
+                self.run(config, self.rtol, self.atol, config.step, True)
+            for tol in sweep:
+                for config in configs:
+                    self.tick(f"{config.label} at {tol:g}")
+                    self.run(config, tol, tol, config.step_for(tol, self.rtol), False)
+        except KeyboardInterrupt:  # keep what finished
+            rows, trajs = self.rows, self.trajs
+            del rows[len(trajs):], trajs[len(rows):]  # a run half recorded
+            finished = 1 + len(rows) + len(self.points) - len(self.interrupted)  # the reference included
+            raise ComparisonInterrupted(self.result(), finished, self.total,
+                                        self.interrupted[0] if self.interrupted else None) from None
+        return self.result()
+
+    def run(self, config, tol, atol, h, main):
+        try:
+            traj = self.forms[config.label].simulate(self.t_span, self.state0, rtol=tol, atol=atol,
+                                                      method=config.method, t_eval=self.grid, step=h, **self.bound)
+        except RunInterrupted as exc:  # the interrupted run as far as it got
+            self.interrupted.append(config.label if main else f"{config.label} at {tol:g}")
+            self.record(config, exc.trajectory, tol, atol, h, main)
+            raise
+        self.record(config, traj, tol, atol, h, main)
+
+    def record(self, config, traj, tol, atol, h, main):
+        row = _row(config, traj, self.reference, tol, atol)
+        if main:
+            self.trajs.append(traj)
+            self.rows.append(row)
+        else:
+            self.points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
+                                          row.position_error, row.velocity_error, row.energy_drift, h, row.status,
+                                          row.message))

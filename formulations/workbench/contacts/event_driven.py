@@ -17,6 +17,13 @@ Another closed contact whose normal impulse would pull is opened and the impact 
 contact then "closes", or "bounces" (stays open) where it separates faster than the rest speed:
 a ball bouncing to rest ends its sequence of impacts there, a finite number of them (the rest is the
 accumulation point of the geometric series, where an event-driven run would otherwise stall).
+
+``simulate_contacts`` returns one Trajectory over all phases, with ``events`` (ContactEvent: t, kind, contact, the
+state before and after) and ``modes`` (a Mode per phase). Its status is 0 over t_span; 2 where a phase's result
+failed a check (its notes in ``warnings``); -1 where a phase or an impact failed or max_phases phases did not reach
+the end (the message says where; the phases so far are kept). Each phase records the output times t_eval in its
+interval, and its end. scheme="moreau-jean" (formulations.workbench.contacts.moreau_jean) takes fixed steps of size
+``step`` instead: impacts at velocity level, any number per step, for impacts that accumulate.
 """
 from __future__ import annotations
 
@@ -26,6 +33,7 @@ import numpy as np
 
 from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
+from systems.contacts import SLACK
 from systems.arguments import state_pair, time_grid, time_span
 from systems.errors import ArgumentError
 from systems.state import on_constraints
@@ -38,6 +46,7 @@ from ...results.trajectory import (FAILED, SUCCESS, WARNED, ConstraintErrors, Co
 from ...solvers.base import Event
 from .moreau_jean import moreau_jean
 
+RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
 
@@ -74,19 +83,57 @@ class _Phases:
 
 def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, rest_speed=None, max_phases=500,
                       scheme="events", step=None, t_eval=None, **options) -> Trajectory:
-    """A run of ``system`` in which its contacts (systems.Contact) open, close on impact, slide and
-    roll as their forces and gaps say (module docstring): one Trajectory over all phases, with
-    ``events`` (ContactEvent: t, kind, contact, the state before and after) and ``modes`` (Mode per
-    phase). state0 = (p, v) may have contacts open (gap > 0) or sliding (friction rows off); the
-    closed rows must hold. rest_speed (m/s or rad/s; default REST x (1 + max |v0|)): a contact that
-    separates slower than this after an impact stays closed, and sliding slower than this turns to
-    rolling. t_eval: the output times (each phase records those in its interval, and its end);
-    other options go to each phase's simulate (method, max_step, ...); the phases run on numpy.
-    scheme="moreau-jean" takes fixed steps of size ``step`` instead (formulations.workbench.contacts.moreau_jean:
-    impacts at velocity level, any number per step; for impacts that accumulate).
-    Status 0 over t_span; 2 where a phase's result failed a check (its notes in ``warnings``); -1
-    where a phase or an impact failed or max_phases phases did not reach the end (the message says
-    where; the phases so far are kept)."""
+    """Run ``system`` while its contacts open, close on impact, slide and roll.
+
+    Event-driven (default): each phase is a smooth run of the dependent formulation with the contacts
+    in one mode, ended by an event where a contact opens, starts to slide, rolls again or is hit;
+    impacts follow Newton's restitution. ``scheme="moreau-jean"`` takes fixed steps instead, with any
+    number of impacts per step (module docstring).
+
+    Parameters
+    ----------
+    system : System or str
+        A system with contacts (``systems.Contact``).
+    t_span : tuple of float
+        (t0, t1) in s.
+    state0 : tuple of array_like, optional
+        (p, v), by default the system's: contacts may be open (gap > 0) or sliding (friction rows off);
+        the closed rows must hold.
+    rtol, atol : float, optional
+        The tolerances of each phase's run (default 1e-10).
+    rest_speed : float, optional
+        In m/s or rad/s (default 1e-10 × (1 + max abs(v0))): a contact that separates slower after an
+        impact stays closed, one that slides slower turns to rolling.
+    max_phases : int, optional
+        At most this many phases (default 500), else the run stops with status -1.
+    scheme : {"events", "moreau-jean"}, optional
+        The event-driven scheme or Moreau–Jean's time stepping (fixed steps of ``step`` s).
+    t_eval : array_like, optional
+        Output times inside t_span (event-driven scheme).
+    **options
+        Passed to each phase's simulate (method, max_step, ...), on the numpy backend.
+
+    Returns
+    -------
+    Trajectory
+        The phases joined, with ``events`` (ContactEvent: time, kind, contact, the states (p, v) just
+        before and after) and ``modes`` (Mode: the span and the open and sliding contacts of each
+        phase); status 0, 2 where a check fails, -1 where a phase fails (the phases so far are kept).
+
+    Raises
+    ------
+    systems.ArgumentError
+        For a system without contacts, a contact whose normal is a velocity row, an unknown scheme,
+        or options the scheme does not take.
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> disc = systems.load("rolling_disc"); p, v = disc.default_state()
+    >>> run = formulations.simulate_contacts(disc, (0.0, 0.1), (p + [0, 0, 0.01, 0, 0, 0], v))  # dropped 1 cm
+    >>> [e.kind for e in run.events], [m.open for m in run.modes], run.status.name
+    (['impact', 'closes'], [('ground',), ()], 'SUCCESS')
+    """
     system = as_system(system)
     if not system.contacts:
         raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
@@ -111,6 +158,12 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     if velocity_rows:
         raise ArgumentError(f"system {system.name!r}: contact {velocity_rows[0]!r} has a velocity row as its normal "
                             f"row; a contact that opens and closes needs its gap, a holonomic row")
+    return _run_phases(system, (t, t_end), (p, v), rest, t_eval, max_phases, rtol, atol, options)
+
+
+def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, options) -> Trajectory:
+    """The event-driven scheme: phases from one contact event to the next, joined."""
+    (t, t_end), (p, v) = t_span, state
     phases = _Phases(system)
     open_, sliding, offsets = _initial_mode(phases, t, p, v, rest)
     pieces, events, message, status = [], [], "", SUCCESS
@@ -123,12 +176,14 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
             break
         phase = phases.system_of(open_, sliding, offsets)
         p, v = on_constraints(phase, p, v, t)
-        watch = _events(phases, phase, open_, sliding, rest)
+        watch = _events(phases, phase, (open_, sliding), rest, (t, p, v))
         times = None if t_eval is None else t_eval[t_eval >= t]  # the output times left (time_grid kept them in span)
-        run = create(Dependent.name, phase, backend="numpy").simulate(
-            (t, t_end), (p, v), events=[w[0] for w in watch], rtol=rtol, atol=atol,
-            t_eval=None if times is None else (times if times.size else np.array([t, t_end])), **options)
+        times = None if times is None else (times if times.size else np.array([t, t_end]))
+        run, missed = _phase_run(phases, phase, open_, (t, t_end), (p, v), watch, times, rtol, atol, options)
         pieces.append((run, Mode(t, float(run.t[-1]), tuple(sorted(open_)), tuple(sorted(sliding)))))
+        if missed:
+            status, message = FAILED, missed
+            break
         if run.status != 1:
             if not run.success and run.status != 2:
                 status, message = FAILED, f"the phase with {pieces[-1][1].label} failed: {run.message}"
@@ -209,15 +264,16 @@ def _onset(system, contact, force, v):
     return dict(zip(offset_names(system, contact), offsets.tolist()))
 
 
-def _events(phases, phase, open_, sliding, rest):
-    """(Event, kind, contact) for every change the mode can take next."""
-    out = []
+def _events(phases, phase, mode, rest, start):
+    """(Event, kind, contact) for every change the mode (open, sliding) can take next from ``start`` (t, p, v)."""
+    (open_, sliding), out = mode, []
     for c in phases.system.contacts:
         i = phases.names.index(c.normal)
         if c.name in open_:
-            if i < phases.system.m:  # a gap to close
-                out.append((Event(lambda t, p, v, c=c: phases.gap(c, t, p, v), True, -1, f"impact {c.name}"),
-                            "impact", c))
+            if i < phases.system.m:  # a gap to close; one that starts a rounding below zero (just bounced) at 0
+                floor = min(phases.gap(c, *start), 0.0)
+                out.append((Event(lambda t, p, v, c=c, floor=floor: phases.gap(c, t, p, v) - floor, True, -1,
+                                  f"impact {c.name}"), "impact", c))
             continue
         if i < phases.system.m:
             out.append((Event(lambda t, p, v, c=c: phases.reactions(phase, t, p, v)[c.normal], True, -1,
@@ -234,6 +290,39 @@ def _events(phases, phase, open_, sliding, rest):
                 return mu * lam[c.normal] - np.linalg.norm([lam[n] for n in c.tangential])
             out.append((Event(margin, True, -1, f"slides {c.name}"), "slides", c))
     return out
+
+
+def _phase_run(phases, phase, open_, t_span, state, watch, times, rtol, atol, options):
+    """One phase's run and, where an open contact's gap went below -SLACK in it, the message that ends the
+    run. A contact that has just bounced starts its phase on its event's zero, where a flight that lands
+    within the solver's first step is not seen: the phase is run again with a first step a hundredth of
+    the time to the first point below the ground, up to RETRIES times."""
+    options = dict(options)
+    for _ in range(RETRIES + 1):
+        run = create(Dependent.name, phase, backend="numpy").simulate(
+            t_span, state, events=[w[0] for w in watch], rtol=rtol, atol=atol, t_eval=times, **options)
+        below = _below_ground(phases, open_, run)
+        if below is None:
+            return run, ""
+        t_below = float(run.t[below[1]])  # the first point past t0 below zero
+        options["first_step"] = min(options.get("first_step") or np.inf, (t_below - t_span[0]) / 100)
+    name, k, gap = below[0], below[2], below[3]
+    return run, (f"system {phases.system.name!r}: contact {name!r} is open but its gap is {gap:.3g} at "
+                 f"t = {run.t[k]:.9g}: an impact was missed (take a smaller max_step or a larger rest_speed); "
+                 f"the phases so far are kept")
+
+
+def _below_ground(phases, open_, run):
+    """Where an open contact's gap is below -SLACK: (its name, the index of the first point past t0 with
+    a gap below zero, that of the first point below -SLACK, the gap there); None where none is."""
+    for c in phases.system.contacts:
+        if c.name in open_ and phases.names.index(c.normal) < phases.system.m:
+            gaps = np.array([phases.gap(c, t, p, v) for t, p, v in zip(run.t, run.p, run.v)])
+            deep = np.flatnonzero(gaps < -SLACK)
+            if deep.size:
+                first = 1 + int(np.flatnonzero(gaps[1:] < 0)[0])
+                return c.name, first, int(deep[0]), float(gaps[deep[0]])
+    return None
 
 
 def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):

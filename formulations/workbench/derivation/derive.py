@@ -27,8 +27,37 @@ __all__ = ["Step", "Derivation", "derive", "minimal_accelerations"]
 
 @dataclass(frozen=True)
 class Derivation:
-    """The steps of one formulation's derivation for one system; ``pieces`` holds every named
-    object by name (``derivation["M_barbar"]``), ``analysis`` the constraint analysis (or None)."""
+    """The steps of one formulation's derivation for one system, as :func:`derive` gives them.
+
+    ``pieces`` holds every named object by name (``derivation["M_barbar"]``), ``analysis`` the
+    constraint analysis (or None). ``text()``, ``to_latex()`` and ``to_markdown()`` render the one
+    list of steps, all of them or up to one (``until``); a notebook shows the Markdown.
+
+    Attributes
+    ----------
+    system_name : str
+        The system's name.
+    formulation : str
+        The formulation's name, e.g. ``"minimal"``.
+    steps : tuple of Step
+        Each with a ``key`` (for ``until``), a ``title``, one sentence (``text``), the ``relations`` it
+        states (LaTeX) and the named sympy objects it computes (``results``, (name, object) pairs).
+    analysis : ConstraintAnalysis
+        The constraint analysis (``systems.analyze_constraints``), or None where left out.
+    notes : tuple of str
+        Notes after the steps (e.g. on non-ideal constraints).
+    pieces : dict
+        Every named sympy object (Expr or Matrix) by name: q, w, D, M_bar, ..., M_barbar, f_barbar.
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> derivation = formulations.derive(systems.load("knife_edge"), simplify=False)
+    >>> [step.key for step in derivation.steps][:2], derivation.steps[-1].key
+    (['description', 'nonholonomic'], 'reactions')
+    >>> derivation.to_markdown().startswith("### The minimal formulation of `knife_edge`")
+    True
+    """
 
     system_name: str
     formulation: str
@@ -124,11 +153,35 @@ class Derivation:
 
 def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, independent=None,
            analysis=True) -> Derivation:
-    """The derivation of ``formulation`` (one that formulations.registry.having("derivation") lists:
-    "dependent", "reduced", "minimal", ...) for ``system``.
+    """The derivation of ``formulation`` for ``system``, step by step, in Blajer's notation.
 
-    simplify: run sympy's trigsimp on each entry within ``seconds`` in total (the cheap reduction
-    always runs); analysis: include the constraint analysis as a step.
+    The steps end with the reactions in resolved form; the symbolic forms are for reading only.
+
+    Parameters
+    ----------
+    system : System
+        The system.
+    formulation : str, optional
+        One that ``formulations.registry.having("derivation")`` lists: "dependent", "reduced", "minimal" (default) ...
+    seconds : float, optional
+        The time, in s, that sympy's trigsimp may take over all entries (default 20.0).
+    simplify : bool, optional
+        Run trigsimp on each entry within ``seconds`` in total (default True); the cheap reduction always runs.
+    independent : list of str, optional
+        The minimal formulation's independent velocities u by name (default: the system's choice).
+    analysis : bool, optional
+        Include the constraint analysis as a step (default True).
+
+    Returns
+    -------
+    Derivation
+        The steps, and every named object in ``pieces`` (``derivation["M_barbar"]``).
+
+    Examples
+    --------
+    >>> import systems, formulations
+    >>> formulations.derive(systems.load("knife_edge"), "minimal")["M_barbar"].shape
+    (2, 2)
     """
     if formulation not in registry.having("derivation"):
         why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""

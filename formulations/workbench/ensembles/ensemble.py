@@ -42,26 +42,60 @@ LONG = 600.0  # s of estimated work from which ensemble warns with the estimate
 def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.0), *, states=None, state=None,
              family=None, outcome="default", backend=None, workers=None, client=None, chunk_size=None,
              resume=None, trajectories=False, progress=None, **run) -> EnsembleResult:
-    """Run ``configuration`` (as in compare: "minimal", "dependent+projection@dopri5", a
-    Configuration) of ``system`` once per member and summarize each run (EnsembleResult).
+    """Run one configuration of ``system`` once per member and summarize each run (an EnsembleResult).
 
-    inputs: formulations.grid(...), formulations.sample(...) or a dict of equal-length columns, by
-    name: parameters, variables of a state family (``family``: its name; default the family that
-    declares the names), coordinates or velocities (set on the base state and held while it is made
-    consistent). states: explicit initial (p, v) per member instead (or a base ``state`` for all).
-    outcome: ("theta", 1.0, "fallen") or a systems.Outcome — the first time abs(theta) reaches 1.0
-    is summarized per member; "default": the family's outcome; None: none.
-    run: simulate's options (rtol, atol, method, step, t_eval, events, max_steps ...), the same
-    for every member. backend: the formulation's backend ("compiled" pays its compile once).
-    workers: processes of the local pool (default: the cores; 1 runs here); client: a
-    dask.distributed Client or scheduler address (the same call on a cluster). chunk_size: members
-    per task (default: up to 64, at least 8 tasks per worker). resume: a folder that keeps every
-    finished chunk; a later call with the same folder and inputs computes only what is missing.
-    trajectories=True keeps each member's Trajectory (memory grows with the members).
-    progress(i, n, label) is called as members finish.
-    A member that fails (no consistent state, a parameter out of range, a failed run) keeps status
-    -1 and its message; the others go on. Ctrl-C raises formulations.EnsembleInterrupted holding
-    the members that finished. Bad arguments raise ArgumentError / ArgumentTypeError up front.
+    Parameters
+    ----------
+    system : System or str
+        The system, or a catalogue name.
+    configuration, backend : str or Configuration, and str, optional
+        As in ``compare`` (``"minimal"``, ``"dependent+projection@dopri5"``, a Configuration; default "dependent"); the
+        formulation's backend ("compiled" pays its compile once).
+    inputs : Inputs or dict, optional
+        :func:`grid`, :func:`sample` or {name: values} of equal-length columns, by name: parameters, variables of a
+        state family, coordinates or velocities (set on the base state and held while it is made consistent).
+    t_span : tuple of float, optional
+        (t0, t1) in s (default (0, 10)).
+    states, state : list of tuple, optional
+        Explicit initial (p, v) per member instead (or arrays P (N, n_p), V (N, n)); or a base (p, v) for all.
+    family : str, optional
+        The state family of the inputs' names (default: the family that declares them).
+    outcome : tuple, Outcome, str or None, optional
+        ("theta", 1.0, "fallen") or a ``systems.Outcome``: the first time abs(theta) reaches 1.0 is summarized per
+        member; "default" (default): the family's outcome; None: none.
+    workers, client, chunk_size : int, Client or str, and int, optional
+        Processes of the local pool (default: the cores; 1 runs here); or a ``dask.distributed`` Client or
+        scheduler address (the same call on a cluster); members per task (default: up to 64, at least 8 tasks per
+        worker).
+    resume : str or Path, optional
+        A folder keeping every finished chunk: a later call with the same folder and inputs computes only the rest.
+    trajectories : bool, optional
+        True keeps each member's Trajectory (memory grows with the members); default False.
+    progress : callable, optional
+        ``progress(i, n, label)`` is called as members finish.
+    **run
+        The options of ``simulate`` (rtol, atol, method, step, t_eval, events, max_steps ...), the same for all.
+
+    Returns
+    -------
+    EnsembleResult
+        One row per member. A member that fails (no consistent state, a parameter out of range, a failed run)
+        keeps status -1 and its message; the others go on.
+
+    Raises
+    ------
+    EnsembleInterrupted
+        On Ctrl-C, holding the members that finished.
+    ArgumentError, ArgumentTypeError
+        For bad arguments, up front.
+
+    Examples
+    --------
+    >>> import numpy as np, formulations
+    >>> ens = formulations.ensemble("knife_edge", "minimal", formulations.grid(phi_dot=[1.0, 2.0]), (0.0, 0.5),
+    ...                             outcome=("phi", 0.8, "turned"))  # phi = phi_dot t reaches 0.8 rad?
+    >>> ens.status.tolist(), ens.reached.tolist(), np.round(ens.columns["outcome_t"], 6).tolist()  # t in s
+    ([0, 0], [False, True], [nan, 0.4])
     """
     started = time.perf_counter()
     system = as_system(system)

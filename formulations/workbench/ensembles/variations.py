@@ -60,7 +60,42 @@ def _values(name, values) -> np.ndarray:
 
 
 def grid(**axes) -> Inputs:
-    """The Cartesian product of the 1-D ``axes`` (name=values), first name slowest."""
+    """The inputs of an ensemble on a grid: the Cartesian product of the 1-D ``axes``, first name slowest.
+
+    Parameters
+    ----------
+    **axes : array_like
+        ``name=values``, one axis per name: a parameter of the system (``r``), a variable of one of its state
+        families (the rolling disc's ``spin``) or a coordinate or velocity (``theta``, ``omega_2``), in its unit.
+        The values must be finite, at least one per axis.
+
+    Returns
+    -------
+    Inputs
+        ``names`` (k,), ``values`` (N, k) with N the product of the axes' lengths, ``shape`` one length per axis
+        (``EnsembleResult.on_grid`` reshapes a column to it) and ``axes`` the 1-D values per name.
+
+    Raises
+    ------
+    ArgumentError
+        Without axes, or for an axis with no values or values that are not finite.
+    ArgumentTypeError
+        For values that are not numbers.
+
+    See Also
+    --------
+    sample : Members drawn at random.
+    ensemble : Runs the members.
+
+    Examples
+    --------
+    >>> import numpy as np, formulations
+    >>> inputs = formulations.grid(spin=np.linspace(0.0, 6.0, 3), lean=[0.0, 0.5])  # rad/s, rad
+    >>> inputs
+    <Inputs spin, lean: 6 members, shape (3, 2)>
+    >>> inputs.member(1), inputs.values.tolist()[-1]
+    ({'spin': 0.0, 'lean': 0.5}, [6.0, 0.5])
+    """
     if not axes:
         raise ArgumentError("grid got no axes; expected name=values, e.g. grid(spin=np.linspace(0, 6, 60))", "grid")
     vals = [_values(name, v) for name, v in axes.items()]
@@ -70,8 +105,45 @@ def grid(**axes) -> Inputs:
 
 
 def sample(n, *, seed=0, **ranges) -> Inputs:
-    """``n`` members drawn uniformly from ``ranges`` (name=(low, high)) with numpy's generator
-    seeded by ``seed``: the same seed gives the same members."""
+    """The inputs of an ensemble drawn at random: ``n`` members drawn uniformly from ``ranges``.
+
+    Parameters
+    ----------
+    n : int
+        The number of members, at least 1.
+    seed : int, optional
+        The seed of numpy's generator (``numpy.random.default_rng``; default 0): the same seed gives the same
+        members.
+    **ranges : tuple of float
+        ``name=(low, high)`` with low <= high, in the quantity's unit: a parameter, a variable of a state family, or
+        a coordinate or velocity.
+
+    Returns
+    -------
+    Inputs
+        ``names`` (k,), ``values`` (n, k) and ``shape`` (n,).
+
+    Raises
+    ------
+    ArgumentError
+        Without ranges, for n < 1, or for a range that is not (low, high) with low <= high.
+
+    See Also
+    --------
+    grid : Members on a grid.
+    ensemble : Runs the members.
+
+    Examples
+    --------
+    >>> import numpy as np, formulations
+    >>> inputs = formulations.sample(500, seed=1, r=(0.3, 0.6), spin=(2.0, 8.0))  # m, rad/s
+    >>> inputs
+    <Inputs r, spin: 500 members, shape (500,)>
+    >>> bool(np.all((0.3 <= inputs.column("r")) & (inputs.column("r") <= 0.6)))
+    True
+    >>> np.array_equal(formulations.sample(500, seed=1, r=(0.3, 0.6), spin=(2.0, 8.0)).values, inputs.values)
+    True
+    """
     count = whole("sample n", n, minimum=1)
     if not ranges:
         raise ArgumentError("sample got no ranges; expected name=(low, high), e.g. sample(100, r=(0.3, 0.6))", "sample")

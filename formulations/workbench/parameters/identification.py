@@ -34,9 +34,29 @@ UNSEEN = 100.0  # singular values of J below UNSEEN x rtol of the largest: a dir
 
 @dataclass(frozen=True)
 class Trial:
-    """One experiment: measurement times t (N,) in s, increasing; measured {name: values (N,)} of
-    coordinates, velocities or reactions (NaN where not measured); the initial state (p, v) at
-    t[0] (None: the system's default state at the parameter values tried)."""
+    """One experiment for :func:`identify`: what was measured when, from which initial state.
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,)
+        The measurement times, in s, increasing (at least two).
+    measured : dict
+        {name: values (N,)} of coordinates, velocities or reactions, in their units (NaN where not measured).
+    state0 : tuple of ndarray or None
+        The initial state (p, v) at t[0]; None (default): the system's default state at the parameter values tried.
+
+    Examples
+    --------
+    >>> import numpy as np, systems, formulations
+    >>> pend, t = systems.load("pendulum_cartesian"), np.linspace(0.0, 1.0, 11)  # measured where g = 9 m/s²:
+    >>> run = formulations.create("minimal", pend.with_parameters(g=9.0)).simulate((0.0, 1.0), t_eval=t)
+    >>> x = run.p[:, 0].copy()
+    >>> x[::2] = np.nan  # x (m) at every other time only, x_dot (m/s) at all
+    >>> trial = formulations.Trial(t, {"x": x, "x_dot": run.v[:, 0]})
+    >>> fit = formulations.identify(pend, "minimal", trial, ["g"], noise=1e-3)
+    >>> round(fit.estimates["g"], 6), fit.points
+    (9.0, 16)
+    """
 
     t: np.ndarray
     measured: Mapping
@@ -45,11 +65,47 @@ class Trial:
 
 @dataclass(frozen=True)
 class Identification:
-    """The result of identify: ``estimates`` and ``standard_errors`` {name: value}; ``covariance``
-    (k, k) in the order of ``parameters``; ``residuals`` per trial {name: (simulated - measured) /
-    sigma} at the measured times; ``cost`` 1/2 sum r^2; ``points`` the number of measured values;
-    ``fits`` the trajectories at the estimates (CURVE_POINTS points over each trial); ``status`` 0
-    converged, -1 not; ``message``; ``notes``."""
+    """The result of :func:`identify`: parameter estimates with their standard errors.
+
+    The standard errors come from the Gauss-Newton covariance at the optimum, (JᵀJ)⁻¹ with J the Jacobian of
+    the weighted residuals: as it stands where the measurement noise was given, else scaled by the residual
+    variance sum r² / (N - k). A direction of the parameters that the data do not see gets an infinite standard
+    error and a note naming the parameters in it.
+
+    Attributes
+    ----------
+    parameters : tuple of str
+        The names of the k parameters identified.
+    estimates, standard_errors : dict
+        {name: value}, in the parameter's unit.
+    covariance : ndarray, shape (k, k)
+        In the order of ``parameters``.
+    residuals : tuple of dict
+        Per trial, {name: (simulated - measured) / sigma} at the measured times (NaN where not measured).
+    cost : float
+        1/2 sum r² over the weighted residuals r.
+    points : int
+        The number of measured values.
+    fits, trials : tuple
+        The Trajectory at the estimates (CURVE_POINTS = 200 points over each trial), and the Trial of each.
+    status : int
+        0 converged, -1 not.
+    message : str
+        How the least-squares solve ended.
+    notes : tuple of str
+        What the estimates cannot say, e.g. parameters the data do not see, or no residual degrees of freedom.
+
+    Examples
+    --------
+    >>> import numpy as np, systems, formulations
+    >>> pend, t = systems.load("pendulum_cartesian"), np.linspace(0.0, 1.0, 11)  # x measured where g = 9 m/s²:
+    >>> x = formulations.create("minimal", pend.with_parameters(g=9.0)).simulate((0.0, 1.0), t_eval=t).p[:, 0]
+    >>> fit = formulations.identify(pend, "minimal", {"t": t, "x": x}, {"g": (8.0, 1.0, 20.0)}, noise=1e-3)
+    >>> round(fit.estimates["g"], 6), round(fit.standard_errors["g"], 4), fit.points, fit.notes  # m/s²
+    (9.0, 0.0097, 11, ())
+    >>> fit.covariance.shape, fit.fits[0].t.shape, sorted(fit.residuals[0])
+    ((1, 1), (200,), ['x'])
+    """
 
     parameters: tuple
     estimates: Mapping
@@ -92,13 +148,43 @@ class Identification:
 
 def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, atol=1e-9,
              **options) -> Identification:
-    """The values of ``parameters`` that make ``system`` run through ``formulation`` match ``data``.
+    """The values of ``parameters`` that make ``system``, run through ``formulation``, match measured ``data``.
 
-    data: a Trial, a dict {"t": times, name: values, ..., "state0": (p, v)}, or a list of them;
-    parameters: names (initial value: the system's; bounds: >= 0 where the parameter's symbol is
-    non-negative) or {name: (initial, lower, upper)}; noise: the standard deviation of each
-    measured name {name: sigma} or one number for all (default: unknown, estimated from the
-    residuals). Options go to simulate. See the module docstring for the method."""
+    Parameters
+    ----------
+    system, formulation : System or str, and str
+        The system (or a catalogue name) and the formulation its runs go through.
+    data : Trial or dict or list
+        A Trial, a dict {"t": times, name: values, ..., "state0": (p, v)}, or a list of them: coordinates,
+        velocities or reactions, in their units (NaN: not measured there).
+    parameters : list of str or dict
+        Names (initial value: the system's; bounds: >= 0 where the parameter's symbol is non-negative) or
+        {name: (initial, lower, upper)}.
+    noise : dict or float, optional
+        The standard deviation of each measured name {name: sigma}, or one number for all, in the unit of the
+        measured quantity (default: unknown, estimated from the residuals).
+    rtol, atol, **options
+        Go to simulate (default rtol = atol = 1e-9).
+
+    Returns
+    -------
+    Identification
+        Weighted least-squares estimates (single shooting, ``scipy.optimize.least_squares``), standard errors.
+
+    Raises
+    ------
+    ArgumentError
+        For bad data, parameters or noise, or a run that cannot start or fails.
+
+    Examples
+    --------
+    >>> import numpy as np, systems, formulations
+    >>> pend, t = systems.load("pendulum_cartesian"), np.linspace(0.0, 1.0, 11)  # x measured where g = 9 m/s²:
+    >>> x = formulations.create("minimal", pend.with_parameters(g=9.0)).simulate((0.0, 1.0), t_eval=t).p[:, 0]
+    >>> fit = formulations.identify(pend, "minimal", {"t": t, "x": x}, ["g"])
+    >>> round(fit.estimates["g"], 6), fit.status
+    (9.0, 0)
+    """
     system = as_system(system)
     trials = tuple(_trial(system, item, k) for k, item in enumerate(data if isinstance(data, (list, tuple))
                                                                      else [data]))

@@ -34,9 +34,35 @@ STEP = 6e-6  # relative size of the central differences (about the cube root of 
 
 @dataclass(frozen=True)
 class Sensitivities:
-    """t (N,); p (N, n_p), v (N, n); dp[name] (N, n_p) and dv[name] (N, n): the derivatives of p and
-    v with respect to each parameter at every output time; for an integral output, ``output`` its
-    value over t_span and ``gradient`` {name: dG/dtheta}; ``message`` how the run ended."""
+    """Forward sensitivities of a motion, as returned by :func:`sensitivities`.
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,)
+        The output times, in s.
+    p, v : ndarray
+        The motion: coordinates (N, n_p) and velocities (N, n), in their units.
+    dp, dv : dict
+        {parameter name: ndarray (N, n_p) or (N, n)}: the derivatives of p and v with respect to each parameter at
+        every output time, in the unit of p or v per unit of the parameter.
+    parameters : tuple of str
+        The names of the parameters (``wrt``).
+    output : float or None
+        For an integral output G = ∫ g dt, its value over t_span (in the unit of g times s), else None.
+    gradient : dict or None
+        For an integral output, {parameter name: dG/dθ}, else None.
+    message : str
+        How the run ended (scipy's message).
+
+    Examples
+    --------
+    >>> import formulations
+    >>> sens = formulations.sensitivities("pendulum_cartesian", "dependent", (0.0, 0.5), wrt="g", t_eval=[0.0, 0.5])
+    >>> sens.parameters, sens.t.tolist(), sens.dp["g"].shape, sens.dv["g"].shape, sens.gradient
+    (('g',), [0.0, 0.5], (2, 2), (2, 2), None)
+    >>> round(float(sens.dp["g"][-1, 0]), 4)  # dx(0.5 s)/dg, in m per m/s²
+    -0.0395
+    """
 
     t: np.ndarray
     p: np.ndarray
@@ -51,10 +77,41 @@ class Sensitivities:
 
 def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None, t_eval=None, rtol=1e-10,
                   atol=1e-10, method="DOP853") -> Sensitivities:
-    """Forward sensitivities of the motion of ``system`` through ``formulation`` over t_span with
-    respect to the parameters ``wrt`` (names), from state0 = (p, v) (default: the system's default
-    state, whose dependence on the parameters is differentiated too). output: g(t, p, v) -> float for
-    the integral output G = int g dt, or "kinetic energy". See the module docstring."""
+    """Forward sensitivities of the motion of ``system`` with respect to parameters, in one adaptive run.
+
+    Parameters
+    ----------
+    system, formulation : System or str, and str
+        The system (or a catalogue name) and a formulation that changes no state after steps (no projection).
+    t_span : tuple of float
+        (t0, t1) in s.
+    state0 : tuple of array_like, optional
+        (p, v); default: the system's default state, whose dependence on the parameters is differentiated too.
+    wrt : str or list of str
+        The names of the parameters θ.
+    output : callable or str, optional
+        ``g(t, p, v) -> float`` for the integral output G = ∫ g dt over t_span, or "kinetic energy".
+    t_eval, rtol, atol, method : optional
+        Output times in s (default: the solver's steps); scipy ``solve_ivp``'s tolerances (1e-10) and method (DOP853).
+
+    Returns
+    -------
+    Sensitivities
+        dp/dθ and dv/dθ at the output times, and G with its gradient.
+
+    Raises
+    ------
+    ArgumentError
+        For an empty ``wrt``, a formulation with post-steps, a bad ``output`` or a run that stops early.
+
+    Examples
+    --------
+    >>> import formulations
+    >>> sens = formulations.sensitivities("pendulum_cartesian", "minimal", (0.0, 0.5), wrt=["g", "L"],
+    ...                                   t_eval=[0.0, 0.25, 0.5], output="kinetic energy")
+    >>> sens.dp["g"].shape, round(sens.gradient["g"], 4)  # dp/dg in m per m/s², dG/dg in J s per m/s²
+    ((3, 2), 0.0455)
+    """
     system = as_system(system)
     names = [wrt] if isinstance(wrt, str) else list(wrt)
     if not names:
