@@ -1,6 +1,6 @@
 """
 A sympy model: the large-amplitude pendulum
-==========================================
+===========================================
 
 A model written with ``sympy.physics.mechanics`` comes into pfaff with ``systems.from_sympy`` and
 then runs through every formulation. Here a pendulum is written by Kane's method, imported, and swung
