@@ -294,15 +294,19 @@ def _null_space(C):
 def _singular_default(system, problems, p0, rng):
     """The default configuration is not a singular one: where Phi_p has lower rank at p0 than at
     consistent configurations nearby (projected from a few perturbed points), p0 sits on a singular
-    set (rows dependent everywhere, a redundant mechanism, are not a problem)."""
+    set (rows dependent everywhere, a redundant mechanism, are not a problem). The rows of contacts
+    open at p0 do not count."""
     from .dependent_rows import independent_rows
     from .state import project_positions
 
     if not system.m:
         return
     num, par = system.numeric, system.params
-    rank0 = independent_rows(num.constraints(p0, par, 0.0)[1])[0]
-    if rank0 == system.m:
+    Phi0, Phi_p0 = num.constraints(p0, par, 0.0)[:2]
+    freed, _ = free_rows(system, Phi0, np.zeros(system.m + system.l), 1e-9 * (1.0 + np.max(np.abs(p0))))
+    kept = np.flatnonzero(freed == Phi0)  # the rows of contacts open at p0 left out (free_rows zeroes them)
+    rank0 = independent_rows(Phi_p0[kept])[0]
+    if rank0 == len(kept):
         return
     for _ in range(3):
         with np.errstate(all="ignore"):
@@ -312,7 +316,7 @@ def _singular_default(system, problems, p0, rng):
                 continue
         if not (np.all(np.isfinite(p)) and err <= 1e-9 * (1 + np.max(np.abs(p)))):
             continue
-        rank = independent_rows(num.constraints(p, par, 0.0)[1])[0]
+        rank = independent_rows(num.constraints(p, par, 0.0)[1][kept])[0]
         if rank > rank0:
             problems.append(f"default_p got ({_where(system, p0)}), a singular configuration: Phi_p has rank {rank0} "
                             f"there but {rank} at consistent configurations nearby (e.g. p = ({_where(system, p)})), "

@@ -87,6 +87,23 @@ def test_declared_contacts_are_listed_in_the_summary():
     assert "within mu = 0.5 x normal" in systems.load("rolling_disc").summary()
 
 
+def test_an_open_contact_parallel_to_a_closed_one_is_not_a_singular_configuration():
+    """A particle at rest on top of a sphere that stands on the ground: the ground's row is parallel
+    to the sphere's there, but the ground contact is open, so only the sphere's row holds (rank 1 of
+    1); with both closed rows, at the sphere's foot, the same rows are a description's business."""
+    x, z, xd, zd = sp.symbols("x z x_dot z_dot", real=True)
+    m, g, R = sp.symbols("m g R", positive=True)
+    P = systems.Parameter
+    params = (P(m, 1.0, "kg", "mass"), P(g, 9.81, "m/s^2", "gravity"), P(R, 1.0, "m", "radius"))
+    top = systems.from_lagrangian("on_top", (x, z), m * (xd**2 + zd**2) / 2, m * g * z, velocities=(xd, zd),
+                                  parameters=params, default_p=(0.0, 2.0), default_v=(0.0, 0.0),
+                                  unilateral=[("sphere", (x**2 + (z - R) ** 2 - R**2) / (2 * R)), ("ground", z)])
+    assert top.default_state()[0].tolist() == [0.0, 2.0]
+    run = F.simulate_contacts(top, (0.0, 0.1))
+    assert run.status == 0 and run.modes[0].open == ("ground",)
+    assert run.reactions["sphere"][0] == pytest.approx(9.81)  # the sphere carries the weight
+
+
 def test_every_bad_declaration_is_named_at_once():
     x, y, z = sp.symbols("x y z", real=True)
     xd, yd, zd = sp.symbols("x_dot y_dot z_dot", real=True)

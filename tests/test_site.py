@@ -3,8 +3,9 @@
 cross-reference resolves), the gallery executed within its budgets, the notebook executed, and the
 command line read from its parser. The public names' docstring examples run too.
 
-Both are in the ``slow`` set (the build takes minutes); ``.ci/run`` runs them. They skip only where
-Sphinx and the ``docs`` extra are absent.
+The build and the examples are in the ``slow`` set (the build takes minutes; ``.ci/run`` runs them)
+and skip only where Sphinx and the ``docs`` extra are absent. That DESIGN's public surface documents
+its parameters, returns and an example is checked in the default set.
 """
 import doctest
 import os
@@ -32,6 +33,39 @@ def _public():
     names += [f"formulations.{n}" for n in formulations.__all__
               if getattr(formulations, n) is not getattr(systems, n, None)] + ["formulations.optimal_control"]
     return [name for name in names if name.split(".")[1] not in NOT_PAGES]
+
+
+# DESIGN's public surface: its functions and methods, and the classes its results are
+SURFACE_FUNCTIONS = ["systems.names", "systems.load", "systems.analyze_constraints", "systems.from_lagrangian",
+                     "systems.from_sympy", "systems.System.consistent_state", "systems.System.state_from_q",
+                     "formulations.names", "formulations.create", "formulations.simulate", "formulations.reactions",
+                     "formulations.compare", "formulations.linearize", "formulations.stability",
+                     "formulations.ensemble", "formulations.optimal_control", "formulations.advise",
+                     "formulations.derive", "formulations.sensitivities", "formulations.identify",
+                     "formulations.simulate_contacts", "formulations.Formulation.simulate",
+                     "formulations.Formulation.equations", "formulations.Trajectory.show"]
+SURFACE_CLASSES = ["systems.System", "formulations.Trajectory", "formulations.Linearization",
+                   "formulations.OptimalControlResult", "formulations.Advice", "formulations.Sensitivities",
+                   "formulations.Identification", "formulations.Comparison"]
+
+
+def _resolved(dotted):
+    obj = {"systems": systems, "formulations": formulations}[dotted.split(".")[0]]
+    for part in dotted.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
+@pytest.mark.parametrize("name", SURFACE_FUNCTIONS + SURFACE_CLASSES)
+def test_the_public_surface_documents_its_parameters_returns_and_an_example(name):
+    doc = _resolved(name).__doc__ or ""
+    sections = {title for title in ("Parameters", "Returns", "Attributes", "Examples")
+                if re.search(rf"^\s*{title}\n\s*-{{{len(title)}}}\n", doc, re.M)}
+    needed = {"Attributes", "Examples"} if name in SURFACE_CLASSES else {"Returns", "Examples"}
+    if name not in SURFACE_CLASSES and name != "formulations.names" and name != "systems.names":
+        needed.add("Parameters")
+    assert needed <= sections, f"{name} lacks {sorted(needed - sections)}"
+    assert ">>>" in doc
 
 
 @pytest.fixture(scope="module")
