@@ -185,7 +185,7 @@ def main(argv=None):
     print(text)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "compiled_core.md").write_text(text)
+    (out / "compiled_core.md").write_text("# The compiled core, measured\n\n" + text)
     (out / "compiled_core.json").write_text(json.dumps(results, indent=1))
     work_precision_figure(results, out / "compiled_core_work_precision.png", "rolling disc: work-precision",
                           f"final error at t = {T_END:g} s")

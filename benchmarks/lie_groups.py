@@ -179,7 +179,7 @@ def main(argv=None):
         rows += case_rows
         print(f"{label}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     text = summary(rows)
-    (out / "summary.md").write_text(text)
+    (out / "summary.md").write_text("# Lie-group integrators, measured\n\n" + text)
     (out / "results.json").write_text(json.dumps(_finite(rows), indent=1))
     print(text)
 

@@ -303,8 +303,10 @@ def _singular_default(system, problems, p0, rng):
         return
     num, par = system.numeric, system.params
     Phi0, Phi_p0 = num.constraints(p0, par, 0.0)[:2]
-    freed, _ = free_rows(system, Phi0, np.zeros(system.m + system.l), 1e-9 * (1.0 + np.max(np.abs(p0))))
-    kept = np.flatnonzero(freed == Phi0)  # the rows of contacts open at p0 left out (free_rows zeroes them)
+    gap_tol, names = 1e-9 * (1.0 + np.max(np.abs(p0))), system.constraint_names
+    normals = [names.index(c.normal) for c in system.contacts]
+    opened = {i for i in normals if i < system.m and -Phi0[i] > gap_tol}  # contacts open at p0 (gap > 0)
+    kept = [i for i in range(system.m) if i not in opened]
     rank0 = independent_rows(Phi_p0[kept])[0]
     if rank0 == len(kept):
         return

@@ -44,7 +44,7 @@ class Critical:
 class StabilityResult:
     """Eigenvalues along a one-parameter family of steady motions, as returned by :func:`stability`.
 
-    A member is unstable where the largest real part exceeds tol × max(1, ‖eigenvalues‖), asymptotically stable
+    A member is unstable where the largest real part exceeds tol × max(1, max abs(eigenvalues)), asymptotically stable
     where it is below minus that, and marginal (a conservative system's neutral stability) in between. Immutable;
     its arrays are read-only.
 

@@ -108,7 +108,8 @@ def _steps(stepper, problem, out, next_eval, g_old):
         if events:
             g_old, stop_at = _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, out.t_events)
         next_eval = _output_step(out, t_eval, t_new, y_new, interp, stop_at, next_eval, direction)
-        if stop_at is not None:
+        if stop_at is not None:  # the crossings past the terminal one did not happen
+            out.t_events = [e for e in out.t_events if direction * (e[0] - stop_at) <= 0]
             return 1, f"a terminal event occurred at t = {stop_at:.6g}"
         if problem.monitor is not None:
             _run_monitor(problem.monitor, stepper, out, t_prev, t_new, y_new, direction)

@@ -576,28 +576,29 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
     prepared = prepare(system, configurations, backend, reference)
-    check_samples(system, samples, 1 + len(prepared.configurations) * (1 + len(sweep)))
+    total = 1 + len(prepared.configurations) * (1 + len(sweep))  # the runs, the reference included
+    check_samples(system, samples, total)
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     runs = _Runs(system, prepared, t_span, state0, np.linspace(t_span[0], t_span[1], samples), (rtol, atol),
-                 reference_tol, bound, progress, 1 + len(prepared.configurations) * (1 + len(sweep)))
+                 reference_tol, bound, progress, total)
     return runs.all(sweep)
 
 
 class _Runs:
     """The runs of one comparison, recorded as they finish (an interrupted comparison keeps them)."""
 
-    def __init__(self, system, prepared, t_span, state0, grid, tolerances, reference_tol, bound, progress, total):
+    def __init__(self, system, prepared, t_span, state0, grid, tols, reference_tol, bound, progress, total):
         self.system, self.prepared, self.t_span, self.state0, self.grid = system, prepared, t_span, state0, grid
-        (self.rtol, self.atol), self.reference_tol, self.bound = tolerances, reference_tol, bound
-        self.progress, self.total, self.step = progress, total, 0
+        (self.rtol, self.atol), self.reference_tol, self.bound = tols, reference_tol, bound
+        self.progress, self.total, self.done = progress, total, 0  # done: the runs begun, for progress
         self.forms = dict(zip((c.label for c in prepared.configurations), prepared.formulations))
         self.rows, self.trajs, self.points, self.interrupted = [], [], [], []  # interrupted: a run's label
         self.reference = None
 
     def tick(self, label):
         if self.progress is not None:
-            self.progress(self.step, self.total, label)
-        self.step += 1
+            self.progress(self.done, self.total, label)
+        self.done += 1
 
     def result(self) -> Comparison:
         return Comparison(self.system.name, tuple(map(float, self.t_span)), self.rtol, self.atol, self.reference_tol,

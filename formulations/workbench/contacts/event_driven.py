@@ -8,6 +8,8 @@ numpy backend until one of these events ends it (located by the solver's event s
     sliding contact   the slip speed |C_t v + c_t| falls to the rest speed -> "rolls" (where sticking
                       then needs at most mu N; otherwise it slides on)
     open contact      its gap g(p) falls to zero                           -> "impact"
+                      (and, where the solver stepped over a short flight, falls a SINK below it:
+                      the phase runs again with a smaller first step, or the run stops saying so)
 
 An impact changes the velocities at once through the same saddle-point system as the reactions,
 M (v+ - v-) = -C^T Lambda, with Newton's law on the normal row, C_n v+ + c_n = -e (C_n v- + c_n),
@@ -33,7 +35,6 @@ import numpy as np
 
 from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
-from systems.contacts import SLACK
 from systems.arguments import state_pair, time_grid, time_span
 from systems.errors import ArgumentError
 from systems.state import on_constraints
@@ -47,6 +48,8 @@ from ...solvers.base import Event
 from .moreau_jean import moreau_jean
 
 RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
+ROUNDING = 1e-9  # a gap within ROUNDING x (1 + max |p|) below zero at a phase's start is a bounce's rounding
+SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below its floor was missed
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
 
@@ -179,7 +182,7 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
         watch = _events(phases, phase, (open_, sliding), rest, (t, p, v))
         times = None if t_eval is None else t_eval[t_eval >= t]  # the output times left (time_grid kept them in span)
         times = None if times is None else (times if times.size else np.array([t, t_end]))
-        run, missed = _phase_run(phases, phase, open_, (t, t_end), (p, v), watch, times, rtol, atol, options)
+        run, missed = _phase_run(phases, phase, (t, t_end), (p, v), watch, times, rtol, atol, options)
         pieces.append((run, Mode(t, float(run.t[-1]), tuple(sorted(open_)), tuple(sorted(sliding)))))
         if missed:
             status, message = FAILED, missed
@@ -270,10 +273,12 @@ def _events(phases, phase, mode, rest, start):
     for c in phases.system.contacts:
         i = phases.names.index(c.normal)
         if c.name in open_:
-            if i < phases.system.m:  # a gap to close; one that starts a rounding below zero (just bounced) at 0
-                floor = min(phases.gap(c, *start), 0.0)
+            if i < phases.system.m:  # a gap to close, and how far below it the body may not sink unseen
+                floor, depth = _floor(phases, c, start)
                 out.append((Event(lambda t, p, v, c=c, floor=floor: phases.gap(c, t, p, v) - floor, True, -1,
                                   f"impact {c.name}"), "impact", c))
+                out.append((Event(lambda t, p, v, c=c, floor=floor - depth: phases.gap(c, t, p, v) - floor, True,
+                                  -1, f"sinks {c.name}"), "sinks", c))
             continue
         if i < phases.system.m:
             out.append((Event(lambda t, p, v, c=c: phases.reactions(phase, t, p, v)[c.normal], True, -1,
@@ -292,37 +297,34 @@ def _events(phases, phase, mode, rest, start):
     return out
 
 
-def _phase_run(phases, phase, open_, t_span, state, watch, times, rtol, atol, options):
-    """One phase's run and, where an open contact's gap went below -SLACK in it, the message that ends the
-    run. A contact that has just bounced starts its phase on its event's zero, where a flight that lands
-    within the solver's first step is not seen: the phase is run again with a first step a hundredth of
-    the time to the first point below the ground, up to RETRIES times."""
-    options = dict(options)
+def _floor(phases, contact, start):
+    """(floor, depth): the gap at which an open contact's impact event fires, and how far below that its
+    "sinks" event lies, from ``start`` (t, p, v). The floor is 0, or the start's gap where that lies a
+    rounding below zero (the contact has just bounced: its event then starts on its zero). The depth,
+    SINK x (1 + max abs(p)) in the gap's unit, is what a landing the solver did not see sinks to."""
+    scale = 1.0 + float(np.max(np.abs(start[1]), initial=0.0))
+    gap = phases.gap(contact, *start)
+    return (gap if -ROUNDING * scale < gap < 0.0 else 0.0), SINK * scale
+
+
+def _phase_run(phases, phase, t_span, state, watch, times, rtol, atol, options):
+    """One phase's run and, where an open contact sank below its floor (its "sinks" event), the message
+    that ends the run there. A contact that has just bounced starts its phase on its event's zero, where
+    a flight that lands within the solver's first step is not seen: the phase then runs again with a
+    first step a hundredth of the last (or of the time to the sinking), up to RETRIES times."""
+    options, form = dict(options), create(Dependent.name, phase, backend="numpy")
     for _ in range(RETRIES + 1):
-        run = create(Dependent.name, phase, backend="numpy").simulate(
-            t_span, state, events=[w[0] for w in watch], rtol=rtol, atol=atol, t_eval=times, **options)
-        below = _below_ground(phases, open_, run)
-        if below is None:
+        run = form.simulate(t_span, state, events=[w[0] for w in watch], rtol=rtol, atol=atol, t_eval=times,
+                            **options)
+        if run.status != 1 or watch[run.events[-1].index][1] != "sinks":
             return run, ""
-        t_below = float(run.t[below[1]])  # the first point past t0 below zero
-        options["first_step"] = min(options.get("first_step") or np.inf, (t_below - t_span[0]) / 100)
-    name, k, gap = below[0], below[2], below[3]
-    return run, (f"system {phases.system.name!r}: contact {name!r} is open but its gap is {gap:.3g} at "
-                 f"t = {run.t[k]:.9g}: an impact was missed (take a smaller max_step or a larger rest_speed); "
-                 f"the phases so far are kept")
-
-
-def _below_ground(phases, open_, run):
-    """Where an open contact's gap is below -SLACK: (its name, the index of the first point past t0 with
-    a gap below zero, that of the first point below -SLACK, the gap there); None where none is."""
-    for c in phases.system.contacts:
-        if c.name in open_ and phases.names.index(c.normal) < phases.system.m:
-            gaps = np.array([phases.gap(c, t, p, v) for t, p, v in zip(run.t, run.p, run.v)])
-            deep = np.flatnonzero(gaps < -SLACK)
-            if deep.size:
-                first = 1 + int(np.flatnonzero(gaps[1:] < 0)[0])
-                return c.name, first, int(deep[0]), float(gaps[deep[0]])
-    return None
+        sank = run.events[-1].t
+        options["first_step"] = min(options.get("first_step") or np.inf, sank - t_span[0]) / 100
+    contact = watch[run.events[-1].index][2]
+    return run, (f"system {phases.system.name!r}: contact {contact.name!r} is open but sank "
+                 f"{phases.gap(contact, sank, run.p[-1], run.v[-1]):.3g} below its gap's zero at t = {sank:.9g}: "
+                 f"an impact was missed (take a smaller max_step or first_step, or a larger rest_speed); the "
+                 f"phases so far are kept")
 
 
 def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
