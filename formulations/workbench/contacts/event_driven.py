@@ -322,7 +322,7 @@ def _phase_run(phases, phase, t_span, state, watch, times, rtol, atol, options):
         options["first_step"] = min(options.get("first_step") or np.inf, sank - t_span[0]) / 100
     contact = watch[run.events[-1].index][2]
     return run, (f"system {phases.system.name!r}: contact {contact.name!r} is open but sank "
-                 f"{phases.gap(contact, sank, run.p[-1], run.v[-1]):.3g} below its gap's zero at t = {sank:.9g}: "
+                 f"{abs(phases.gap(contact, sank, run.p[-1], run.v[-1])):.3g} below its gap's zero at t = {sank:.9g}: "
                  f"an impact was missed (take a smaller max_step or first_step, or a larger rest_speed); the "
                  f"phases so far are kept")
 
