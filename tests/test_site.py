@@ -122,8 +122,7 @@ def test_the_gallery_runs_within_its_budgets(site):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", _public())
 def test_the_docstring_examples_run(name, monkeypatch, tmp_path):
-    package, attribute = name.split(".")
-    obj = getattr({"systems": systems, "formulations": formulations}[package], attribute)
+    obj = _resolved(name)
     monkeypatch.chdir(tmp_path)
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

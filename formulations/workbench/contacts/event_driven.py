@@ -8,7 +8,7 @@ numpy backend until one of these events ends it (located by the solver's event s
     sliding contact   the slip speed |C_t v + c_t| falls to the rest speed -> "rolls" (where sticking
                       then needs at most mu N; otherwise it slides on)
     open contact      its gap g(p) falls to zero                           -> "impact"
-                      (and, where the solver stepped over a short flight, falls a SINK below it:
+                      (and, where the solver stepped over a short flight, falls SINK below zero:
                       the phase runs again with a smaller first step, or the run stops saying so)
 
 An impact changes the velocities at once through the same saddle-point system as the reactions,
@@ -48,8 +48,7 @@ from ...solvers.base import Event
 from .moreau_jean import moreau_jean
 
 RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
-ROUNDING = 1e-9  # a gap within ROUNDING x (1 + max |p|) below zero at a phase's start is a bounce's rounding
-SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below its floor was missed
+SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below zero: its impact was missed
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
 
@@ -273,12 +272,12 @@ def _events(phases, phase, mode, rest, start):
     for c in phases.system.contacts:
         i = phases.names.index(c.normal)
         if c.name in open_:
-            if i < phases.system.m:  # a gap to close, and how far below it the body may not sink unseen
-                floor, depth = _floor(phases, c, start)
-                out.append((Event(lambda t, p, v, c=c, floor=floor: phases.gap(c, t, p, v) - floor, True, -1,
-                                  f"impact {c.name}"), "impact", c))
-                out.append((Event(lambda t, p, v, c=c, floor=floor - depth: phases.gap(c, t, p, v) - floor, True,
-                                  -1, f"sinks {c.name}"), "sinks", c))
+            if i < phases.system.m:  # a gap to close, and how far below zero it may not sink unseen
+                depth = SINK * (1.0 + float(np.max(np.abs(start[1]), initial=0.0)))
+                out.append((Event(lambda t, p, v, c=c: phases.gap(c, t, p, v), True, -1, f"impact {c.name}"),
+                            "impact", c))
+                out.append((Event(lambda t, p, v, c=c, depth=depth: phases.gap(c, t, p, v) + depth, True, -1,
+                                  f"sinks {c.name}"), "sinks", c))
             continue
         if i < phases.system.m:
             out.append((Event(lambda t, p, v, c=c: phases.reactions(phase, t, p, v)[c.normal], True, -1,
@@ -297,21 +296,12 @@ def _events(phases, phase, mode, rest, start):
     return out
 
 
-def _floor(phases, contact, start):
-    """(floor, depth): the gap at which an open contact's impact event fires, and how far below that its
-    "sinks" event lies, from ``start`` (t, p, v). The floor is 0, or the start's gap where that lies a
-    rounding below zero (the contact has just bounced: its event then starts on its zero). The depth,
-    SINK x (1 + max abs(p)) in the gap's unit, is what a landing the solver did not see sinks to."""
-    scale = 1.0 + float(np.max(np.abs(start[1]), initial=0.0))
-    gap = phases.gap(contact, *start)
-    return (gap if -ROUNDING * scale < gap < 0.0 else 0.0), SINK * scale
-
-
 def _phase_run(phases, phase, t_span, state, watch, times, rtol, atol, options):
-    """One phase's run and, where an open contact sank below its floor (its "sinks" event), the message
-    that ends the run there. A contact that has just bounced starts its phase on its event's zero, where
-    a flight that lands within the solver's first step is not seen: the phase then runs again with a
-    first step a hundredth of the last (or of the time to the sinking), up to RETRIES times."""
+    """One phase's run and, where an open contact sank SINK below zero (its "sinks" event), the message
+    that ends the run there. A contact that has just bounced starts its phase on its gap's zero (or a
+    rounding either side), where a flight that lands within the solver's first step is not seen (the
+    event search compares the ends of a step): the phase then runs again with a first step a hundredth
+    of the last (or of the time to the sinking), up to RETRIES times."""
     options, form = dict(options), create(Dependent.name, phase, backend="numpy")
     for _ in range(RETRIES + 1):
         run = form.simulate(t_span, state, events=[w[0] for w in watch], rtol=rtol, atol=atol, t_eval=times,
