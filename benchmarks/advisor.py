@@ -47,13 +47,13 @@ def measure(name, t_end, budget, repeat=3):
         return {"system": name, "t_end_s": t_end, "pilot_s": advice.pilot_span[1] - advice.pilot_span[0],
                 "recommended": None, "rtol": None, "time_at_target_s": float("nan"), "best": None,
                 "best_time_s": float("nan"), "ratio": float("nan"), "advice_s": advice.elapsed, "budget_s": budget,
-                "medians": {}, "reasons": list(advice.reasons)}
+                "medians": {}, "reasons": list(advice.reasons), "backend": advice.backend}
     tolerances = sorted({p.tol for p in advice.comparison.sweep}, reverse=True)
     times = {label: [] for label in labels}
     for _ in range(repeat):
         with np.errstate(all="ignore"):
             again = F.compare(system, labels, advice.pilot_span, rtol=tolerances[1], sweep=tolerances, samples=101,
-                              backend="numpy", reference=advice.reference)
+                              backend=advice.backend, reference=advice.reference)
         for label in labels:
             scored = _score(label, [p for p in again.sweep if p.label == label], advice.target_error)
             times[label].append(scored.time_at_target if not scored.failed else float("nan"))
@@ -65,7 +65,8 @@ def measure(name, t_end, budget, repeat=3):
             "recommended": advice.recommended, "rtol": advice.rtol, "time_at_target_s": mine,
             "best": best, "best_time_s": reached.get(best, float("nan")),
             "ratio": mine / reached[best] if best and np.isfinite(mine) else float("nan"),
-            "advice_s": advice.elapsed, "budget_s": budget, "medians": median, "reasons": list(advice.reasons)}
+            "advice_s": advice.elapsed, "budget_s": budget, "medians": median, "reasons": list(advice.reasons),
+            "backend": advice.backend}
 
 
 def main(argv=None):
@@ -77,13 +78,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     names = systems.names() if args.catalogue else args.systems.split(",")
     rows = []
-    lines = ["| system | interval s | pilot s | recommended | rtol | its time at target s | best in the full "
-             "comparison | its time s | ratio | advice s / budget s |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| system | backend | interval s | pilot s | recommended | rtol | its time at target s | best in the full "
+             "comparison | its time s | ratio | advice s / budget s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name in names:
         row = measure(name, 10.0 if args.catalogue else CASES.get(name, 10.0), args.budget)
         rows.append(row)
         rtol = f"{row['rtol']:g}" if row["rtol"] else "-"
-        lines.append(f"| {name} | {row['t_end_s']:g} | {row['pilot_s']:.3g} | {row['recommended'] or 'none'} | {rtol} | "
+        lines.append(f"| {name} | {row['backend']} | {row['t_end_s']:g} | {row['pilot_s']:.3g} | {row['recommended'] or 'none'} | {rtol} | "
                      f"{row['time_at_target_s']:.3g} | {row['best'] or 'none'} | {row['best_time_s']:.3g} | "
                      f"{row['ratio']:.2f} | {row['advice_s']:.1f} / {row['budget_s']:g} |")
         print(lines[-1], flush=True)

@@ -18,6 +18,9 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     # machine code at LLVM's -O1: the suite checks what the code computes, not how fast (benchmarks/
     # measure that at numba's default, -O3); the first compile of a module takes about a fifth less
     os.environ["NUMBA_OPT"] = "1"
+    # each run of a comparison once: the suite checks what the runs compute; the tests of repeated
+    # timing name their measuring time (formulations.workbench.comparison.timing)
+    os.environ["PFAFF_MEASURE_SECONDS"] = "0"
     for _name in ("PFAFF_CACHE_MAX_MB", "PFAFF_TRACEBACK"):
         os.environ.pop(_name, None)
 else:
@@ -53,6 +56,20 @@ def pytest_runtest_logfinish(nodeid, location):
     if _RUNNING and os.path.exists(_running_file()):
         os.remove(_running_file())
 
+@pytest.hookimpl(tryfirst=True)  # before -m selects and pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """The tests that take the disc's derivations run in one worker (one derivation per process).
+    Every test of the xdist group "compiled" (the worker that compiles the formulations' machine code
+    once for all of them) carries the marker ``compiled``: the default run leaves them out, ``pytest
+    -m compiled`` runs them (.ci/run does, after the default run). Compiling the modules costs
+    minutes of CPU on a new machine; what they compute is checked against numpy there."""
+    for item in items:
+        if "disc_derivations" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("disc_derivations"))
+        if any(mark.args[:1] == ("compiled",) for mark in item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.compiled)
+
+
 CATALOGUE = systems.names()
 
 
@@ -76,10 +93,3 @@ def disc_derivations():
     from formulations.workbench.derivation.derive import derive
 
     return {f: derive(systems.load("rolling_disc"), f, seconds=1.0) for f in registry.having("derivation")}
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if "disc_derivations" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("disc_derivations"))

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 pytest.importorskip("numba")
+pytestmark = pytest.mark.xdist_group("compiled")  # each test compiles machine code of its own
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

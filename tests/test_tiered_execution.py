@@ -136,6 +136,7 @@ def test_a_background_compile_that_cannot_start_is_said(cache, monkeypatch):
     assert background.pending() == [] and not (background.folder() / "pending" / job.key()).exists()
 
 
+@pytest.mark.xdist_group("compiled")  # the background compile of the disc's module
 def test_two_first_runs_at_once_start_one_compile_and_a_killed_one_is_taken_over(cache):
     first, second = _start(cache), _start(cache)
     results = [_result(first), _result(second)]

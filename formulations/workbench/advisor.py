@@ -59,6 +59,7 @@ from ..minimal import Minimal
 from ..solvers.monitor import stopped_at_singular
 from ..solvers.options import relative_tolerance
 from .comparison.compare import REFERENCE, default_configurations, finite
+from .comparison.timing import Timing
 
 STIFF = 1e4          # max(-Re lambda) * (t1 - t0) above which explicit methods are in their stability limit
 LONG = 50            # periods of the fastest oscillation beyond which a run counts as long
@@ -372,7 +373,7 @@ def _advise(system, t_span, state0, target, budget, configurations, progress, ba
         with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
             return compare(system, configs or chosen["configs"], span, state0, rtol=ladder[len(ladder) // 2],
                            sweep=list(ladder), samples=101, progress=progress, backend=backend,
-                           reference=chosen["reference"])
+                           reference=chosen["reference"], measure=0.0)  # the leaders are timed again (_retimed)
 
     deadline = started + budget * PILOT_SHARE
     comparison, pilot, spent = _grown(pilot_runs, t_span, pilot, deadline)
@@ -405,7 +406,7 @@ def _advise(system, t_span, state0, target, budget, configurations, progress, ba
     if best is None and table and tolerances[-1] > TIGHTEST:
         comparison, table, best = _tighter(pilot_runs, pilot, chosen["configs"], comparison, table, tolerances[-1],
                                            target, started + budget, reasons)
-    reasons += _ranking_reasons(table, best, target)
+    reasons += _ranking_reasons(table, best, target) + _within_noise(table, comparison)
     return Advice(system.name, t_span, target, best.label if best else None, best.tolerance if best else None,
                   tuple(table), tuple(reasons), known, pilot, time.perf_counter() - started, float(budget), comparison,
                   reference_label, _backend_of(comparison))
@@ -503,9 +504,28 @@ def _retimed(system, configs, comparison, table, span, state0, deadline, backend
                 run = built[p.label].simulate(span, state0, rtol=p.tol, atol=p.tol, method=config.method,
                                               t_eval=grid, step=p.step)
                 walls[p.label, p.tol].append(run.stats.wall_time)
-    sweep = tuple(replace(p, wall_time=float(np.median(walls[p.label, p.tol]))) if p.label in leaders else p
-                  for p in comparison.sweep)
+    timings = {key: Timing.of(times) for key, times in walls.items()}
+    sweep = tuple(p if p.label not in leaders else replace(
+        p, wall_time=timings[p.label, p.tol].median, wall_low=timings[p.label, p.tol].low,
+        wall_high=timings[p.label, p.tol].high, repeats=timings[p.label, p.tol].repeats) for p in comparison.sweep)
     return replace(comparison, sweep=sweep)
+
+
+def _within_noise(table, comparison) -> list:
+    """A sentence where the two fastest candidates' times at the target differ by less than the
+    spread of their repeated runs (the largest (slowest - fastest) / median of their sweep points):
+    then neither is faster, and the ranking between them is the noise's."""
+    ranked = [c for c in table if np.isfinite(c.time_at_target) and not c.failed][:2]
+    if len(ranked) < 2:
+        return []
+    first, second = ranked
+    spread = max(((p.wall_high - p.wall_low) / p.wall_time for p in comparison.sweep
+                  if p.label in (first.label, second.label) and p.repeats > 1 and p.wall_time > 0), default=None)
+    if spread is None or second.time_at_target - first.time_at_target > spread * first.time_at_target:
+        return []
+    return [f"{first.label} and {second.label} are within the timing noise at the target ({first.time_at_target:.3g} s "
+            f"and {second.time_at_target:.3g} s, where their repeated runs vary by up to {100 * spread:.0f} %): "
+            f"either serves."]
 
 
 def _parsed(configs) -> dict:

@@ -276,7 +276,7 @@ def cmd_compare(args):
     _check_html(args, system)
     configs = _configurations(args, system)
     sweep = [10.0 ** -e for e in range(4, 12, 2)] if args.sweep else None
-    options = dict(rtol=args.rtol, atol=args.atol, samples=args.samples, sweep=sweep,
+    options = dict(rtol=args.rtol, atol=args.atol, samples=args.samples, sweep=sweep, measure=args.measure,
                    **_max_steps(args))
     atol = tolerances(args.rtol, args.atol, atol_from_rtol=True)[1]
     repeats = 1 + len(sweep or ())

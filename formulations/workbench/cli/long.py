@@ -16,7 +16,7 @@ from .parsing import UsageError, explain, output_folder
 OK, FAILED = 0, 1
 DEFAULT_STEP = 0.01
 ALONE = ("formulations", "enforcement", "sweep", "animate", "html")  # options the long comparison does not take
-IGNORED = ("t_end", "rtol", "atol", "samples", "max_steps")  # ... unless left at their defaults
+IGNORED = ("t_end", "rtol", "atol", "samples", "max_steps", "measure")  # ... unless left at their defaults
 
 
 def cmd_compare_long(args, system):

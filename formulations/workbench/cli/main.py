@@ -6,7 +6,7 @@
                    [--stabilization S] [--backend B] [--max-steps N] [--quiet] [--set name=value ...] [--json]
                    [--html FILE]
     pfaff compare SYSTEM [--formulations F ...] [--enforcement [--step H]] [--t-end T] [--rtol R] [--atol A]
-                  [--samples N] [--sweep] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
+                  [--samples N] [--sweep] [--measure S] [--max-steps N] [--backend B] [--out DIR [--force] [--animate]]
                   [--html FILE] [--quiet] [--set name=value ...] [--json]
     pfaff compare SYSTEM --long T [--step H] [--gauge S] [--backend B] [--out DIR [--force]] [--quiet]
                   [--set name=value ...] [--json]
@@ -111,6 +111,10 @@ def _compare_parser(compare):
     backend_option(compare)
     compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
     compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
+    compare.add_argument("--measure", type=number("real"), default=None, metavar="SECONDS",
+                         help="least measuring time of a row: a shorter run is repeated (at most 25 runs) and timed "
+                              "by its median, as timeit does; 0 runs each once (default: $PFAFF_MEASURE_SECONDS, "
+                              "else 0.2)")
     compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
                          "(a new or an empty one)")
     compare.add_argument("--force", action="store_true",

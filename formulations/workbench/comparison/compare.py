@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
@@ -35,6 +35,7 @@ from ...results.trajectory import Trajectory
 from ...solvers import order, solver_class, tiers
 from ...solvers.options import relative_tolerance, tolerances
 from ...stabilization import STRATEGIES, as_strategy, compiled_like
+from .timing import Timing, measure_seconds, repeated
 
 LIE_CONFIGURATIONS = (f"{Dependent.name}@RKMK45-SE3", f"{Dependent.name}@RKMK45-SO3xR3")
 
@@ -153,6 +154,22 @@ class ComparisonRow:
     reaction_deviation: float      # max |lambda - lambda_ref| on the common grid
     backend: str = "numpy"         # the numeric backend the run used (traj.stats.backend)
     compile_time: float = 0.0      # s spent compiling machine code on first use (not in wall_time)
+    wall_low: float = float("nan")   # the fastest and the slowest of the repeated runs, s (comparison.timing)
+    wall_high: float = float("nan")
+    repeats: int = 1               # runs whose median is wall_time
+
+    @property
+    def timing(self) -> Timing:
+        """The wall times of the row's runs: median, range and count (comparison.timing.Timing)."""
+        low = self.wall_time if np.isnan(self.wall_low) else self.wall_low
+        high = self.wall_time if np.isnan(self.wall_high) else self.wall_high
+        return Timing(self.wall_time, low, high, self.repeats)
+
+    @property
+    def spread(self) -> str:
+        """The range of the wall times and the number of runs, as the table shows it: "0.080–0.106 (7)"."""
+        t = self.timing
+        return f"{t.low:.3f}–{t.high:.3f} ({t.repeats})" if t.repeats > 1 else "one run"
 
 
 @dataclass(frozen=True)
@@ -171,10 +188,13 @@ class SweepPoint:
     step: float | None = None
     status: int = 0
     message: str = ""
+    wall_low: float = float("nan")   # the fastest and the slowest of the repeated runs, s
+    wall_high: float = float("nan")
+    repeats: int = 1
 
 
 COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wall s", "wall_time", "{:.3f}"),
-           ("RHS evals", "rhs_evaluations", "{}"),
+           ("wall range s (runs)", "spread", "{}"), ("RHS evals", "rhs_evaluations", "{}"),
            ("steps", "steps", "{}"), ("max abs(Phi)", "position_error", "{:.1e}"),
            ("max abs(C v)", "velocity_error", "{:.1e}"), ("max abs(C v' + xi)", "acceleration_error", "{:.1e}"),
            ("energy drift J", "energy_drift", "{:.1e}"), ("deviation from reference", "deviation", "{:.1e}"),
@@ -262,15 +282,27 @@ class Comparison:
     def trajectory(self, label) -> Trajectory:
         return self.trajectories[[r.label for r in self.rows].index(label)]
 
+    def fastest(self):
+        """(the fastest row that finished, the rows within its timing noise): rows whose ranges of
+        repeated runs overlap the fastest's (see comparison.timing); (None, ()) where none finished."""
+        ok = [r for r in self.rows if r.status in (0, 1) and np.isfinite(r.deviation)]
+        if not ok:
+            return None, ()
+        cheap = min(ok, key=lambda r: r.wall_time)
+        return cheap, tuple(r for r in ok if r is not cheap and r.timing.overlaps(cheap.timing))
+
     def to_markdown(self) -> str:
         head = "| " + " | ".join(c[0] for c in COLUMNS) + " |"
         lines = [head, "|" + "---|" * len(COLUMNS)]
+        cheap, close = self.fastest()
         for r in self.rows:
             cells = []
             for _, attr, fmt in COLUMNS:
                 value = getattr(r, attr)
                 cells.append("—" if value is None or (isinstance(value, float) and not np.isfinite(value))
                              else fmt.format(value))
+                if attr == "spread" and close and (r is cheap or r in close):  # say which times the noise decides
+                    cells[-1] += ", fastest" if r is cheap else ", ≈ fastest"
             if r.status < 0:
                 cells[0] += " (failed)"
             elif r.status == 2:
@@ -302,11 +334,15 @@ class Comparison:
         notes = []
         if ok:
             best = min(ok, key=lambda r: r.deviation)
-            cheap = min(ok, key=lambda r: r.wall_time)
+            cheap, close = self.fastest()
             score = min(ok, key=lambda r: max(r.deviation, 1e-16) * r.wall_time)
             notes.append(f"Most accurate: {best.label} (deviation {best.deviation:.1e} from the reference in "
                          f"{best.wall_time:.3f} s).")
-            notes.append(f"Fastest: {cheap.label} ({cheap.wall_time:.3f} s, deviation {cheap.deviation:.1e}).")
+            notes.append(f"Fastest: {cheap.label} ({cheap.timing.describe()}, deviation {cheap.deviation:.1e}).")
+            if close:
+                notes.append(f"Within the timing noise of {cheap.label} (the ranges of their repeated runs overlap, "
+                             f"marked ≈ in the table): {', '.join(r.label for r in close)}; none of them is faster "
+                             f"than another.")
             notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
             drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
             if drift:
@@ -357,17 +393,20 @@ def _max_dev(a, b):
     return float(np.nanmax(np.abs(a[:n] - b[:n])))
 
 
-def _row(config, traj, ref, rtol, atol) -> ComparisonRow:
+def _row(config, traj, ref, rtol, atol, timing=None) -> ComparisonRow:
     errs = traj.constraint_errors.max()
     dev = max(_max_dev(traj.p, ref.p), _max_dev(traj.v, ref.v))
     if len(traj.t) < len(ref.t):
         dev = max(dev, float("inf")) if traj.status >= 0 else dev
     st = traj.stats
-    return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
-                         rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
-                         st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
-                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend,
-                         st.compile_time)
+    row = ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
+                        rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
+                        st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
+                        traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend,
+                        st.compile_time)
+    if timing is None:
+        return row
+    return replace(row, wall_time=timing.median, wall_low=timing.low, wall_high=timing.high, repeats=timing.repeats)
 
 
 def _sequence(argument, value):
@@ -507,7 +546,7 @@ def check_samples(system, samples: int, runs: int):
 def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), state0=None, *,
             rtol=1e-8, atol=None, reference_tol=REFERENCE_TOL, samples=501, sweep: Sequence[float] | None = None,
             progress: Callable | None = None, max_steps: int | None = None, backend: str | None = None,
-            reference=None) -> Comparison:
+            reference=None, measure: float | None = None) -> Comparison:
     """Run every configuration from one consistent state and measure it against a reference.
 
     Each configuration is checked and created once, before any run, then run over ``t_span`` on a
@@ -537,19 +576,23 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     progress : function, optional
         ``progress(i, n, label)`` is called before each run.
     max_steps : int, optional
-        The bound on the accepted steps of each run; default: simulate's.
+        The bound on each run's accepted steps; default: simulate's.
     backend : str, optional
         The backend of every configuration whose options name none ("auto", "compiled", "numpy");
         default: create's. The rows name it, and wall times leave out compiling (``compile_time``).
     reference : str, optional
         The reference run's configuration (a formulation, its options and stabilization), run with
         DOP853 at ``reference_tol``; default REFERENCE, ``"dependent+projection"``.
+    measure : float, optional
+        The least measuring time of a row or sweep point, s (comparison.timing): a shorter run is
+        repeated, at most 25 times, and timed by the median; 0 runs each once. Default
+        $PFAFF_MEASURE_SECONDS, else 0.2 s.
 
     Returns
     -------
     Comparison
-        One row per configuration (wall time, evaluations, steps, constraint errors, energy drift,
-        deviation from the reference), the trajectories, the reference run and the sweep points.
+        One row per configuration (wall time and its range, evaluations, steps, constraint errors,
+        energy drift, deviation), the trajectories, the reference run and the sweep points.
 
     Raises
     ------
@@ -563,10 +606,8 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     >>> import formulations
     >>> comparison = formulations.compare("rolling_disc", ["dependent+projection", "minimal"], (0.0, 0.5),
     ...                                   samples=51)
-    >>> [row.status for row in comparison.rows]
-    [0, 0]
-    >>> bool(comparison.row("minimal").deviation < 1e-5)
-    True
+    >>> [row.status for row in comparison.rows], bool(comparison.row("minimal").deviation < 1e-5)
+    ([0, 0], True)
     """
     system = as_system(system)
     rtol, atol = tolerances(rtol, atol, atol_from_rtol=True)
@@ -580,15 +621,16 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     check_samples(system, samples, total)
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     runs = _Runs(system, prepared, t_span, state0, np.linspace(t_span[0], t_span[1], samples), (rtol, atol),
-                 reference_tol, bound, progress, total)
+                 reference_tol, bound, progress, total, measure_seconds(measure))
     return runs.all(sweep)
 
 
 class _Runs:
     """The runs of one comparison, recorded as they finish (an interrupted comparison keeps them)."""
 
-    def __init__(self, system, prepared, t_span, state0, grid, tols, reference_tol, bound, progress, total):
+    def __init__(self, system, prepared, t_span, state0, grid, tols, reference_tol, bound, progress, total, measure):
         self.system, self.prepared, self.t_span, self.state0, self.grid = system, prepared, t_span, state0, grid
+        self.measure = measure  # s: the least measuring time of a row (comparison.timing)
         (self.rtol, self.atol), self.reference_tol, self.bound = tols, reference_tol, bound
         self.progress, self.total, self.done = progress, total, 0  # done: the runs begun, for progress
         self.forms = dict(zip((c.label for c in prepared.configurations), prepared.formulations))
@@ -629,21 +671,31 @@ class _Runs:
         return self.result()
 
     def run(self, config, tol, atol, h, main):
+        def simulate():
+            return self.forms[config.label].simulate(self.t_span, self.state0, rtol=tol, atol=atol,
+                                                     method=config.method, t_eval=self.grid, step=h, **self.bound)
+
         try:
-            traj = self.forms[config.label].simulate(self.t_span, self.state0, rtol=tol, atol=atol,
-                                                      method=config.method, t_eval=self.grid, step=h, **self.bound)
+            traj = simulate()
         except RunInterrupted as exc:  # the interrupted run as far as it got
             self.interrupted.append(config.label if main else f"{config.label} at {tol:g}")
             self.record(config, exc.trajectory, tol, atol, h, main)
             raise
-        self.record(config, traj, tol, atol, h, main)
+        timing = None
+        if traj.status >= 0 and self.measure > 0:  # a short run again, as timeit does (the runs are deterministic)
+            try:
+                timing = repeated(traj.stats.wall_time, lambda: simulate().stats.wall_time, self.measure)
+            except RunInterrupted:  # the first run stands, timed once
+                self.record(config, traj, tol, atol, h, main)
+                raise
+        self.record(config, traj, tol, atol, h, main, timing)
 
-    def record(self, config, traj, tol, atol, h, main):
-        row = _row(config, traj, self.reference, tol, atol)
+    def record(self, config, traj, tol, atol, h, main, timing=None):
+        row = _row(config, traj, self.reference, tol, atol, timing)
         if main:
             self.trajs.append(traj)
             self.rows.append(row)
         else:
             self.points.append(SweepPoint(config.label, tol, row.wall_time, row.rhs_evaluations, row.deviation,
                                           row.position_error, row.velocity_error, row.energy_drift, h, row.status,
-                                          row.message))
+                                          row.message, row.wall_low, row.wall_high, row.repeats))
