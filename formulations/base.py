@@ -518,8 +518,8 @@ class Formulation(ABC):
                 return ("inputs that vary during the run are evaluated in Python, on the compiled primitives (the "
                         "compiled loops hold the parameters fixed)")
             if self.system.is_rheonomic and not self.compiled_rheonomic:
-                return (f"formulation {self.name!r} on tangent-space charts has no compiled right-hand side for "
-                        f"rheonomic or affine constraints (system {self.system.name!r}); its evaluation in Python on "
+                return (f"formulation {self.name!r} has no compiled right-hand side for rheonomic or affine "
+                        f"constraints (system {self.system.name!r}); its evaluation in Python on "
                         f"the compiled primitives serves them, and so do the fused modules of 'dependent', and of "
                         f"'reduced' and 'minimal' through an embedding")
             return None if self.gives_compiled_rhs else (

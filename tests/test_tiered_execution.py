@@ -10,12 +10,14 @@ import subprocess
 import sys
 import textwrap
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import formulations
 import systems
+from formulations.workbench.comparison.compare import Configuration
 from systems.numeric import background
 
 pytest.importorskip("numba")
@@ -240,3 +242,21 @@ def test_a_system_that_evaluated_its_invariants_still_goes_to_a_background_compi
     copy = pickle.loads(pickle.dumps(_job().system))
     after = copy.invariant_values(p[None], v[None])
     assert before.keys() == after.keys() and all(np.array_equal(before[k], after[k]) for k in before)
+
+
+def test_warming_ahead_readies_every_configuration_a_comparison_runs(monkeypatch):
+    """`pfaff cache warm` hands each configuration of the comparison (stabilizations included, and
+    formulations with no compiled loop for the system, whose short run compiles the system's
+    kernels) to the background compile's own short run, so that compare and advise then run
+    compiled. The compiling itself is tested above; here the jobs are only recorded."""
+    from formulations.solvers import warm
+    from formulations.workbench.comparison.compare import REFERENCE, default_configurations
+
+    compiled = []
+    monkeypatch.setattr(warm, "compile_job", lambda job: compiled.append(job) or SimpleNamespace(
+        stats=SimpleNamespace(compile_time=0.0)))
+    turntable = systems.load("ball_on_turntable")  # rheonomic: minimal, manifold and Udwadia-Kalaba have no loop
+    rows = warm.warm([turntable])
+    runs = [c.job(turntable) for c in map(Configuration.parse, default_configurations(turntable))]
+    assert set(runs + [REFERENCE.job(turntable)]) <= set(compiled) and len(rows) == len(compiled)
+    assert {row[1] for row in rows} >= {"dependent+projection", "udwadia_kalaba", "minimal"}

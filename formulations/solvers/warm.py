@@ -10,9 +10,9 @@ from systems.catalogue import as_system
 
 from .. import registry
 from ..base import create
+from ..configuration import parse_configuration
 from ..dependent import Dependent
 from ..errors import CapabilityError
-from ..forms import COMPILED_ODE
 from .background import compile_job
 
 WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
@@ -23,15 +23,15 @@ WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3",
 
 
 def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=None) -> list:
-    """Compile (or load) the compiled modules of ``formulations`` (default: every registered one with
-    a compiled module, Formulation.gives_compiled_rhs) for each system (catalogue names or
-    System objects) with each method (WARM_METHODS), by a short run on the compiled backend;
-    every other system then reuses the machine code (formulations.kernels.compiled).
-    report(line) is called after each. Returns (system, formulation, method, compile s, total s) rows;
-    a formulation or method that does not apply to a system, or has no compiled loop for it, is left
-    out; a short run that fails raises RuntimeError naming it."""
+    """Compile (or load) the compiled modules of ``formulations`` (configurations such as
+    "dependent+projection"; default: the comparison's configurations of every registered formulation,
+    so that ``compare`` and ``advise`` then run compiled) for each system (catalogue names or System objects) with each method
+    (WARM_METHODS), by a short run on the compiled backend; every other system then reuses the
+    machine code (formulations.kernels.compiled). report(line) is called after each. Returns
+    (system, configuration, method, compile s, total s) rows; a configuration or method that does
+    not apply to a system is left out; a short run that fails raises RuntimeError naming it."""
     if formulations is None:
-        formulations = [name for name in registry.names() if registry.formulation_class(name).gives_compiled_rhs]
+        formulations = [config for name in registry.names() for config in registry.formulation_class(name).comparison]
     rows = []
     for name in systems:
         system = as_system(name)
@@ -42,27 +42,29 @@ def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=No
                     continue
                 rows.append(row)
                 if report is not None:
-                    report(f"{system.name:20s} {formulation:10s} {method:7s} compiled in {row[3]:6.1f} s "
+                    report(f"{system.name:20s} {formulation:22s} {method:7s} compiled in {row[3]:6.1f} s "
                            f"({row[4]:.1f} s in all)")
     return rows
 
 
-def _warm_one(system, formulation, method):
+def _warm_one(system, configuration, method):
     started = time.perf_counter()
     if method not in WARM_METHODS:
         raise ValueError(f"warm got method={method!r} but expected one of: {', '.join(WARM_METHODS)}")
-    if method not in ("DOP853", "dopri5") and formulation != Dependent.name:
+    config = parse_configuration(configuration)
+    if method not in ("DOP853", "dopri5") and config.formulation != Dependent.name:
         return None
     try:
-        form = create(formulation, system, backend="compiled")
+        given = {} if config.stabilization is None else {"stabilization": config.stabilization}
+        form = create(config.formulation, system, backend="compiled", **given, **dict(config.options))
     except CapabilityError:
         return None
-    if form.gives(COMPILED_ODE) is not None:
-        return None
+    # as the background compile does: where the formulation has no compiled loop for the system, its
+    # short run compiles the system's kernels, which its Python evaluation calls on "auto" then
     try:  # the background compile's short run (and new chart), marked ready for runs on "auto"
         traj = compile_job(form.job(method))
     except CapabilityError:  # a method the system does not allow (Lie groups: bodies only; variational: angles)
         return None
     except RuntimeError as exc:
-        raise RuntimeError(f"warming {formulation} of {system.name!r} with {method}: {exc}") from None
-    return system.name, formulation, method, traj.stats.compile_time, time.perf_counter() - started
+        raise RuntimeError(f"warming {configuration} of {system.name!r} with {method}: {exc}") from None
+    return system.name, configuration, method, traj.stats.compile_time, time.perf_counter() - started

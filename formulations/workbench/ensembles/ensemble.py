@@ -29,12 +29,13 @@ from ...errors import EnsembleInterrupted
 from ...dependent import Dependent
 from ...results.ensemble import SCALAR_COLUMNS, VECTOR_COLUMNS, Collected, EnsembleResult
 from ..comparison.compare import Configuration
-from .execution import available_workers, chunks, run_dask, run_pool, run_serial
+from .execution import available_workers, chunks, run_dask, run_pool, run_serial, start_early
 from .variations import as_inputs, roles
 from . import members as ensemble_members
 from .members import Job
 
 SERIAL_BELOW = 3.0  # s of estimated work under which the members run in this process
+EARLY_POOL = 64     # members from which the pool's fork server starts before the job is prepared
 MAX_CHUNK = 64
 LONG = 600.0  # s of estimated work from which ensemble warns with the estimate
 
@@ -101,6 +102,8 @@ def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.
     system = as_system(system)
     workers = None if workers is None else whole("workers", workers, minimum=1)
     chunk_size = None if chunk_size is None else whole("chunk_size", chunk_size, minimum=1)
+    if client is None and workers != 1 and available_workers() > 1 and _members_hint(inputs) >= EARLY_POOL:
+        start_early()  # the pool's fork server imports on another core while the job is prepared
     job = _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories)
     total = len(job)
     folder = _resume_folder(resume, job, trajectories)
@@ -119,6 +122,14 @@ def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.
         raise EnsembleInterrupted(_result(rows, job, stats), len(rows), total) from None
     stats.update(wall_time=time.perf_counter() - started, computed=len(rows) - resumed)
     return _result(rows, job, stats)
+
+
+def _members_hint(inputs) -> int:
+    """The number of members ``inputs`` describes, or 0 where it does not say (the job checks it)."""
+    try:
+        return len(as_inputs(inputs))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories) -> Job:

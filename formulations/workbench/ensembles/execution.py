@@ -57,6 +57,17 @@ def pool_context():
     return context
 
 
+def start_early():
+    """Start the pool's fork server now (pool_context): it imports pfaff and numba on another core
+    while this process prepares the job and runs the first members, so that the pool's workers
+    fork from it at once. Nothing where there is no fork server."""
+    context = pool_context()
+    if context.get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def run_pool(job, parts, deliver, workers):
     """On ``workers`` local processes (pool_context)."""
     context = pool_context()
