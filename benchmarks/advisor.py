@@ -7,7 +7,10 @@
 Per system: ``formulations.advise`` at its default target error (1e-6) and the given budget, then,
 independently, ``formulations.compare`` of the same candidates over the advice's pilot horizon at
 the same three tolerances, three times (A B C ... A B C ...), each candidate scored as the advisor
-scores it (time at the target error, interpolated in log-log) with the median of the three. The
+scores it (time at the target error, interpolated in log-log) with the median of the three; each of
+those comparisons times a run shorter than 0.2 s by the median of its repeats (compare's
+``measure``). Both run on the backend the advice names (``Advice.backend``: create's default,
+compiled where the machine code is ready; ``pfaff cache warm --system NAME`` readies it). The
 table gives the recommendation, its tolerance, its time at the target in the independent runs,
 the best candidate there and its time, their ratio (within 1.5 counts as close) and the advice's own
 time against its budget. Writes benchmarks/output/advisor.md and .json (with --catalogue:
@@ -84,7 +87,8 @@ def main(argv=None):
         row = measure(name, 10.0 if args.catalogue else CASES.get(name, 10.0), args.budget)
         rows.append(row)
         rtol = f"{row['rtol']:g}" if row["rtol"] else "-"
-        lines.append(f"| {name} | {row['backend']} | {row['t_end_s']:g} | {row['pilot_s']:.3g} | {row['recommended'] or 'none'} | {rtol} | "
+        lines.append(f"| {name} | {row['backend']} | {row['t_end_s']:g} | {row['pilot_s']:.3g} | "
+                     f"{row['recommended'] or 'none'} | {rtol} | "
                      f"{row['time_at_target_s']:.3g} | {row['best'] or 'none'} | {row['best_time_s']:.3g} | "
                      f"{row['ratio']:.2f} | {row['advice_s']:.1f} / {row['budget_s']:g} |")
         print(lines[-1], flush=True)

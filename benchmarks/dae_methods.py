@@ -1,6 +1,6 @@
 """IDA (index 1 and GGL) and the augmented Lagrangian: the compiled backend against the numpy backend.
 
-    pip install ".[compiled,dae]" && python benchmarks/dae_methods.py   # about 2 minutes
+    pip install ".[dae]" && python benchmarks/dae_methods.py   # about 2 minutes
 
 The planar slider-crank for 1 s and Andrews' squeezing mechanism for 0.03 s (its test-set interval),
 on the dependent formulation: IDA on the index-1 and the GGL residual at rtol = atol = 1e-8 and the

@@ -1,6 +1,6 @@
 """Ensembles of the rolling disc: members per second in one process, on the local pool and on Dask.
 
-    pip install ".[compiled,dask]" && python benchmarks/ensembles.py        # about 10 minutes
+    pip install ".[dask]" && python benchmarks/ensembles.py        # about 10 minutes
     python benchmarks/ensembles.py --members 2000 --repeats 3             # a quick look
 
 The case: the disc's `rolling` family on a square grid of spin 0..6 rad/s x lean 0..0.5 rad,

@@ -245,18 +245,23 @@ def test_a_system_that_evaluated_its_invariants_still_goes_to_a_background_compi
 
 
 def test_warming_ahead_readies_every_configuration_a_comparison_runs(monkeypatch):
-    """`pfaff cache warm` hands each configuration of the comparison (stabilizations included, and
-    formulations with no compiled loop for the system, whose short run compiles the system's
-    kernels) to the background compile's own short run, so that compare and advise then run
-    compiled. The compiling itself is tested above; here the jobs are only recorded."""
+    """`pfaff cache warm` hands each configuration of the comparison (stabilizations included; the
+    Lie-group ones of a system of bodies with their own method; formulations with no compiled loop
+    for the system, whose short run compiles the system's kernels) to the background compile's
+    short run, so that compare and advise then run compiled. The compiling itself is tested above:
+    here the formulations are built on numpy and the jobs only recorded."""
     from formulations.solvers import warm
     from formulations.workbench.comparison.compare import REFERENCE, default_configurations
 
-    compiled = []
+    compiled, create = [], warm.create
+    monkeypatch.setattr(warm, "create", lambda *a, **options: create(*a, **{**options, "backend": "numpy"}))
     monkeypatch.setattr(warm, "compile_job", lambda job: compiled.append(job) or SimpleNamespace(
         stats=SimpleNamespace(compile_time=0.0)))
-    turntable = systems.load("ball_on_turntable")  # rheonomic: minimal, manifold and Udwadia-Kalaba have no loop
-    rows = warm.warm([turntable])
-    runs = [c.job(turntable) for c in map(Configuration.parse, default_configurations(turntable))]
-    assert set(runs + [REFERENCE.job(turntable)]) <= set(compiled) and len(rows) == len(compiled)
-    assert {row[1] for row in rows} >= {"dependent+projection", "udwadia_kalaba", "minimal"}
+    turntable, top = systems.load("ball_on_turntable"), systems.load("heavy_top")  # rheonomic; bodies
+    rows = warm.warm([turntable]) + warm.warm([top], default_configurations)
+    for system in (turntable, top):
+        runs = [c.job(system) for c in map(Configuration.parse, default_configurations(system))]
+        assert set(runs + [REFERENCE.job(system)]) <= set(compiled)
+    assert len(rows) == len(compiled) and {"udwadia_kalaba", "minimal", "dependent+projection"} <= {r[1] for r in rows}
+    assert {(r[1], r[2]) for r in rows if r[0] == "heavy_top" and "@" in r[1]} == {
+        ("dependent@RKMK45-SE3", "RKMK45-SE3"), ("dependent@RKMK45-SO3xR3", "RKMK45-SO3xR3")}

@@ -19,30 +19,35 @@ WARM_SYSTEMS = ("rolling_disc", "slider_crank", "knife_edge", "heavy_top")
 # the methods that compile more than the loops, on the dependent formulation only: IDA's residual and
 # Jacobian, the augmented Lagrangian's run (once per machine), the Lie-group loop (once per machine,
 # for systems made of bodies), the variational loop (once per machine, for systems in angles)
-WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "NH-RATTLE")
+WARM_METHODS = ("DOP853", "dopri5", "IDA", "augmented_lagrangian", "RKMK45-SE3", "RKMK45-SO3xR3", "NH-RATTLE")
 
 
 def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=None) -> list:
-    """Compile (or load) the compiled modules of ``formulations`` (configurations such as
-    "dependent+projection"; default: the comparison's configurations of every registered formulation,
-    so that ``compare`` and ``advise`` then run compiled) for each system (catalogue names or System objects) with each method
-    (WARM_METHODS), by a short run on the compiled backend; every other system then reuses the
-    machine code (formulations.kernels.compiled). report(line) is called after each. Returns
-    (system, configuration, method, compile s, total s) rows; a configuration or method that does
-    not apply to a system is left out; a short run that fails raises RuntimeError naming it."""
-    if formulations is None:
-        formulations = [config for name in registry.names() for config in registry.formulation_class(name).comparison]
+    """Compile (or load) the machine code of the configurations ``formulations`` for each system
+    (catalogue names or System objects), by the background compile's short run on the compiled
+    backend, marked ready for runs on "auto"; every other system then reuses the formulations'
+    modules (formulations.kernels.compiled). ``formulations``: configurations such as
+    "dependent+projection" or "dependent@RKMK45-SE3", or a function of the system giving them;
+    default: the comparison's configurations of every registered formulation. Each configuration
+    runs with its own method, else with each of ``methods`` (WARM_METHODS). report(line) is called
+    after each. Returns (system, configuration, method, compile s, total s) rows; a configuration or
+    method that does not apply to a system is left out; a short run that fails raises RuntimeError
+    naming it."""
     rows = []
     for name in systems:
         system = as_system(name)
-        for formulation in formulations:
-            for method in methods:
-                row = _warm_one(system, formulation, method)
+        configurations = formulations(system) if callable(formulations) else formulations
+        if configurations is None:
+            configurations = [c for n in registry.names() for c in registry.formulation_class(n).comparison]
+        for configuration in configurations:
+            own = parse_configuration(configuration).method
+            for method in (own,) if own else methods:
+                row = _warm_one(system, configuration, method)
                 if row is None:
                     continue
                 rows.append(row)
                 if report is not None:
-                    report(f"{system.name:20s} {formulation:22s} {method:7s} compiled in {row[3]:6.1f} s "
+                    report(f"{system.name:20s} {configuration:24s} {method:13s} compiled in {row[3]:6.1f} s "
                            f"({row[4]:.1f} s in all)")
     return rows
 

@@ -413,6 +413,7 @@ def cmd_cache(args):
         print(f"removed {codegen.clear_cache()} files from {codegen.cache_dir()}")
     elif args.action == "warm":
         from ...solvers.warm import WARM_SYSTEMS, warm
+        from ..comparison.compare import default_configurations
 
         names = args.system or WARM_SYSTEMS
         for name in names:
@@ -421,13 +422,13 @@ def cmd_cache(args):
               f"system, about 15 s once for the loops and linear algebra, and a second or so for each system's own "
               f"kernels; a few seconds once compiled)", file=sys.stderr)
         try:
-            rows = warm(names, methods=tuple(args.method or ("DOP853",)), report=print)
+            rows = warm(names, default_configurations, methods=tuple(args.method or ("DOP853",)), report=print)
         except RuntimeError as exc:
             print(f"pfaff: error: {exc}", file=sys.stderr)
             return FAILED
         if not rows:
-            print("pfaff: none of the formulations has a compiled loop for these systems: nothing to warm",
-                  file=sys.stderr)
+            print("pfaff: none of the comparison's configurations applies to these systems with these methods: "
+                  "nothing to warm", file=sys.stderr)
             return FAILED
     else:
         from systems.numeric import background

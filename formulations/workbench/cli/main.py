@@ -111,10 +111,10 @@ def _compare_parser(compare):
     backend_option(compare)
     compare.add_argument("--samples", type=count(2), default=501, help="points of the common time grid")
     compare.add_argument("--sweep", action="store_true", help="work-precision sweep over tolerances 1e-4 .. 1e-10")
-    compare.add_argument("--measure", type=number("real"), default=None, metavar="SECONDS",
-                         help="least measuring time of a row: a shorter run is repeated (at most 25 runs) and timed "
-                              "by its median, as timeit does; 0 runs each once (default: $PFAFF_MEASURE_SECONDS, "
-                              "else 0.2)")
+    compare.add_argument("--measure", type=number("non-negative"), default=None, metavar="S",
+                         help="least measuring time of a row, s: a shorter run is repeated (at most 25 runs) and "
+                              "timed by its median, with the range; 0 runs each once (default: "
+                              "$PFAFF_MEASURE_SECONDS, else 0.2)")
     compare.add_argument("--out", metavar="DIR", help="write report.md, figures and results.json into this folder "
                          "(a new or an empty one)")
     compare.add_argument("--force", action="store_true",
@@ -173,7 +173,9 @@ def build_parser():
                        help="with warm: a catalogue system whose kind to compile for; repeatable (default: "
                             "rolling_disc, slider_crank, knife_edge, heavy_top)")
     cache.add_argument("--method", action="append", choices=list(WARM_METHODS), default=None,
-                       help="with warm: the compiled integrator(s) to compile (default: DOP853)")
+                       help="with warm: the compiled integrator(s) to compile for the configurations that name none "
+                            "(default: DOP853; the comparison's Lie-group configurations of a system of bodies run "
+                            "their own)")
     cache.set_defaults(run=cmd_cache)
     sweep.add_parser(sub, _command)
     stability_cli.add_parser(sub, _command)

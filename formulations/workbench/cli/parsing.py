@@ -38,8 +38,8 @@ def join_negative_values(argv):
 
 
 def number(kind="positive", below=None):
-    """An argparse type: a finite float, > 0 (kind "positive") or of either sign (kind "real"), and
-    < ``below`` if given."""
+    """An argparse type: a finite float, > 0 (kind "positive"), >= 0 (kind "non-negative") or of
+    either sign (kind "real"), and < ``below`` if given."""
 
     def parse(text):
         try:
@@ -50,6 +50,8 @@ def number(kind="positive", below=None):
             raise argparse.ArgumentTypeError(f"expected a finite number, got {text}")
         if kind == "positive" and not value > 0:
             raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+        if kind == "non-negative" and not value >= 0:
+            raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text}")
         if below is not None and not value < below:
             raise argparse.ArgumentTypeError(f"expected a number below {below:g}, got {text}")
         return value

@@ -11,6 +11,7 @@ same range of accuracy.
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 from dataclasses import asdict, dataclass, field, replace
@@ -167,15 +168,16 @@ class ComparisonRow:
 
     @property
     def spread(self) -> str:
-        """The range of the wall times and the number of runs, as the table shows it: "0.080–0.106 (7)"."""
+        """The range of the wall times, s, and the number of runs, as the table shows it: "0.08–0.106 (7)"."""
         t = self.timing
-        return f"{t.low:.3f}–{t.high:.3f} ({t.repeats})" if t.repeats > 1 else "one run"
+        return f"{t.low:.3g}–{t.high:.3g} ({t.repeats})" if t.repeated else "one run"
 
 
 @dataclass(frozen=True)
 class SweepPoint:
     """One run of a sweep: errors are max-norms over the run, energy drift in J; step for fixed-step
-    methods (None for adaptive ones); status < 0 for a failed run, and the run's message."""
+    methods (None for adaptive ones); status < 0 for a failed run, and the run's message; wall_time
+    the median of ``repeats`` runs (comparison.timing), wall_low and wall_high their range, s."""
 
     label: str
     tol: float
@@ -193,7 +195,7 @@ class SweepPoint:
     repeats: int = 1
 
 
-COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wall s", "wall_time", "{:.3f}"),
+COLUMNS = [("configuration", "label", "{}"), ("backend", "backend", "{}"), ("wall s (median)", "wall_time", "{:.3g}"),
            ("wall range s (runs)", "spread", "{}"), ("RHS evals", "rhs_evaluations", "{}"),
            ("steps", "steps", "{}"), ("max abs(Phi)", "position_error", "{:.1e}"),
            ("max abs(C v)", "velocity_error", "{:.1e}"), ("max abs(C v' + xi)", "acceleration_error", "{:.1e}"),
@@ -222,20 +224,21 @@ class Comparison:
         The tolerance of the reference run (rtol = atol).
     rows : tuple of ComparisonRow
         One per configuration, in order: label, formulation, stabilization, method, rtol, atol, status,
-        message, wall_time (s, compiling left out: ``compile_time``, s), rhs_evaluations, steps,
+        message, wall_time (s: the median of the row's runs, compiling left out: ``compile_time``, s;
+        ``wall_low``, ``wall_high`` and ``repeats`` the range and the count), rhs_evaluations, steps,
         rejected, projections, position_error, velocity_error and acceleration_error (max-norms over the
         run of Phi, C v and C v' + xi), energy_drift (J), deviation (max ``abs(p - p_ref)``,
         ``abs(v - v_ref)`` on the common grid), reaction_deviation (max ``abs(lambda - lambda_ref)``, N
         or N m) and backend (the numeric backend the run used).
     trajectories : tuple of Trajectory
-        The runs, in the order of ``rows``.
+        The runs, in the order of ``rows`` (each row's first run: its ``stats.wall_time`` is that run's).
     reference : Trajectory
         The reference run.
     sweep : tuple of SweepPoint
         The work-precision data of a tolerance sweep, one point per configuration and tolerance: label,
-        tol, wall_time, rhs_evaluations, deviation, position_error, velocity_error, energy_drift (J),
-        step (fixed-step methods, else None), status (< 0 for a failed run) and message; empty without
-        a sweep.
+        tol, wall_time (the median, as in ``rows``), rhs_evaluations, deviation, position_error,
+        velocity_error, energy_drift (J), step (fixed-step methods, else None), status (< 0 for a failed
+        run), message, wall_low, wall_high and repeats; empty without a sweep.
     parameters : dict
         The system's parameter values.
     reference_label : str
@@ -285,38 +288,44 @@ class Comparison:
     def fastest(self):
         """(the fastest row that finished, the rows within its timing noise): rows whose ranges of
         repeated runs overlap the fastest's (see comparison.timing); (None, ()) where none finished."""
-        ok = [r for r in self.rows if r.status in (0, 1) and np.isfinite(r.deviation)]
+        ok = [r for r in self.rows if r.status in (0, 1) and np.isfinite(r.deviation) and np.isfinite(r.wall_time)]
         if not ok:
             return None, ()
         cheap = min(ok, key=lambda r: r.wall_time)
         return cheap, tuple(r for r in ok if r is not cheap and r.timing.overlaps(cheap.timing))
 
-    def to_markdown(self) -> str:
-        head = "| " + " | ".join(c[0] for c in COLUMNS) + " |"
-        lines = [head, "|" + "---|" * len(COLUMNS)]
+    def _cells(self) -> list:
+        """The table's cells, row by row (shared by the Markdown and the HTML table): the fastest
+        marked where its runs were repeated, the rows within its noise with "≈"."""
         cheap, close = self.fastest()
+        table = []
         for r in self.rows:
             cells = []
             for _, attr, fmt in COLUMNS:
                 value = getattr(r, attr)
                 cells.append("—" if value is None or (isinstance(value, float) and not np.isfinite(value))
                              else fmt.format(value))
-                if attr == "spread" and close and (r is cheap or r in close):  # say which times the noise decides
+                if attr == "spread" and r.timing.repeated and (r is cheap or r in close):
                     cells[-1] += ", fastest" if r is cheap else ", ≈ fastest"
             if r.status < 0:
                 cells[0] += " (failed)"
             elif r.status == 2:
                 cells[0] += " (checks failed)"
-            lines.append("| " + " | ".join(cells) + " |")
+            table.append(cells)
+        return table
+
+    def to_markdown(self) -> str:
+        lines = ["| " + " | ".join(c[0] for c in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+        lines += ["| " + " | ".join(cells) + " |" for cells in self._cells()]
         return "\n".join(lines) + "\n"
 
     def _repr_markdown_(self):
         return self.to_markdown()
 
     def _repr_html_(self):
-        head = "".join(f"<th>{c[0]}</th>" for c in COLUMNS)
-        body = "".join("<tr>" + "".join(f"<td>{fmt.format(getattr(r, a)) if getattr(r, a) is not None else '—'}</td>"
-                                        for _, a, fmt in COLUMNS) + "</tr>" for r in self.rows)
+        head = "".join(f"<th>{html.escape(c[0])}</th>" for c in COLUMNS)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells) + "</tr>"
+                       for cells in self._cells())
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     def as_dict(self) -> dict:
@@ -341,8 +350,8 @@ class Comparison:
             notes.append(f"Fastest: {cheap.label} ({cheap.timing.describe()}, deviation {cheap.deviation:.1e}).")
             if close:
                 notes.append(f"Within the timing noise of {cheap.label} (the ranges of their repeated runs overlap, "
-                             f"marked ≈ in the table): {', '.join(r.label for r in close)}; none of them is faster "
-                             f"than another.")
+                             f"marked ≈ in the table): {', '.join(r.label for r in close)}; none is measurably "
+                             f"faster than {cheap.label}.")
             notes.append(f"Best accuracy per unit time (smallest deviation x wall time): {score.label}.")
             drift = [r for r in ok if max(r.position_error, r.velocity_error) > 10 * self.rtol]
             if drift:
@@ -566,8 +575,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     state0 : tuple of ndarray, optional
         The consistent dependent state (p, v); default: the system's default state.
     rtol, atol, reference_tol : float, optional
-        The tolerances of every run (default rtol 1e-8, atol equal to rtol); the reference run's
-        (rtol = atol; default 1e-13).
+        The tolerances of every run (default rtol 1e-8, atol = rtol); the reference run's (default 1e-13).
     samples : int, optional
         Points (>= 2) of the common time grid; default 501. Refused where the recorded runs would
         take more than SAMPLES_MEMORY bytes.
@@ -585,7 +593,7 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
         DOP853 at ``reference_tol``; default REFERENCE, ``"dependent+projection"``.
     measure : float, optional
         The least measuring time of a row or sweep point, s (comparison.timing): a shorter run is
-        repeated, at most 25 times, and timed by the median; 0 runs each once. Default
+        repeated (at most 25 runs) and timed by the median; 0: one run. Default
         $PFAFF_MEASURE_SECONDS, else 0.2 s.
 
     Returns
@@ -616,12 +624,13 @@ def compare(system, configurations: Sequence | None = None, t_span=(0.0, 10.0), 
     samples = whole("samples", samples, minimum=2, fix="points of the common time grid, e.g. 501")
     sweep = [relative_tolerance(f"sweep[{i}]", tol) for i, tol in enumerate(_sequence("sweep", sweep))]
     bound = {} if max_steps is None else {"max_steps": whole("max_steps", max_steps, minimum=1)}
+    measure = measure_seconds(measure)  # before prepare, which may start a background compile
     prepared = prepare(system, configurations, backend, reference)
     total = 1 + len(prepared.configurations) * (1 + len(sweep))  # the runs, the reference included
     check_samples(system, samples, total)
     state0 = system.default_state() if state0 is None else state_pair(system, state0)
     runs = _Runs(system, prepared, t_span, state0, np.linspace(t_span[0], t_span[1], samples), (rtol, atol),
-                 reference_tol, bound, progress, total, measure_seconds(measure))
+                 reference_tol, bound, progress, total, measure)
     return runs.all(sweep)
 
 
@@ -679,16 +688,16 @@ class _Runs:
             traj = simulate()
         except RunInterrupted as exc:  # the interrupted run as far as it got
             self.interrupted.append(config.label if main else f"{config.label} at {tol:g}")
-            self.record(config, exc.trajectory, tol, atol, h, main)
+            self.record(config, exc.trajectory, tol, atol, h, main, Timing.of([exc.trajectory.stats.wall_time]))
             raise
-        timing = None
-        if traj.status >= 0 and self.measure > 0:  # a short run again, as timeit does (the runs are deterministic)
+        times = [traj.stats.wall_time]
+        if traj.status >= 0:  # a short run again until the runs last the measuring time (they are deterministic)
             try:
-                timing = repeated(traj.stats.wall_time, lambda: simulate().stats.wall_time, self.measure)
-            except RunInterrupted:  # the first run stands, timed once
-                self.record(config, traj, tol, atol, h, main)
+                repeated(times, lambda: simulate().stats.wall_time, self.measure)
+            except KeyboardInterrupt:  # the first run stands, timed by the runs that finished
+                self.record(config, traj, tol, atol, h, main, Timing.of(times))
                 raise
-        self.record(config, traj, tol, atol, h, main, timing)
+        self.record(config, traj, tol, atol, h, main, Timing.of(times))
 
     def record(self, config, traj, tol, atol, h, main, timing=None):
         row = _row(config, traj, self.reference, tol, atol, timing)

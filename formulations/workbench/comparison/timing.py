@@ -1,10 +1,11 @@
-"""Wall times of short runs that hold still, measured as ``timeit`` measures.
+"""Wall times of short runs that hold still.
 
 A run of a few milliseconds varies by tens of percent from one call to the next (the machine's load,
 caches, the garbage collector), enough to swap two close configurations. So a run shorter than the
-measuring time is repeated until its runs together last that long (at most MAX_REPEATS runs); the
-median is its wall time and the range (fastest, slowest) its spread. Two timings whose ranges
-overlap are within the noise: neither is faster.
+measuring time is repeated until its runs together last that long (at most MAX_REPEATS runs), as
+``timeit``'s autorange grows its loop to 0.2 s; the median is its wall time and the range (fastest,
+slowest run) its spread. Two timings of repeated runs whose ranges overlap are within the noise:
+neither is measurably faster. A single run's noise is unknown.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from systems.errors import ArgumentError
+from systems.errors import ArgumentError, ArgumentTypeError
 
 MEASURE_SECONDS = 0.2  # default least measuring time of one row, s ($PFAFF_MEASURE_SECONDS overrides)
 MAX_REPEATS = 25       # runs of one row at most, however short
@@ -34,9 +35,15 @@ class Timing:
         times = np.asarray(times, float)
         return cls(float(np.median(times)), float(times.min()), float(times.max()), int(times.size))
 
+    @property
+    def repeated(self) -> bool:
+        """Whether the timing has a spread: more than one run."""
+        return self.repeats > 1
+
     def overlaps(self, other: "Timing") -> bool:
-        """True where the two ranges overlap: the difference of the medians is within the noise."""
-        return self.low <= other.high and other.low <= self.high
+        """True where both were repeated and their ranges overlap: the difference of the medians is
+        within the noise (False where either ran once: its noise is unknown)."""
+        return self.repeated and other.repeated and self.low <= other.high and other.low <= self.high
 
     def describe(self) -> str:
         """"0.082 s (median of 7 runs, 0.080–0.106 s)", or "0.082 s (one run)"."""
@@ -58,16 +65,22 @@ def measure_seconds(value=None) -> float:
             value = float(text)
         except ValueError:
             raise ArgumentError(f"{where} got {text!r} but expected seconds >= 0, e.g. 0.2", where) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not np.isfinite(value) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise ArgumentTypeError(f"{where} got {value!r} ({type(value).__name__}) but expected a number of seconds "
+                                f">= 0, e.g. 0.2", where)
+    if not np.isfinite(value) or value < 0:
         raise ArgumentError(f"{where} got {value!r} but expected seconds >= 0, e.g. 0.2 (0: one run each)", where)
     return float(value)
 
 
-def repeated(first: float, again, seconds: float, most: int = MAX_REPEATS) -> Timing:
-    """The Timing of a run whose first wall time was ``first`` (s): ``again()`` runs it once more and
-    returns that run's wall time, until the runs together last ``seconds`` or ``most`` ran."""
-    times = [first]
+def repeated(times: list, again, seconds: float, most: int = MAX_REPEATS) -> Timing:
+    """The Timing of a run whose wall times so far are ``times`` (s; the first run's, at least):
+    ``again()`` runs it once more and returns that run's wall time, appended to ``times`` (so that a
+    caller interrupted in between keeps them), until the runs together last ``seconds`` or ``most``
+    ran."""
     while sum(times) < seconds and len(times) < most:
-        times.append(again())
+        wall = again()
+        if not np.isfinite(wall):
+            break
+        times.append(wall)
     return Timing.of(times)

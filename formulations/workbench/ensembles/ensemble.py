@@ -35,7 +35,7 @@ from . import members as ensemble_members
 from .members import Job
 
 SERIAL_BELOW = 3.0  # s of estimated work under which the members run in this process
-EARLY_POOL = 64     # members from which the pool's fork server starts before the job is prepared
+EARLY_POOL = 256    # members from which the pool's fork server starts before the job is prepared
 MAX_CHUNK = 64
 LONG = 600.0  # s of estimated work from which ensemble warns with the estimate
 
@@ -70,9 +70,8 @@ def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.
         worker).
     resume : str or Path, optional
         A folder keeping every finished chunk: a later call with the same folder and inputs computes only the rest.
-    trajectories : bool, optional
-        True keeps each member's Trajectory (memory grows with the members); default False.
-    progress : callable, optional
+    trajectories, progress : bool and callable, optional
+        True keeps each member's Trajectory (memory grows with the members; default False);
         ``progress(i, n, label)`` is called as members finish.
     **run
         The options of ``simulate`` (rtol, atol, method, step, t_eval, events, max_steps ...), the same for all.
@@ -102,8 +101,7 @@ def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.
     system = as_system(system)
     workers = None if workers is None else whole("workers", workers, minimum=1)
     chunk_size = None if chunk_size is None else whole("chunk_size", chunk_size, minimum=1)
-    if client is None and workers != 1 and available_workers() > 1 and _members_hint(inputs) >= EARLY_POOL:
-        start_early()  # the pool's fork server imports on another core while the job is prepared
+    _pool_ahead(inputs, workers, client)
     job = _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories)
     total = len(job)
     folder = _resume_folder(resume, job, trajectories)
@@ -124,12 +122,18 @@ def ensemble(system, configuration=Dependent.name, inputs=None, t_span=(0.0, 10.
     return _result(rows, job, stats)
 
 
-def _members_hint(inputs) -> int:
-    """The number of members ``inputs`` describes, or 0 where it does not say (the job checks it)."""
+def _pool_ahead(inputs, workers, client):
+    """Start the local pool's fork server (execution.start_early) where EARLY_POOL members or more
+    may run on it: it imports on another core while this process prepares the job and runs the
+    first members. The members given as ``states`` are not counted (the job checks them)."""
+    if client is not None or workers == 1 or available_workers() < 2:
+        return
     try:
-        return len(as_inputs(inputs))
-    except (TypeError, ValueError):
-        return 0
+        members = len(as_inputs(inputs))
+    except (TypeError, ValueError):  # the job names what is wrong with them
+        return
+    if members >= EARLY_POOL:
+        start_early()
 
 
 def _job(system, configuration, backend, inputs, t_span, run, family, state, states, outcome, trajectories) -> Job:
