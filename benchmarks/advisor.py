@@ -21,6 +21,7 @@ singular configuration lies ahead).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import pathlib
 import statistics
@@ -42,6 +43,12 @@ CASES = {  # system: t_end in s (the interval the advice is for)
 }
 
 
+def _on_numpy(label):
+    """The advice's reference configuration, run on numpy as the advisor runs it."""
+    config = F.Configuration.parse(label)
+    return dataclasses.replace(config, options={**config.options, "backend": "numpy"})
+
+
 def measure(name, t_end, budget, repeat=3):
     system = systems.load(name)
     advice = F.advise(system, (0.0, t_end), budget=budget)
@@ -56,7 +63,7 @@ def measure(name, t_end, budget, repeat=3):
     for _ in range(repeat):
         with np.errstate(all="ignore"):
             again = F.compare(system, labels, advice.pilot_span, rtol=tolerances[1], sweep=tolerances, samples=101,
-                              backend=advice.backend, reference=advice.reference)
+                              backend=advice.backend, reference=_on_numpy(advice.reference))
         for label in labels:
             scored = _score(label, [p for p in again.sweep if p.label == label], advice.target_error)
             times[label].append(scored.time_at_target if not scored.failed else float("nan"))

@@ -361,19 +361,20 @@ def _advise(system, t_span, state0, target, budget, configurations, progress, ba
     known = facts(system, t_span, state0)
     configs, reasons = candidates(system, known) if configurations is None else (tuple(configurations), [])
     runs = 4 + len(configs) * 4  # the reference at 1e-13 costs about three runs at the target
-    pilot, scale = _pilot_span(system, t_span, state0, runs, budget * PILOT_SHARE - (time.perf_counter() - started),
-                               target * 1e-2)
+    pilot, scale, steps = _pilot_span(system, t_span, state0, runs,
+                                      budget * PILOT_SHARE - (time.perf_counter() - started), target * 1e-2)
     center = target / scale  # rtol = atol: errors scale with the size of the state
     tolerances = [min(center * 1e2, 1e-2), center, max(center * 1e-2, 1e-14)]
     from .comparison.compare import compare
 
-    chosen = {"configs": configs, "reference": None}
+    chosen = {"configs": configs, "reference": REFERENCE_RUN}
 
     def pilot_runs(span, ladder=tuple(tolerances), configs=None):
         with np.errstate(all="ignore"):  # a diverging pilot run is reported by its status, not by numpy
             return compare(system, configs or chosen["configs"], span, state0, rtol=ladder[len(ladder) // 2],
                            sweep=list(ladder), samples=101, progress=progress, backend=backend,
-                           reference=chosen["reference"], measure=0.0)  # the leaders are timed again (_retimed)
+                           reference=chosen["reference"], measure=0.0,  # the leaders are timed again (_retimed)
+                           max_steps=steps)
 
     deadline = started + budget * PILOT_SHARE
     comparison, pilot, spent = _grown(pilot_runs, t_span, pilot, deadline)
@@ -535,7 +536,11 @@ def _parsed(configs) -> dict:
     return {config.label: config for config in map(Configuration.parse, configs)}
 
 
-PASSING_REFERENCE = f"{Minimal.name}[singular=pass]"  # the reference where a singular configuration lies ahead
+# the reference runs on numpy whatever the candidates' backend: its time is not ranked, and numpy's
+# loop stops at a singular configuration within the step (the compiled loop watches for it after the
+# run, and crawls towards it until then)
+REFERENCE_RUN = f"{REFERENCE.formulation}[backend=numpy]+{REFERENCE.stabilization}"
+PASSING_REFERENCE = f"{Minimal.name}[singular=pass,backend=numpy]"  # where a singular configuration lies ahead
 
 
 def _passing(system, chosen, reference, known, reasons) -> bool:
@@ -555,7 +560,8 @@ def _passing(system, chosen, reference, known, reasons) -> bool:
     reasons.append(f"The reference run (dependent with projection at 1e-13) stops at a singular configuration at "
                    f"t = {reference.t[-1]:.6g} s, where Phi_p loses rank. The embedding p = g(q) stays regular "
                    f"there, so the reduced and minimal formulations go on with singular=\"pass\"; "
-                   f"{PASSING_REFERENCE} at 1e-13 becomes the reference, and the formulations that stop there "
+                   f"{_parsed([PASSING_REFERENCE]).popitem()[0]} at 1e-13 becomes the reference, and the "
+                   f"formulations that stop there "
                    f"are ranked as failures.")
     return True
 
@@ -594,14 +600,23 @@ def _ranking_reasons(table, best, target) -> list:
     return reasons
 
 
+# the pilot runs' bound on accepted steps: STEP_MARGIN times the probe's steps scaled to t_span (a
+# run at 1e-13 takes about (tol / 1e-13)^(1/8) times the probe's steps with DOP853: 4 to 6 times),
+# at least PILOT_STEPS. A run that crawls towards a singular configuration (the compiled loop watches
+# for it after the run, not at every step) then ends in a fraction of the budget, not in minutes.
+STEP_MARGIN = 50
+PILOT_STEPS = 5000
+
+
 def _pilot_span(system, t_span, state0, runs, seconds, tol):
-    """(horizon, scale): the horizon of the pilot runs, t_span or its beginning where probe runs of
+    """(horizon, scale, steps): the horizon of the pilot runs, t_span or its beginning where probe runs of
     the dependent formulation with projection at ``tol`` suggest that ``runs`` runs over t_span would
     not fit in ``seconds`` (the reference at 1e-13 costs more, the looser tolerances less); and the
     largest entry of p and v in the last probe (at least 1), the scale of the errors a tolerance
     gives. The probes start over a thousandth of t_span and grow tenfold while they are cheap, up to
     a tenth of it, so that a system whose motion is expensive (Andrews' mechanism over seconds)
-    is found out by a short probe, not by a long one."""
+    is found out by a short probe, not by a long one; and the bound on the pilot runs' steps
+    (STEP_MARGIN, PILOT_STEPS)."""
     t0, t1 = t_span
     form = create(Dependent.name, system, stabilization="projection", backend="numpy")
     span = (t1 - t0) / 1000
@@ -615,8 +630,9 @@ def _pilot_span(system, t_span, state0, runs, seconds, tol):
             span = min(10 * span, (t1 - t0) / 10)
     states = np.hstack([probe.p, probe.v])
     scale = float(max(1.0, np.max(np.abs(states[np.isfinite(states)]), initial=0.0)))
+    steps = max(PILOT_STEPS, int(STEP_MARGIN * probe.stats.steps * (t1 - t0) / span))
     per_run = spent * (t1 - t0) / span
     if per_run * runs <= seconds:
-        return t_span, scale
+        return t_span, scale, steps
     share = min(max(seconds / (per_run * runs), 1e-6), 1.0)
-    return (t0, t0 + (t1 - t0) * share), scale
+    return (t0, t0 + (t1 - t0) * share), scale, steps

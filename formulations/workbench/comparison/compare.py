@@ -500,7 +500,7 @@ def prepare(system, configurations=None, backend=None, reference=None) -> Prepar
     configs = _configurations(system, configurations)
     missing = []
     if auto:  # one backend for every row: compiled where every run's machine code (the reference's too) is ready
-        runs = [c for c in configs if "backend" not in c.options] + [checked or REFERENCE]
+        runs = [c for c in configs + [checked or REFERENCE] if "backend" not in c.options]  # unless it names one
         backend, missing = tiers.shared_backend([config.job(system) for config in runs])
     ref_form, ref_label = _reference(system, reference, backend)
     forms = tuple(_built(config, system, backend, f"configurations[{i}] = {config.label!r}", "configurations")
