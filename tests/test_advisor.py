@@ -39,6 +39,12 @@ def test_a_stiff_system_gets_implicit_methods_and_a_long_oscillation_a_variation
     assert not any("NH-RATTLE" in c for c in short)
 
 
+def _longest_run(advice) -> float:
+    """The longest single run of the advice's last pilot round (s): the reference at 1e-13 or a
+    sweep point. A round that starts before the deadline may end after it by about that much."""
+    return max([point.wall_time for point in advice.comparison.sweep] + [advice.comparison.reference.stats.wall_time])
+
+
 def test_the_recommendation_reaches_the_target_within_the_budget():
     """Re-run at the recommended tolerance over the pilot horizon, the recommended configuration
     deviates from the reference by less than the target; the advice takes no longer than its
@@ -50,8 +56,7 @@ def test_the_recommendation_reaches_the_target_within_the_budget():
     check = F.compare(skate, [advice.recommended], advice.pilot_span, rtol=advice.rtol, samples=101,
                       backend="numpy")
     assert check.rows[0].status == 0 and check.rows[0].deviation < 1e-6
-    longest = max(point.wall_time for point in advice.comparison.sweep)
-    assert advice.elapsed < advice.budget + longest
+    assert advice.elapsed < advice.budget + _longest_run(advice)
     assert "Recommended" in advice.to_markdown() and advice.as_dict()["recommended"] == advice.recommended
 
 
@@ -59,7 +64,7 @@ def test_the_budget_holds_where_the_motion_speeds_up():
     """Andrews' mechanism turns ever faster: a probe of its first instants underestimates later
     runs, so the pilot horizon grows by measured rounds and the advice stays within its budget."""
     advice = advise(systems.load("andrews_squeezer"), (0.0, 10.0), budget=6.0, configurations=["dependent", "minimal"])
-    longest = max(point.wall_time for point in advice.comparison.sweep)
+    longest = _longest_run(advice)
     assert advice.elapsed < advice.budget + longest
     assert advice.pilot_span[1] < 10.0 and "to fit the budget of 6 s" in advice.reasons[0]
 
