@@ -40,9 +40,9 @@ def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=No
         if configurations is None:
             configurations = [c for n in registry.names() for c in registry.formulation_class(n).comparison]
         for configuration in configurations:
-            own = parse_configuration(configuration).method
-            for method in (own,) if own else methods:
-                row = _warm_one(system, configuration, method)
+            config = parse_configuration(configuration)
+            for method in (config.method,) if config.method else methods:
+                row = _warm_one(system, config, configuration, method)
                 if row is None:
                     continue
                 rows.append(row)
@@ -52,11 +52,11 @@ def warm(systems=WARM_SYSTEMS, formulations=None, methods=("DOP853",), report=No
     return rows
 
 
-def _warm_one(system, configuration, method):
+def _warm_one(system, config, configuration, method):
+    """A row of ``warm`` for ``config`` (the parsed ``configuration``) with ``method``, or None."""
     started = time.perf_counter()
     if method not in WARM_METHODS:
         raise ValueError(f"warm got method={method!r} but expected one of: {', '.join(WARM_METHODS)}")
-    config = parse_configuration(configuration)
     if method not in ("DOP853", "dopri5") and config.formulation != Dependent.name:
         return None
     try:

@@ -58,7 +58,7 @@ from ..discrete_lagrangian import why_not as no_variational
 from ..minimal import Minimal
 from ..solvers.monitor import stopped_at_singular
 from ..solvers.options import relative_tolerance
-from .comparison.compare import REFERENCE, default_configurations, finite
+from .comparison.compare import REFERENCE, Configuration, default_configurations, finite
 from .comparison.timing import Timing
 
 STIFF = 1e4          # max(-Re lambda) * (t1 - t0) above which explicit methods are in their stability limit
@@ -505,11 +505,11 @@ def _retimed(system, configs, comparison, table, span, state0, deadline, backend
                 run = built[p.label].simulate(span, state0, rtol=p.tol, atol=p.tol, method=config.method,
                                               t_eval=grid, step=p.step)
                 walls[p.label, p.tol].append(run.stats.wall_time)
-    timings = {key: Timing.of(times) for key, times in walls.items()}
-    sweep = tuple(p if p.label not in leaders else replace(
-        p, wall_time=timings[p.label, p.tol].median, wall_low=timings[p.label, p.tol].low,
-        wall_high=timings[p.label, p.tol].high, repeats=timings[p.label, p.tol].repeats) for p in comparison.sweep)
-    return replace(comparison, sweep=sweep)
+    def timed(point):
+        t = Timing.of(walls[point.label, point.tol])
+        return replace(point, wall_time=t.median, wall_low=t.low, wall_high=t.high, repeats=t.repeats)
+
+    return replace(comparison, sweep=tuple(timed(p) if p.label in leaders else p for p in comparison.sweep))
 
 
 def _within_noise(table, comparison) -> list:
@@ -531,8 +531,6 @@ def _within_noise(table, comparison) -> list:
 
 def _parsed(configs) -> dict:
     """The Configurations of the candidates by label (the labels of the comparison's rows)."""
-    from .comparison.compare import Configuration
-
     return {config.label: config for config in map(Configuration.parse, configs)}
 
 
@@ -560,9 +558,8 @@ def _passing(system, chosen, reference, known, reasons) -> bool:
     reasons.append(f"The reference run (dependent with projection at 1e-13) stops at a singular configuration at "
                    f"t = {reference.t[-1]:.6g} s, where Phi_p loses rank. The embedding p = g(q) stays regular "
                    f"there, so the reduced and minimal formulations go on with singular=\"pass\"; "
-                   f"{_parsed([PASSING_REFERENCE]).popitem()[0]} at 1e-13 becomes the reference, and the "
-                   f"formulations that stop there "
-                   f"are ranked as failures.")
+                   f"{Configuration.parse(PASSING_REFERENCE).label} at 1e-13 becomes the reference, and the "
+                   f"formulations that stop there are ranked as failures.")
     return True
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import json
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Callable, Mapping, Sequence
 
@@ -402,20 +402,19 @@ def _max_dev(a, b):
     return float(np.nanmax(np.abs(a[:n] - b[:n])))
 
 
-def _row(config, traj, ref, rtol, atol, timing=None) -> ComparisonRow:
+def _row(config, traj, ref, rtol, atol, timing: Timing) -> ComparisonRow:
+    """The row of one configuration's run ``traj`` against the reference run ``ref``, its wall time
+    the median of ``timing`` (the run and its repeats)."""
     errs = traj.constraint_errors.max()
     dev = max(_max_dev(traj.p, ref.p), _max_dev(traj.v, ref.v))
     if len(traj.t) < len(ref.t):
         dev = max(dev, float("inf")) if traj.status >= 0 else dev
     st = traj.stats
-    row = ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
-                        rtol, atol, traj.status, traj.message, st.wall_time, st.rhs_evaluations, st.steps,
-                        st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
-                        traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend,
-                        st.compile_time)
-    if timing is None:
-        return row
-    return replace(row, wall_time=timing.median, wall_low=timing.low, wall_high=timing.high, repeats=timing.repeats)
+    return ComparisonRow(config.label, config.formulation, traj.settings.get("stabilization", "none"), config.method,
+                         rtol, atol, traj.status, traj.message, timing.median, st.rhs_evaluations, st.steps,
+                         st.rejected, st.projections, errs["position"], errs["velocity"], errs["acceleration"],
+                         traj.energy_drift, dev, _max_dev(traj.multipliers, ref.multipliers), st.backend,
+                         st.compile_time, timing.low, timing.high, timing.repeats)
 
 
 def _sequence(argument, value):
@@ -699,7 +698,7 @@ class _Runs:
                 raise
         self.record(config, traj, tol, atol, h, main, Timing.of(times))
 
-    def record(self, config, traj, tol, atol, h, main, timing=None):
+    def record(self, config, traj, tol, atol, h, main, timing):
         row = _row(config, traj, self.reference, tol, atol, timing)
         if main:
             self.trajs.append(traj)
