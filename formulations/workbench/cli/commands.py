@@ -368,8 +368,8 @@ def cmd_derive(args):
     system = load_system(args.system, args.set)
     options = {"expanded": not args.compact, "until": args.until}
     try:
-        derivation = derive(system, args.formulation, seconds=args.simplify, simplify=args.simplify > 0,
-                            analysis=not args.no_analysis)
+        derivation = derive(system, args.formulation, method=args.method, seconds=args.simplify,
+                            simplify=args.simplify > 0, analysis=not args.no_analysis)
         derivation.shown_steps(args.until)  # a step that does not exist is bad input, before printing
     except (systems.UnknownNameError, ValueError) as exc:
         raise UsageError(explain(exc)) from None

@@ -22,7 +22,7 @@
                    [--scheme S] [--out DIR [--force]] [--html FILE] [--set name=value ...] [--json]
     pfaff identify SYSTEM DATA.csv --param NAME [--param ...] [--noise S] [--formulation F] [--out DIR [--force]]
                    [--set name=value ...] [--json]
-    pfaff derive SYSTEM [--formulation F] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
+    pfaff derive SYSTEM [--formulation F | --method M] [--latex [--standalone] | --markdown] [--compact] [--until STEP]
                  [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear | warm [--system NAME ...] [--method M ...]
@@ -182,8 +182,13 @@ def build_parser():
     advise_cli.add_parser(sub, _command)
     optimize_cli.add_parser(sub, _command)
     identify_cli.add_parser(sub, _command)
-    derive = _command(sub, "derive", "the equations of a formulation, derived step by step", cmd_derive)
-    derive.add_argument("--formulation", default=Minimal.name, help="dependent, reduced, minimal or manifold")
+    derive = _command(sub, "derive", "the equations of a formulation or of a classical method, derived step by step",
+                      cmd_derive)
+    source = derive.add_mutually_exclusive_group()
+    source.add_argument("--formulation", default=None, help="dependent, reduced, minimal (default) or udwadia_kalaba")
+    source.add_argument("--method", default=None,
+                        help="a classical method instead: lagrange, maggi, gibbs-appell, kane, boltzmann-hamel, "
+                             "chaplygin or voronets (ends with the proof that the methods agree)")
     style = derive.add_mutually_exclusive_group()
     style.add_argument("--latex", action="store_true", help="print LaTeX")
     style.add_argument("--markdown", action="store_true", help="print Markdown with math")
@@ -194,7 +199,8 @@ def build_parser():
     derive.add_argument("--until", metavar="STEP", default=None,
                         help="stop after this step (its number from 1, or its key: description, holonomic, "
                              "nonholonomic, analysis, acceleration, embedding, accelerations, projection, "
-                             "constraints_q, independent, accelerations_u, projection_u, equations, reactions)")
+                             "constraints_q, independent, accelerations_u, projection_u, equations, reactions; "
+                             "a method's: energies, rows, ..., equations, agreement)")
     derive.add_argument("--simplify", type=number("non-negative"), default=20.0, metavar="SECONDS",
                         help="time for sympy's trigsimp on the derived matrices (0: the cheap expansion only)")
     derive.add_argument("--no-analysis", action="store_true", help="leave out the constraint analysis step")

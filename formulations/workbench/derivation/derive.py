@@ -65,6 +65,7 @@ class Derivation:
     analysis: object = None
     notes: tuple = ()
     pieces: dict = field(default_factory=dict)
+    method: str = ""
     _layouts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __getitem__(self, name):
@@ -72,10 +73,16 @@ class Derivation:
 
     def __repr__(self):
         keys = ", ".join(step.key for step in self.steps)
-        return f"<Derivation of the {self.formulation} formulation of {self.system_name}: steps {keys}>"
+        what = (f"by the {self.method} method of" if self.method else
+                f"of the {self.formulation} formulation of")
+        return f"<Derivation {what} {self.system_name}: steps {keys}>"
 
     @property
     def title(self) -> str:
+        if self.method:
+            from .methods import METHODS
+
+            return f"{METHODS[self.method].title} for `{self.system_name}`"
         return f"The {self.formulation} formulation of `{self.system_name}`"
 
     def shown_steps(self, until=None) -> tuple:
@@ -151,11 +158,14 @@ class Derivation:
         return self.to_markdown()
 
 
-def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, independent=None,
-           analysis=True) -> Derivation:
-    """The derivation of ``formulation`` for ``system``, step by step, in Blajer's notation.
+def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True, independent=None,
+           analysis=True, speeds=None, prove=True) -> Derivation:
+    """The derivation of ``formulation`` for ``system``, step by step, in Blajer's notation; or, with
+    ``method``, the equations of motion by one of the classical methods, in its textbooks' notation.
 
-    The steps end with the reactions in resolved form; the symbolic forms are for reading only.
+    A formulation's steps end with the reactions in resolved form; a method's steps end with the
+    proof that every method applicable to the system gives the same accelerations as the system's
+    own equations (``prove``). The symbolic forms are for reading only.
 
     Parameters
     ----------
@@ -163,6 +173,15 @@ def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, ind
         The system.
     formulation : str, optional
         One that ``formulations.registry.having("derivation")`` lists: "dependent", "reduced", "minimal" (default) ...
+    method : str, optional
+        A classical method instead of a formulation: "lagrange", "maggi", "gibbs-appell", "kane",
+        "boltzmann-hamel", "chaplygin" or "voronets" (``formulations.METHODS``).
+    speeds : list of sympy expressions, optional
+        For "gibbs-appell", "kane" and "boltzmann-hamel": the generalized speeds u, r expressions linear in
+        the system's velocities (default: its own velocities v where they are not coordinate rates, else
+        the independent velocities).
+    prove : bool, optional
+        For a method: end with the comparison of all methods at random rational states (default True).
     seconds : float, optional
         The time, in s, that sympy's trigsimp may take over all entries (default 20.0).
     simplify : bool, optional
@@ -183,6 +202,15 @@ def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, ind
     >>> formulations.derive(systems.load("knife_edge"), "minimal")["M_barbar"].shape
     (2, 2)
     """
+    if method is not None:
+        if formulation is not None:
+            raise ValueError(f"derive got formulation {formulation!r} and method {method!r}; give one of them")
+        return derive_by_method(system, method, seconds=seconds, simplify=simplify, analysis=analysis,
+                                speeds=speeds, prove=prove)
+    if speeds is not None:
+        raise ValueError("derive: speeds are for the methods 'gibbs-appell', 'kane' and 'boltzmann-hamel'; "
+                         "a formulation takes independent velocities by name (independent=...)")
+    formulation = Minimal.name if formulation is None else formulation
     if formulation not in registry.having("derivation"):
         why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""
         raise ValueError(f"derive got formulation {formulation!r} but expected one of: "
@@ -229,6 +257,50 @@ def derive(system, formulation=Minimal.name, *, seconds=20.0, simplify=True, ind
                       (f"{LAM} = ({B['C']}{transposed('C')})^{{-1}}{B['C']}\\,({B['f']} - {B['d']} - "
                        f"{B['M']}{DOT['v']})",) if names else ()))
     return Derivation(system.name, formulation, tuple(steps), report, tuple(notes), pieces)
+
+
+def derive_by_method(system, method, *, seconds=20.0, simplify=True, analysis=True, speeds=None,
+                     prove=True) -> Derivation:
+    """The equations of motion of ``system`` by the classical ``method`` (see :func:`derive`)."""
+    from .methods import METHODS
+    from .methods.agreement import agreement_step, compare
+    from .methods.mechanics import NotApplicable, mechanics
+
+    if method not in METHODS:
+        raise ValueError(f"derive got method {method!r} but expected one of: {', '.join(METHODS)}")
+    chosen = METHODS[method]
+    if speeds is not None and not chosen.speeds:
+        raise ValueError(f"derive: the {method} method takes no generalized speeds; these do: "
+                         f"{', '.join(m.name for m in METHODS.values() if m.speeds)}")
+    simp = Simplifier(seconds, simplify)
+    mech = mechanics(system, simp, method)
+    steps = common_steps(system, simp)
+    report = None
+    if analysis:
+        from systems.analysis.constraints import analyze_constraints
+
+        report = analyze_constraints(system)
+        steps.append(analysis_step(report))
+    pieces, equations = chosen.write(mech, simp, steps, speeds)
+    notes = []
+    if system.is_nonideal:
+        notes.append(f"${B['f']}$ depends on the multipliers (a non-ideal constraint); the methods here take the "
+                     "ideal case, with the multipliers set to zero in the applied forces.")
+    if prove:
+        others, skipped = [equations], []
+        for other in METHODS.values():
+            if other.name == method:
+                continue
+            try:
+                others.append(other.write(mech, lambda expr: expr, [], None)[1])
+            except NotApplicable as exc:
+                skipped.append(f"{other.title}: {str(exc).removeprefix('derive: ')}")
+        agreement = compare(mech, others)
+        steps.append(agreement_step(agreement, {m.name: m.short for m in METHODS.values()}))
+        pieces["agreement"] = agreement
+        notes += [f"Not compared: {why}" for why in skipped]
+    pieces["mechanics"] = mech
+    return Derivation(system.name, method, tuple(steps), report, tuple(notes), pieces, method=method)
 
 
 def minimal_accelerations(derivation, system, q, u):

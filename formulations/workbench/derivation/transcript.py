@@ -29,7 +29,7 @@ PAGE_WIDTH = 88       # characters of pretty-printed math on a line of the page 
 SMALL_ENTRY = 60      # nodes of an expression tree that surely fit on a line
 LARGEST_ENTRY = 600   # an entry with more nodes is counted, not shown
 
-_BAR, _BARBAR, _DOT = "\u0304", "\u033f", "\u0307"
+_BAR, _BARBAR, _DOT, _DDOT, _TILDE = "\u0304", "\u033f", "\u0307", "\u0308", "\u0303"
 
 # name -> (LaTeX, unicode) of every named object a derivation shows
 NAMES = {name: (tex, None) for name, tex in LATEX_NAMES.items()}
@@ -46,7 +46,23 @@ NAMES.update({
     "M_barbar": (r"\bar{\bar{\mathbf{M}}}", "M" + _BARBAR), "d_barbar": (r"\bar{\bar{\mathbf{d}}}", "d" + _BARBAR),
     "f_barbar": (r"\bar{\bar{\mathbf{f}}}", "f" + _BARBAR), "q_dot": (r"\dot{\mathbf{q}}", "q" + _DOT),
     "a": (r"\mathbf{a}", "a"),
+    # the classical methods (methods/)
+    "T": ("T", "T"), "L": ("L", "L"), "M_q": (r"\mathbf{M}_{q}", "M_q"), "Q": (r"\mathbf{Q}", "Q"),
+    "Q_nc": (r"\mathbf{Q}_{nc}", "Qₙc"), "p_q": (r"\partial L/\partial\dot{\mathbf{q}}", "∂L/∂q̇"),
+    "E_L": (r"\frac{d}{dt}\frac{\partial L}{\partial\dot{\mathbf{q}}} - \frac{\partial L}{\partial\mathbf{q}}",
+          "d/dt ∂L/∂q̇ − ∂L/∂q"),
+    "rows_dot": (r"\bar{\mathbf{C}}_{nh}\ddot{\mathbf{q}} + \dot{\bar{\mathbf{C}}}_{nh}\dot{\mathbf{q}}",
+                 "C̄ₙₕq̈ + C̄̇ₙₕq̇"),
+    "residual": (r"\mathbf{r}", "r"),
+    "W": (r"\mathbf{W}", "W"), "Y": (r"\mathbf{Y}", "Y"), "Z": (r"\mathbf{Z}", "Z"),
+    "F_r": (r"\mathbf{F}", "F"), "F_star": (r"\mathbf{F}^{*}", "F*"), "c": (r"\mathbf{c}", "c"),
+    "S": ("S", "S"), "M_S": (r"\mathbf{M}_{S}", "M_S"), "s_0": (r"\mathbf{s}_{0}", "s₀"),
+    "Pi": (r"\boldsymbol{\Pi}", "Π"), "T_star": ("T^{*}", "T*"),
+    "B": (r"\mathbf{B}", "B"),
+    "T_tilde": (r"\tilde{T}", "T̃"), "p_sigma": (r"\partial T/\partial\dot{\boldsymbol{\sigma}}", "∂T/∂σ̇"),
 })
+NAMES.update({f"gamma^{s}": (rf"\boldsymbol{{\gamma}}^{{{s}}}", f"γ^{s}") for s in range(1, 13)})
+NAMES.update({f"Omega^{s}": (rf"\boldsymbol{{\Omega}}^{{{s}}}", f"Ω^{s}") for s in range(1, 13)})
 
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η",
           "theta": "θ", "iota": "ι", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π",
@@ -56,7 +72,7 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": 
 _SUPER = dict(zip("0123456789-+T/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ᵀᐟ"))
 _SUB = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
 _WORDS = {"partial": "∂", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "neq": "≠", "le": "≤",
-          "ge": "≥", "in": "∈", "to": "→", "quad": "  ", "qquad": "    ", "left": "", "right": ""}
+          "ge": "≥", "in": "∈", "to": "→", "sum": "Σ", **{f: f for f in ("sin", "cos", "tan", "cot", "sec", "csc", "log", "exp")}, "quad": "  ", "qquad": "    ", "left": "", "right": ""}
 _SPACES = {r"\,": " ", r"\;": " ", r"\!": "", r"\mathbf{0}": "0", r"\mathbb{R}": "ℝ"}
 
 
@@ -66,6 +82,7 @@ def tex_to_unicode(tex: str) -> str:
                lambda m: "[" + "; ".join("  ".join(c.strip() for c in row.split("&"))
                                         for row in m.group(1).split(r"\\")) + "]", tex, flags=re.S)
     s = re.sub(r"\\(?:text|operatorname|mathrm)\{([^{}]*)\}", r"\1", s)
+    s = re.sub(r"\\[Bb]ig[lr]?", "", s.replace(r"\tfrac12", "½").replace(r"\bar\partial", "∂" + _BAR))
     for macro, char in _SPACES.items():
         s = s.replace(macro, char)
     s = re.sub(r"\\([A-Za-z]+)", lambda m: _WORDS.get(m.group(1), _GREEK.get(m.group(1), m.group(0))), s)
@@ -74,10 +91,19 @@ def tex_to_unicode(tex: str) -> str:
         s = re.sub(r"\\bar\{([^{}\\])" + _BAR + r"\}", r"\1" + _BARBAR, s)
         s = re.sub(r"\\bar\{([^{}\\]+)\}", r"\1" + _BAR, s)
         s = re.sub(r"\\dot\{([^{}\\]+)\}", r"\1" + _DOT, s)
+        s = re.sub(r"\\ddot\{([^{}\\]+)\}", r"\1" + _DDOT, s)
+        s = re.sub(r"\\tilde\{([^{}\\]+)\}", r"\1" + _TILDE, s)
     s = re.sub(r"\^\{([^{}]*)\}", lambda m: _script(m.group(1), _SUPER, "^"), s)
     s = re.sub(r"_\{([^{}]*)\}", lambda m: _script(m.group(1), _SUB, "_"), s)
     s = re.sub(r"\^(\w)", lambda m: _script(m.group(1), _SUPER, "^"), s)
+    for _ in range(3):  # inside out: d/dt (dL/dq')
+        s = re.sub(r"\\t?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", s)
     return s.replace("{", "").replace("}", "")
+
+
+def _group(text):
+    """A fraction's part, in parentheses where it is a sum."""
+    return f"({text})" if re.search(r"\s[-+]\s", text) else text
 
 
 def _script(text, table, mark):

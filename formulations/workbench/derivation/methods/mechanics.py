@@ -1,0 +1,206 @@
+"""What the classical methods share: the system in generalized coordinates q with q' = w, its kinetic
+energy T(q, q'), potential V(q), generalized forces Q(q, q', t), the nonholonomic rows in q'
+(C_bar_nh q' = 0), the independent velocities, generalized speeds u = Y(q) q' and the map back,
+q' = W(q) u on the constrained velocities.
+
+Every method starts from T, V and Q alone; the system's own inertia terms d (from Newton-Euler or
+Lagrange's equations, as its builder made them) are left for the comparison that ends a derivation.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..steps import _independent_choice, _velocity_map
+
+_NAME = re.compile(r"^([A-Za-z]+)(\d[0-9A-Za-z]*)?(?:_dot)?$")
+
+
+class NotApplicable(ValueError):
+    """A method does not apply to a system; the message says why."""
+
+
+def rate_symbol(symbol):
+    """The symbol of a velocity's time derivative, printed with a dot over it (x_dot -> xddot, omega_1 -> omegadot_1)."""
+    name = symbol.name
+    if name.endswith("_dot"):
+        base, index = (_NAME.match(name).groups() if _NAME.match(name) else (name[:-4], None))
+        return sp.Symbol(base + "ddot" + (f"_{index}" if index else ""), real=True)
+    head, _, index = name.partition("_")
+    return sp.Symbol(head + "dot" + (f"_{index}" if index else ""), real=True)
+
+
+@dataclass(frozen=True)
+class Mechanics:
+    """A system in generalized coordinates for the classical methods.
+
+    Attributes
+    ----------
+    q, qd, qdd : Matrix, shape (k, 1)
+        Coordinates, their rates (the system's reduced velocities w) and accelerations.
+    T, V : Expr
+        Kinetic energy T(q, q') and potential energy V(q), in J.
+    M : Matrix, shape (k, k)
+        d^2 T / dq'^2, the mass matrix in q'.
+    Q : Matrix, shape (k, 1)
+        Generalized forces of all applied forces, D^T f (gravity included; N or N m by coordinate).
+    Q_nc : Matrix, shape (k, 1)
+        The part not derived from V: Q + dV/dq.
+    C_bar : Matrix, shape (l, k)
+        Nonholonomic rows in q': C_bar q' = 0.
+    independent : list of int
+        Indices of q' taken as independent velocities (the minimal formulation's choice).
+    parameters : list of Symbol
+        The system's parameters, in its order.
+    """
+
+    name: str
+    q: sp.Matrix
+    qd: sp.Matrix
+    qdd: sp.Matrix
+    T: sp.Expr
+    V: sp.Expr
+    M: sp.Matrix
+    Q: sp.Matrix
+    Q_nc: sp.Matrix
+    C_bar: sp.Matrix
+    independent: list
+    parameters: list
+    system: object
+
+    @property
+    def k(self):
+        return self.q.rows
+
+    @property
+    def l(self):
+        return self.C_bar.rows
+
+    @property
+    def r(self):
+        return self.k - self.l
+
+    def d_dt(self, expr):
+        """The time derivative of ``expr`` (in q, q'; a Matrix or an Expr), q'' written as ``qdd``."""
+        matrix = sp.Matrix([expr]) if not isinstance(expr, sp.MatrixBase) else sp.Matrix(expr)
+        out = matrix.jacobian(self.q) * self.qd + matrix.jacobian(self.qd) * self.qdd
+        return out if isinstance(expr, sp.MatrixBase) else out[0, 0]
+
+    def along(self, expr, W, u):
+        """d/dt of ``expr`` (in q and u, linear in u) along q' = W u with u held: the part without u'."""
+        return sp.Matrix(expr).jacobian(self.q) * (W * u)
+
+
+def mechanics(system, simp, method) -> Mechanics:
+    """The system in generalized coordinates (its embedding p = g(q) with q' = w), or ValueError naming
+    why the classical methods do not apply to it."""
+    why = _refusal(system)
+    if why:
+        raise NotApplicable(f"derive: the {method} method does not apply to system {system.name!r}: {why}")
+    if system.embedding is None:
+        from dataclasses import replace
+
+        from systems.description import Embedding
+
+        system = replace(system, embedding=Embedding(
+            coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
+            velocities=system.velocities), independent_velocities=system.independent_velocities)
+    q, on_g, D = _velocity_map(system, simp)
+    emb = system.embedding
+    w = sp.Matrix(emb.velocities)
+    q = sp.Matrix(q)
+    on_state = dict(on_g)
+    on_state.update(dict(zip(system.velocities, D * w)))
+    no_multipliers = {lam: 0 for lam in system.multipliers}
+    M_p = sp.Matrix(system.M).subs(on_g)
+    T = sp.expand((w.T * D.T * M_p * D * w)[0, 0] / 2)
+    V = simp(sp.sympify(system.potential).subs(on_g))
+    Q = simp(D.T * sp.Matrix(system.f).subs(no_multipliers).subs(on_state))
+    Q_nc = simp(Q + sp.Matrix([V]).jacobian(q).T)
+    C_bar = simp(sp.Matrix(system.C_nh).subs(on_g) * D) if system.l else sp.zeros(0, len(w))
+    M = simp(sp.hessian(T, list(w)))
+    qdd = sp.Matrix([rate_symbol(s) for s in w])
+    return Mechanics(system.name, q, w, qdd, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, None),
+                     [par.symbol for par in system.parameters], system)
+
+
+def _refusal(system):
+    """Why the classical methods here do not apply, or ''."""
+    emb = system.embedding
+    if system.unit_norm_blocks or (emb is not None and emb.unit_norm_blocks):
+        return ("its coordinates include Euler parameters, which are not generalized coordinates with q' = w; "
+                "derive its formulations instead (derive(system, 'reduced'))")
+    if system.is_rheonomic:
+        return ("its constraints move with time (a rheonomic system); the minimal formulation derives it "
+                "(derive(system, 'minimal'))")
+    if emb is None and not (system.m == 0 and sp.Matrix(system.A) == sp.eye(system.n)):
+        return "it has no embedding in independent coordinates (p = g(q)) from which T(q, q') follows"
+    if emb is not None and (len(system.coordinates) != system.n or emb.A_q != sp.eye(len(emb.coordinates))):
+        return "its embedding is not one of generalized coordinates with q' = w"
+    return ""
+
+
+def speeds(mech, given=None):
+    """Generalized speeds u = Y q' (r of them): ``given`` (expressions linear in the system's v or in q'),
+    else the system's own velocities v where they are not q' (a choice of r of them, from the last,
+    that together with the rows determines q'), else the independent velocities. Returns the symbols u
+    (Matrix (r, 1)) and Y (Matrix (r, k)); ValueError where [Y; C_bar] is singular."""
+    if given is not None:
+        return _given_speeds(mech, given)
+    D = _velocity_map(mech.system, lambda x: x)[2]
+    if D == sp.eye(mech.k):
+        Y = sp.zeros(mech.r, mech.k)
+        for row, j in enumerate(mech.independent):
+            Y[row, j] = 1
+        return sp.Matrix([mech.qd[j] for j in mech.independent]), Y
+    point = _generic_point(mech)
+    chosen, rows = [], sp.Matrix(mech.C_bar)
+    rank = _rank(rows, point) if mech.l else 0
+    for i in reversed(range(D.rows)):
+        if len(chosen) < mech.r and _rank(rows.col_join(D[i, :]), point) == rank + 1:
+            chosen.insert(0, i)
+            rows, rank = rows.col_join(D[i, :]), rank + 1
+    v = mech.system.velocities
+    return sp.Matrix(len(chosen), 1, [v[i] for i in chosen]), sp.Matrix(len(chosen), mech.k, lambda a, b: D[chosen[a], b])
+
+
+def _given_speeds(mech, given):
+    system = mech.system
+    D = _velocity_map(system, lambda x: x)[2]
+    on_w = dict(zip(system.velocities, D * mech.qd))
+    rows = []
+    for expr in given:
+        e = sp.expand(sp.sympify(expr).subs(on_w))
+        if any(s not in mech.qd and s not in mech.q and s not in mech.parameters for s in e.free_symbols) or \
+                sp.hessian(e, list(mech.qd)) != sp.zeros(mech.k, mech.k):
+            raise ValueError(f"derive: speed {expr} must be linear in the velocities {tuple(system.velocities)} "
+                             f"(or {tuple(mech.qd)}) with coefficients in the coordinates")
+        rows.append(sp.Matrix([e]).jacobian(mech.qd))
+    if len(rows) != mech.r:
+        raise ValueError(f"derive: {len(rows)} speeds given but system {system.name!r} has r = {mech.r} velocity "
+                         f"degrees of freedom")
+    Y = sp.Matrix.vstack(*rows)
+    if _rank(Y.col_join(mech.C_bar), _generic_point(mech)) < mech.k:
+        raise ValueError(f"derive: the speeds {list(given)} together with the constraint rows do not determine "
+                         f"the velocities of {system.name!r} (the matrix [Y; C_bar_nh] is singular)")
+    return sp.Matrix([sp.Symbol(f"u_{i + 1}", real=True) for i in range(mech.r)]), Y
+
+
+def _generic_point(mech):
+    """Values of q and the parameters, away from special ones, where ranks are generic."""
+    rng = np.random.default_rng(7)
+    return {s: sp.Float(rng.uniform(0.3, 0.9), 20) for s in list(mech.q) + list(mech.parameters)}
+
+
+def _rank(matrix, point):
+    return np.linalg.matrix_rank(np.array(matrix.subs(point).evalf(), float), tol=1e-9)
+
+
+def velocity_map(mech, Y, simp):
+    """(Z, W): q' = Z [u; u_c] with the constraint quasi-velocities u_c = C_bar q', and W = Z's first
+    r columns, so that q' = W u wherever the rows hold."""
+    Z = simp((Y.col_join(mech.C_bar)).inv(method="LU"))
+    return Z, Z[:, :mech.r]
