@@ -70,15 +70,19 @@ def test_every_method_gives_kanes_method_accelerations(name, rng):
             assert np.allclose(got, expected, rtol=1e-10, atol=1e-10), (method, got, expected)
 
 
-@pytest.mark.parametrize("method", list(METHODS))
-def test_each_method_ends_with_the_proof_that_all_agree(method):
-    derivation = derive(systems.load("chaplygin_sleigh"), method=method, seconds=2.0)
+def test_each_method_ends_with_the_proof_that_all_agree():
+    sleigh = systems.load("chaplygin_sleigh")
+    derivation = derive(sleigh, method="chaplygin", seconds=2.0)
     agreement = derivation["agreement"]
     assert set(agreement.differences) == set(METHODS) and agreement.agree
     assert max(agreement.differences.values()) < 1e-30  # 40 digits: only rounding is left
     last = derivation.steps[-1]
     assert last.key == "agreement" and "so every method gives the same motion" in last.text
-    assert derivation.title.startswith(METHODS[method].title)
+    for method in METHODS:  # each method's own derivation ends the same way (its proof is the one above)
+        derivation = derive(sleigh, method=method, simplify=False, analysis=False, prove=False)
+        assert derivation.title == f"{METHODS[method].title} for `chaplygin_sleigh`"
+        assert derivation.steps[-1].key == "equations"
+        assert derivation["residual"].rows == (3 + 1 if method == "lagrange" else 2)  # k + l, or r
 
 
 def test_a_wrong_equation_is_found_out():
@@ -172,17 +176,23 @@ def test_speeds_of_ones_choice_give_the_same_motion():
 @pytest.mark.skipif(shutil.which("pdflatex") is None,
                     reason="pdflatex is not installed: apt-get install texlive-latex-base texlive-latex-recommended")
 def test_every_method_prints_and_compiles(tmp_path, capsys):
+    """Each method's derivation as text, Markdown and LaTeX; all seven in one document for pdflatex."""
+    from formulations.workbench.derivation.transcript import latex_document
+
     vertical = systems.load("vertical_disc")
+    fragments = []
     for method in METHODS:
         derivation = derive(vertical, method=method, seconds=1.0, prove=method == "boltzmann-hamel")
         text, markdown = derivation.text(width=100), derivation.to_markdown()
-        assert METHODS[method].title in text and "$$" in markdown
-        (tmp_path / f"{method}.tex").write_text(derivation.to_latex(standalone=True))
-        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{method}.tex"],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
-        errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
-        assert run.returncode == 0, f"pdflatex failed on {method}: {errors[:5]}"
-        assert re.search(r"Output written on .*\.pdf \(\d+ pages?", run.stdout)
+        assert METHODS[method].title in text and "$$" in markdown and "\\frac" not in text
+        fragments.append(derivation.to_latex())
+    (tmp_path / "methods.tex").write_text(latex_document("\n\n\\newpage\n".join(fragments)))
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "methods.tex"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    errors = [line for line in run.stdout.splitlines() if line.startswith("!")]
+    assert run.returncode == 0, f"pdflatex failed: {errors[:5]}"
+    pages = int(re.search(r"Output written on methods\.pdf \((\d+) pages?", run.stdout).group(1))
+    assert pages >= len(METHODS)
     assert main(["derive", "knife_edge", "--method", "gibbs-appell", "--simplify", "1"]) == 0
     out = capsys.readouterr().out
     assert "The Gibbs-Appell equations for knife_edge" in out and "The methods agree" in out

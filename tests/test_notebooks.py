@@ -33,3 +33,8 @@ def test_notebook_runs(path, tmp_path):
         assert "completely nonholonomic" in markdown
         assert any("<table>" in html and "dependent+projection" in html for html in _outputs(notebook, "text/html"))
         assert _outputs(notebook, "image/png"), "the trajectory plot"
+    if path.stem == "one-disc-every-method":
+        markdown = "\n".join(_outputs(notebook, "text/markdown"))
+        assert markdown.count("\n| ") >= 8 and "Kane's equations" in markdown  # a row per method
+        assert r"\mathbf{M}_{S}" in markdown and "so every method gives the same motion" in markdown
+

@@ -20,7 +20,8 @@ from . import transcript as tr
 from formulations import registry
 from formulations.minimal import Minimal
 
-from .steps import B, DOT, LAM, Step, analysis_step, common_steps, row_list, Simplifier, transposed
+from .steps import (B, DOT, LAM, Step, analysis_step, common_steps, row_list, Simplifier, transposed,
+                    with_identity_embedding)
 
 __all__ = ["Step", "Derivation", "derive", "minimal_accelerations"]
 
@@ -210,21 +211,33 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
     if speeds is not None:
         raise ValueError("derive: speeds are for the methods 'gibbs-appell', 'kane' and 'boltzmann-hamel'; "
                          "a formulation takes independent velocities by name (independent=...)")
-    formulation = Minimal.name if formulation is None else formulation
-    if formulation not in registry.having("derivation"):
-        why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""
-        raise ValueError(f"derive got formulation {formulation!r} but expected one of: "
-                         f"{', '.join(registry.having('derivation'))}{why}")
-    writer = registry.piece("derivation", formulation)
-    simp = Simplifier(seconds, simplify)
+    return derive_formulation(system, Minimal.name if formulation is None else formulation, seconds=seconds,
+                              simplify=simplify, independent=independent, analysis=analysis)
+
+
+def _opening(system, simp, analysis):
+    """(the description and constraint steps, the constraint analysis or None), shared by every derivation."""
     steps = common_steps(system, simp)
-    notes = []
     report = None
     if analysis:
         from systems.analysis.constraints import analyze_constraints
 
         report = analyze_constraints(system)
         steps.append(analysis_step(report))
+    return steps, report
+
+
+def derive_formulation(system, formulation, *, seconds=20.0, simplify=True, independent=None,
+                       analysis=True) -> Derivation:
+    """The derivation of a formulation of ``system`` (see :func:`derive`)."""
+    if formulation not in registry.having("derivation"):
+        why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""
+        raise ValueError(f"derive got formulation {formulation!r} but expected one of: "
+                         f"{', '.join(registry.having('derivation'))}{why}")
+    writer = registry.piece("derivation", formulation)
+    simp = Simplifier(seconds, simplify)
+    steps, report = _opening(system, simp, analysis)
+    notes = []
     emb = system.embedding
     trivial = (emb is None and system.m == 0 and len(system.coordinates) == system.n
                and system.A == sp.eye(system.n))
@@ -233,13 +246,7 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
         pieces = writer.write(system, simp, steps, independent, False)
     elif trivial or emb_ok:
         if trivial:
-            from dataclasses import replace
-
-            from systems.description import Embedding
-
-            system = replace(system, embedding=Embedding(
-                coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
-                velocities=system.velocities), independent_velocities=system.independent_velocities)
+            system = with_identity_embedding(system)
         pieces = writer.write(system, simp, steps, independent, trivial)
     else:
         raise ValueError(f"derive: system {system.name!r} has Euler parameters or no embedding, so the "
@@ -274,13 +281,7 @@ def derive_by_method(system, method, *, seconds=20.0, simplify=True, analysis=Tr
                          f"{', '.join(m.name for m in METHODS.values() if m.speeds)}")
     simp = Simplifier(seconds, simplify)
     mech = mechanics(system, simp, method)
-    steps = common_steps(system, simp)
-    report = None
-    if analysis:
-        from systems.analysis.constraints import analyze_constraints
-
-        report = analyze_constraints(system)
-        steps.append(analysis_step(report))
+    steps, report = _opening(system, simp, analysis)
     pieces, equations = chosen.write(mech, simp, steps, speeds)
     notes = []
     if system.is_nonideal:

@@ -63,6 +63,17 @@ class Simplifier:
         return expr if out is None or sp.count_ops(out) > sp.count_ops(expr) else out
 
 
+def with_identity_embedding(system):
+    """``system`` with the embedding p = q (for a system without holonomic rows and with A = I)."""
+    from dataclasses import replace
+
+    from systems.description import Embedding
+
+    return replace(system, embedding=Embedding(
+        coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
+        velocities=system.velocities), independent_velocities=system.independent_velocities)
+
+
 def _velocity_map(system, simp):
     """D = A^-1 g_q (A_q = I, square A) and the substitution p = g(q)."""
     emb = system.embedding

@@ -47,15 +47,18 @@ def gibbs_appell(mech, simp, steps, given=None):
     a = qdd
     S = (a.T * mech.M.subs(on_u) * a / 2 + a.T * c.subs(on_u))[0, 0]
     Pi = simp(W.T * mech.Q.subs(on_u))
+    # S is quadratic in u': S = 1/2 u'^T M_S u' + s_0^T u' + (terms free of u'), M_S and s_0 from its derivatives
     dS = sp.Matrix([S]).jacobian(udot).T
-    # dS/du' = M_S u' + s_0: its coefficients and its velocity part, each reduced on its own
     M_S, s_0 = simp(dS.jacobian(udot)), simp(dS.xreplace({x: 0 for x in udot}))
+    S = simp((udot.T * M_S * udot / 2 + s_0.T * udot)[0, 0])
     dS = M_S * udot + s_0
     steps.append(Step("gibbs", "The Gibbs function",
                       "The acceleration energy, written in the accelerations of the speeds; only its dependence on "
                       "$\\dot{\\mathbf{u}}$ matters.",
                       (r"S = \tfrac12\,\ddot{\mathbf{q}}^{T}\mathbf{M}_q\ddot{\mathbf{q}} + \ddot{\mathbf{q}}^{T}"
-                       r"\mathbf{c} + (\text{terms free of } \dot{\mathbf{u}})",), (("S", S),)))
+                       r"\mathbf{c} + (\text{terms free of } \dot{\mathbf{u}})",
+                       r"S = \tfrac12\,\dot{\mathbf{u}}^{T}\mathbf{M}_S\dot{\mathbf{u}} + \mathbf{s}_0^{T}"
+                       r"\dot{\mathbf{u}} + (\text{terms free of } \dot{\mathbf{u}})"), (("S", S),)))
     steps.append(Step("equations", "The Gibbs-Appell equations",
                       "The rate of change of $S$ with each speed's acceleration equals the generalized force of that "
                       "speed, $\\Pi_r = \\mathbf{W}_r^{T}\\mathbf{Q}$ (the power of the applied forces per unit "

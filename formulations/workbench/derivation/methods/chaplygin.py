@@ -29,8 +29,8 @@ def split(mech, chaplygin):
     coordinates; or ValueError saying why none does."""
     k, l_ = mech.k, mech.l
     if not l_:
-        raise NotApplicable(f"derive: {mech.name!r} has no nonholonomic rows, and without them Chaplygin's and Voronets' "
-                         f"equations are Lagrange's (method 'lagrange')")
+        raise NotApplicable(f"derive: {mech.name!r} has no nonholonomic rows, and without them Chaplygin's and "
+                            f"Voronets' equations are Lagrange's (method 'lagrange')")
     first = tuple(mech.independent)
     choices = [first] + [c for c in combinations(range(k), mech.r) if c != first][:40]
     reasons = []
@@ -47,13 +47,14 @@ def split(mech, chaplygin):
             return list(ind), dep, B
         reasons.append((ind, dep, found))
     if not reasons:
-        raise NotApplicable(f"derive: no split of the coordinates of {mech.name!r} solves its rows for the dependent rates")
+        raise NotApplicable(f"derive: no split of the coordinates of {mech.name!r} solves its rows for the "
+                            f"dependent rates")
     ind, dep, found = reasons[0]
     named = "; ".join(f"{name} depends on {', '.join(syms)}" for name, syms in found.items() if syms)
     raise NotApplicable(f"derive: {mech.name!r} is not a Chaplygin system: with independent coordinates "
-                     f"{', '.join(str(mech.q[j]) for j in ind)} and dependent "
-                     f"{', '.join(str(mech.q[j]) for j in dep)}, {named} (and so for every other split); "
-                     f"Voronets' equations (method 'voronets') allow this")
+                        f"{', '.join(str(mech.q[j]) for j in ind)} and dependent "
+                        f"{', '.join(str(mech.q[j]) for j in dep)}, {named} (and so for every other split); "
+                        f"Voronets' equations (method 'voronets') allow this")
 
 
 def reduced_equations(mech, simp, steps, chaplygin, given=None):
@@ -107,13 +108,15 @@ def _steps(steps, name, mech, s, sigma, B, T_tilde, p_sigma, Omega, residual):
     steps.append(Step("constrained_energy", "Kinetic energy with the rows substituted",
                       "The rows substituted before differentiating: the terms lost that way come back through "
                       "the momenta of the dependent coordinates and the coefficients $\\Omega$.",
-                      (r"\tilde{L}(\mathbf{s}, \boldsymbol{\sigma}, \dot{\mathbf{s}}) = T(\mathbf{q}, \dot{\mathbf{s}}, "
-                       r"\mathbf{B}\dot{\mathbf{s}}) - V(\mathbf{q})",
+                      (r"\tilde{L}(\mathbf{s}, \boldsymbol{\sigma}, \dot{\mathbf{s}}) = "
+                       r"T(\mathbf{q}, \dot{\mathbf{s}}, \mathbf{B}\dot{\mathbf{s}}) - V(\mathbf{q})",
                        r"\Omega^{\kappa}_{rj} = \frac{\bar\partial B_{\kappa r}}{\bar\partial s_j} - "
-                       r"\frac{\bar\partial B_{\kappa j}}{\bar\partial s_r}, \quad \frac{\bar\partial}{\bar\partial s_j}"
-                       r" = \frac{\partial}{\partial s_j} + \sum_{\mu} B_{\mu j}\frac{\partial}{\partial \sigma_\mu}"),
+                       r"\frac{\bar\partial B_{\kappa j}}{\bar\partial s_r}, \quad "
+                       r"\frac{\bar\partial}{\bar\partial s_j} = \frac{\partial}{\partial s_j} + "
+                       r"\sum_{\mu} B_{\mu j}\frac{\partial}{\partial \sigma_\mu}"),
                       (("T_tilde", T_tilde), ("p_sigma", p_sigma)) + omega_pieces))
-    third = "" if name == "chaplygin" else r" - \sum_{\kappa} B_{\kappa r}\frac{\partial \tilde{L}}{\partial \sigma_\kappa}"
+    third = ("" if name == "chaplygin" else
+             r" - \sum_{\kappa} B_{\kappa r}\frac{\partial \tilde{L}}{\partial \sigma_\kappa}")
     title = "Chaplygin's equations" if name == "chaplygin" else "Voronets' equations"
     steps.append(Step("equations", title,
                       "Lagrange's form in the independent coordinates alone, with a correction for the rows "

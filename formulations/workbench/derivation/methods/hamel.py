@@ -55,8 +55,8 @@ def boltzmann_hamel(mech, simp, steps, given=None):
     rows = ("" if not mech.l else ": the last is the constraint row and vanishes on every admissible motion"
             if mech.l == 1 else f": the last {mech.l} are the constraint rows and vanish on every admissible motion")
     steps.append(Step("quasi_velocities", "Quasi-velocities",
-                      f"The quasi-velocities ${defs}${rows}. Their differentials are not those of coordinates where the rows of "
-                      "$\\mathbf{Y}$ are not exact; the Hamel coefficients measure by how much.",
+                      f"The quasi-velocities ${defs}${rows}. Their differentials are not those of coordinates "
+                      "where the rows of $\\mathbf{Y}$ are not exact; the Hamel coefficients measure by how much.",
                       (r"\dot{\mathbf{q}} = \mathbf{Z}\,\mathbf{u}, \quad \mathbf{Z} = "
                        rf"\begin{{bmatrix}}\mathbf{{Y}} \\ {tr.NAMES['C_bar_nh'][0]}\end{{bmatrix}}^{{-1}}",
                        r"\gamma^{s}_{rl} = \sum_{i,j}\Big(\frac{\partial Y_{sj}}{\partial q_i} - \frac{\partial "

@@ -46,8 +46,9 @@ def energy_step(mech, simp):
     """The kinetic and potential energy in q, q' and the non-conservative generalized forces."""
     qd = ", ".join(sp.latex(tr.display_symbols(s)) for s in mech.qd)
     return Step("energies", "Energies and generalized forces",
-                f"In the generalized coordinates $\\mathbf{{q}}$ with rates $\\dot{{\\mathbf{{q}}}} = ({qd})$ the kinetic "
-                f"energy is $T = \\tfrac12 \\dot{{\\mathbf{{q}}}}^{{T}}\\mathbf{{M}}_q\\dot{{\\mathbf{{q}}}}$ and the "
+                f"In the generalized coordinates $\\mathbf{{q}}$ with rates $\\dot{{\\mathbf{{q}}}} = ({qd})$ "
+                f"the kinetic energy is "
+                f"$T = \\tfrac12 \\dot{{\\mathbf{{q}}}}^{{T}}\\mathbf{{M}}_q\\dot{{\\mathbf{{q}}}}$ and the "
                 f"potential energy $V(\\mathbf{{q}})$; the applied forces not derived from $V$ have the generalized "
                 f"forces $\\mathbf{{Q}}_{{nc}}$ (their power is $\\mathbf{{Q}}_{{nc}}^{{T}}\\dot{{\\mathbf{{q}}}}$).",
                 (r"L = T - V", r"\mathbf{Q}_{nc} = \mathbf{D}^{T}\mathbf{f} + \partial V/\partial\mathbf{q}"),
@@ -56,8 +57,10 @@ def energy_step(mech, simp):
 
 def rows_step(mech):
     return Step("rows", "Constraints in the generalized velocities",
-                f"The nonholonomic rows in $\\dot{{\\mathbf{{q}}}}$, ${tr.NAMES['C_bar_nh'][0]}\\dot{{\\mathbf{{q}}}} = "
-                f"\\mathbf{{0}}$; their multipliers are the reactions.", (), (("C_bar_nh", mech.C_bar),))
+                f"The nonholonomic rows in $\\dot{{\\mathbf{{q}}}}$, "
+                f"${tr.NAMES['C_bar_nh'][0]}\\dot{{\\mathbf{{q}}}} = \\mathbf{{0}}$; their multipliers are the "
+                "reactions.",
+                (), (("C_bar_nh", mech.C_bar),))
 
 
 def lagrange(mech, simp, steps, given=None):
@@ -116,7 +119,8 @@ def maggi(mech, simp, steps, given=None):
     udot, qdd, residual = projected(mech, simp, E - mech.Q_nc, u, W)
     steps.append(Step("equations", "Maggi's equations",
                       "Each of Lagrange's equations weighted by an admissible direction and summed: the multipliers "
-                      "drop out and $r$ equations in the accelerations of the independent velocities remain." + RESIDUAL,
+                      "drop out and $r$ equations in the accelerations of the independent velocities "
+                      "remain." + RESIDUAL,
                       (r"\sum_{j} \bar{D}_{jr}\Big(\frac{d}{dt}\frac{\partial L}{\partial \dot{q}_j} - "
                        r"\frac{\partial L}{\partial q_j} - Q_{nc,j}\Big) = 0, \quad r = 1, \dots, k - l",),
                       (("residual", residual),)))
@@ -148,5 +152,5 @@ def kane(mech, simp, steps, given=None):
                       (r"F_r + F^{*}_r = 0, \quad r = 1, \dots, k - l",), (("F_r", F), ("F_star", F_star))))
     residual = inertia - F
     velocities = dict(zip(u, Y * mech.qd))
-    return {"u": u, "W": W, "F_r": F, "F_star": F_star, "residual": inertia - F}, MethodEquations("kane", tuple(udot), residual, qdd,
-                                                                          velocities)
+    pieces = {"u": u, "W": W, "F_r": F, "F_star": F_star, "residual": residual}
+    return pieces, MethodEquations("kane", tuple(udot), residual, qdd, velocities)

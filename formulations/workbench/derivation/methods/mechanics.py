@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from ..steps import _independent_choice, _velocity_map
+from ..steps import _independent_choice, _velocity_map, with_identity_embedding
 
 _NAME = re.compile(r"^([A-Za-z]+)(\d[0-9A-Za-z]*)?(?:_dot)?$")
 
@@ -24,7 +24,8 @@ class NotApplicable(ValueError):
 
 
 def rate_symbol(symbol):
-    """The symbol of a velocity's time derivative, printed with a dot over it (x_dot -> xddot, omega_1 -> omegadot_1)."""
+    """The symbol of a velocity's time derivative, printed with a dot over it: x_dot -> xddot,
+    omega_1 -> omegadot_1."""
     name = symbol.name
     if name.endswith("_dot"):
         base, index = (_NAME.match(name).groups() if _NAME.match(name) else (name[:-4], None))
@@ -101,13 +102,7 @@ def mechanics(system, simp, method) -> Mechanics:
     if why:
         raise NotApplicable(f"derive: the {method} method does not apply to system {system.name!r}: {why}")
     if system.embedding is None:
-        from dataclasses import replace
-
-        from systems.description import Embedding
-
-        system = replace(system, embedding=Embedding(
-            coordinates=system.coordinates, g=sp.Matrix(system.coordinates), inverse=sp.Matrix(system.coordinates),
-            velocities=system.velocities), independent_velocities=system.independent_velocities)
+        system = with_identity_embedding(system)
     q, on_g, D = _velocity_map(system, simp)
     emb = system.embedding
     w = sp.Matrix(emb.velocities)
@@ -164,7 +159,8 @@ def speeds(mech, given=None):
             chosen.insert(0, i)
             rows, rank = rows.col_join(D[i, :]), rank + 1
     v = mech.system.velocities
-    return sp.Matrix(len(chosen), 1, [v[i] for i in chosen]), sp.Matrix(len(chosen), mech.k, lambda a, b: D[chosen[a], b])
+    Y = sp.Matrix(len(chosen), mech.k, lambda a, b: D[chosen[a], b])
+    return sp.Matrix(len(chosen), 1, [v[i] for i in chosen]), Y
 
 
 def _given_speeds(mech, given):
