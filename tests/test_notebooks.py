@@ -17,7 +17,13 @@ def _outputs(notebook, mime):
             for out in cell.get("outputs", []) if mime in out.get("data", {})]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+# a notebook that takes long runs with -m slow only; the site's build executes every notebook too
+# (tests/test_site.py), so that none goes unexecuted in the default run and CI
+SLOW = {"one-disc-every-method"}
+PARAMS = [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW else []) for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", PARAMS)
 def test_notebook_runs(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)
     start = time.perf_counter()
