@@ -62,9 +62,9 @@ def test_every_method_gives_kanes_method_accelerations(name, rng):
         q = np.array(q_of_p(p), float)
         D_q = np.array(D_of(list(q) + [0.0] * mech.k + parameter_values), float)
         q_dot = np.linalg.lstsq(D_q, v, rcond=None)[0]
-        state = list(q) + list(q_dot) + parameter_values
+        state = list(q) + list(q_dot) + parameter_values + [0.0]  # and the time
         v_dot = model.accelerations(p, v, params)
-        expected = np.linalg.lstsq(D_q, v_dot - np.array(Ddot_of(state), float).ravel(), rcond=None)[0]
+        expected = np.linalg.lstsq(D_q, v_dot - np.array(Ddot_of(state[:-1]), float).ravel(), rcond=None)[0]
         for method, ev in evaluators.items():
             got = np.array(ev(state).tolist(), float).ravel()
             assert np.allclose(got, expected, rtol=1e-10, atol=1e-10), (method, got, expected)
@@ -157,12 +157,30 @@ def test_refusals_name_the_reason():
         derive(knife, method="kane", speeds=[x_dot, sp.tan(knife.coordinates[2]) * x_dot])
     with pytest.raises(ValueError, match="has r = 2"):
         derive(knife, method="kane", speeds=[x_dot])
+    with pytest.raises(ValueError, match="without a constant term"):
+        derive(knife, method="kane", speeds=[x_dot + 1, phi_dot])
+    with pytest.raises(ValueError, match="expected a list of 2 expressions"):
+        derive(knife, method="kane", speeds="phi_dot")
+    with pytest.raises(ValueError, match="names w, which is not a coordinate"):
+        derive(knife, method="kane", speeds=["w * x_dot", "phi_dot"])
+    with pytest.raises(ValueError, match="for the classical method, method='kane'"):
+        derive(knife, "kane")
 
 
 def test_speeds_of_ones_choice_give_the_same_motion():
     """Kane's and the Gibbs-Appell equations in the blade's forward speed and turning rate agree with
-    the default (x', phi')."""
+    the default (x', phi'); speeds may be written as text in the system's names, forces may depend on
+    time, and Maggi's independent rates may be named."""
     knife = systems.load("knife_edge")
+    by_name = derive(knife, method="kane", speeds=["cos(phi) * x_dot + sin(phi) * y_dot", "phi_dot"], seconds=1.0,
+                     prove=False)
+    assert by_name["W"][2, 1] == 1
+    maggi = derive(knife, method="maggi", independent=["y_dot", "phi_dot"], simplify=False)
+    assert maggi["D_bar"][0, 0] == sp.cos(knife.coordinates[2]) / sp.sin(knife.coordinates[2])
+    from dataclasses import replace
+
+    pushed = replace(knife, f=knife.f + sp.Matrix([sp.sin(3 * systems.TIME), 0, 0]))
+    assert derive(pushed, method="boltzmann-hamel", simplify=False)["agreement"].agree
     x, y, phi = knife.coordinates
     x_dot, y_dot, phi_dot = knife.velocities
     forward = sp.cos(phi) * x_dot + sp.sin(phi) * y_dot

@@ -188,7 +188,8 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
     simplify : bool, optional
         Run trigsimp on each entry within ``seconds`` in total (default True); the cheap reduction always runs.
     independent : list of str, optional
-        The minimal formulation's independent velocities u by name (default: the system's choice).
+        The independent velocities by name: the minimal formulation's u, or a method's independent rates
+        (Maggi; the first split Chaplygin's and Voronets' equations try) (default: the system's choice).
     analysis : bool, optional
         Include the constraint analysis as a step (default True).
 
@@ -206,8 +207,8 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
     if method is not None:
         if formulation is not None:
             raise ValueError(f"derive got formulation {formulation!r} and method {method!r}; give one of them")
-        return derive_by_method(system, method, seconds=seconds, simplify=simplify, analysis=analysis,
-                                speeds=speeds, prove=prove)
+        return derive_by_method(system, str(method).lower(), seconds=seconds, simplify=simplify, analysis=analysis,
+                                speeds=speeds, prove=prove, independent=independent)
     if speeds is not None:
         raise ValueError("derive: speeds are for the methods 'gibbs-appell', 'kane' and 'boltzmann-hamel'; "
                          "a formulation takes independent velocities by name (independent=...)")
@@ -232,8 +233,11 @@ def derive_formulation(system, formulation, *, seconds=20.0, simplify=True, inde
     """The derivation of a formulation of ``system`` (see :func:`derive`)."""
     if formulation not in registry.having("derivation"):
         why = f" ({registry.why_not('derivation', formulation)})" if formulation in registry.names() else ""
+        from .methods import METHODS
+
+        hint = f"; for the classical method, method={formulation!r}" if str(formulation).lower() in METHODS else ""
         raise ValueError(f"derive got formulation {formulation!r} but expected one of: "
-                         f"{', '.join(registry.having('derivation'))}{why}")
+                         f"{', '.join(registry.having('derivation'))}{why}{hint}")
     writer = registry.piece("derivation", formulation)
     simp = Simplifier(seconds, simplify)
     steps, report = _opening(system, simp, analysis)
@@ -267,7 +271,7 @@ def derive_formulation(system, formulation, *, seconds=20.0, simplify=True, inde
 
 
 def derive_by_method(system, method, *, seconds=20.0, simplify=True, analysis=True, speeds=None,
-                     prove=True) -> Derivation:
+                     prove=True, independent=None) -> Derivation:
     """The equations of motion of ``system`` by the classical ``method`` (see :func:`derive`)."""
     from .methods import METHODS
     from .methods.agreement import agreement_step, compare
@@ -280,7 +284,7 @@ def derive_by_method(system, method, *, seconds=20.0, simplify=True, analysis=Tr
         raise ValueError(f"derive: the {method} method takes no generalized speeds; these do: "
                          f"{', '.join(m.name for m in METHODS.values() if m.speeds)}")
     simp = Simplifier(seconds, simplify)
-    mech = mechanics(system, simp, method)
+    mech = mechanics(system, simp, method, independent)
     steps, report = _opening(system, simp, analysis)
     pieces, equations = chosen.write(mech, simp, steps, speeds)
     notes = []
@@ -297,7 +301,10 @@ def derive_by_method(system, method, *, seconds=20.0, simplify=True, analysis=Tr
             except NotApplicable as exc:
                 skipped.append(f"{other.title}: {str(exc).removeprefix('derive: ')}")
         agreement = compare(mech, others)
-        steps.append(agreement_step(agreement, {m.name: m.short for m in METHODS.values()}))
+        steps.append(agreement_step(agreement, {m.name: m.short for m in METHODS.values()}, system.is_nonideal))
+        if not agreement.agree:
+            notes.append("The methods disagree with the system's equations (the last step): a derivation above is "
+                         "wrong; please report it with the system.")
         pieces["agreement"] = agreement
         notes += [f"Not compared: {why}" for why in skipped]
     pieces["mechanics"] = mech

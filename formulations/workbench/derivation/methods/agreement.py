@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ..steps import Step, _velocity_map
+from .mechanics import MethodEquations, independent_speeds, velocity_map
 
 DIGITS = 40
 STATES = 20
@@ -31,7 +32,7 @@ class Agreement:
 
     @property
     def agree(self) -> bool:
-        return all(d <= AGREE for d in self.differences.values())
+        return self.states > 0 and all(d <= AGREE for d in self.differences.values())
 
 
 def _rationals(rng, count, low, high):
@@ -41,10 +42,11 @@ def _rationals(rng, count, low, high):
 
 
 class _Evaluator:
-    """A method's (or the reference's) q'' at a state, by mpmath at DIGITS digits."""
+    """A method's (or the reference's) q'' at a state: values of q, q', the parameters and t, in that
+    order (mpmath numbers for the proof, floats where a test compares with floats)."""
 
     def __init__(self, eq, mech):
-        symbols = list(mech.q) + list(mech.qd) + list(mech.parameters)
+        symbols = list(mech.q) + list(mech.qd) + list(mech.parameters) + [mech.system.time]
         on_state = {s: e for s, e in eq.velocities.items() if s != e}  # the method's speeds in q and q'
         residual = eq.residual.xreplace(on_state)
         A = residual.jacobian(eq.unknowns)
@@ -60,8 +62,6 @@ class _Evaluator:
 
 def reference(mech):
     """The system's own equations as a MethodEquations in v' and all multipliers, mapped to q''."""
-    from .lagrange import MethodEquations
-
     system = mech.system
     q, on_g, D = _velocity_map(system, lambda x: x)
     on_state = dict(on_g)
@@ -90,39 +90,53 @@ def _compare(mech, equations, rng):
     evaluators = {eq.method: _Evaluator(eq, mech) for eq in equations}
     W = _admissible(mech)
     worst = {name: 0.0 for name in evaluators}
-    for _ in range(STATES):
-        q = _rationals(rng, mech.k, -0.6, 0.6)
-        params = _rationals(rng, len(mech.parameters), 0.5, 1.5)
-        u = mpmath.matrix(_rationals(rng, mech.r, -2, 2))
-        qd = W(*q, *params) * u if mech.l else u
-        values = q + list(qd) + params
-        expected = ref(values)
+    done = 0
+    for _ in range(3 * STATES):  # a state where a method's chosen velocities are singular is drawn again
+        values = _state(mech, W, rng)
+        try:
+            expected = ref(values)
+            got = {name: ev(values) for name, ev in evaluators.items()}
+        except ZeroDivisionError:
+            continue
         scale = 1 + mpmath.norm(expected, mpmath.inf)
-        for name, ev in evaluators.items():
-            diff = mpmath.norm(ev(values) - expected, mpmath.inf) / scale
-            worst[name] = max(worst[name], float(diff))
-    return Agreement(worst, STATES, DIGITS)
+        for name, value in got.items():
+            worst[name] = max(worst[name], float(mpmath.norm(value - expected, mpmath.inf) / scale))
+        done += 1
+        if done == STATES:
+            break
+    return Agreement(worst, done, DIGITS)
+
+
+def _state(mech, W, rng):
+    """Random rational q (|q_i| in [0.05, 0.6]), parameters in [0.5, 1.5], independent velocities in
+    [-2, 2] and a time in [0, 5], with q' on the rows: the values an _Evaluator takes."""
+    q = [x * (1 if rng.random() < 0.5 else -1) for x in _rationals(rng, mech.k, 0.05, 0.6)]
+    params = _rationals(rng, len(mech.parameters), 0.5, 1.5)
+    u = mpmath.matrix(_rationals(rng, mech.r, -2, 2))
+    qd = W(*q, *params) * u if mech.l else u
+    return q + list(qd) + params + _rationals(rng, 1, 0, 5)
 
 
 def _admissible(mech):
     """q' = W(q) u with the independent velocities u (the minimal formulation's choice), as a function."""
-    from .mechanics import velocity_map
-
-    Y = sp.zeros(mech.r, mech.k)
-    for row, j in enumerate(mech.independent):
-        Y[row, j] = 1
-    _, W = velocity_map(mech, Y, lambda x: x)
+    _, W = velocity_map(mech, independent_speeds(mech)[1], lambda x: x)
     return sp.lambdify(list(mech.q) + list(mech.parameters), W, modules="mpmath")
 
 
-def agreement_step(agreement, titles) -> Step:
+def agreement_step(agreement, titles, ideal=False) -> Step:
+    """The last step of a method's derivation: each method's largest difference and the verdict;
+    ``ideal``: the system's applied forces depend on its multipliers, set to zero on both sides."""
     names = ", ".join(f"{titles[m]} {d:.0e}" for m, d in agreement.differences.items())
-    verdict = ("so every method gives the same motion, and so does each pair" if agreement.agree else
-               "so the methods do NOT all agree: a method above differs from the system's equations")
+    verdict = ("so every method gives the same motion as those equations, and so as each other" if agreement.agree
+               else "so the methods do NOT all agree: a method above differs from the system's equations")
+    case = (" in the ideal case (the multipliers in the applied forces set to zero, as in the methods)"
+            if ideal else "")
     chain = " = ".join(rf"\ddot{{\mathbf{{q}}}}_{{\text{{{titles[m]}}}}}" for m in agreement.differences)
-    return Step("agreement", "The methods agree",
-                f"Solved for the accelerations at {agreement.states} random rational states and parameter values "
-                f"in {agreement.digits}-digit arithmetic, each method's equations give the accelerations of the "
-                f"system's own equations of motion ($\\mathbf{{M}}\\dot{{\\mathbf{{v}}}} + \\mathbf{{d}} = "
-                f"\\mathbf{{f}}$ with the rows) to a largest relative difference of: {names}; {verdict}.",
-                (chain + r" = \ddot{\mathbf{q}}_{\text{system}}",))
+    return Step("agreement", "The methods agree" if agreement.agree else "The methods disagree",
+                f"Solved for the accelerations at {agreement.states} random rational states, parameter values and "
+                f"times in {agreement.digits}-digit arithmetic, each method's equations give the accelerations of "
+                f"the system's own equations of motion ($\\mathbf{{M}}\\dot{{\\mathbf{{v}}}} + \\mathbf{{d}} = "
+                f"\\mathbf{{f}}$ with the rows, as its builder made them){case} to a largest relative difference "
+                f"of: {names}; {verdict}.",
+                ((chain + r" = \ddot{\mathbf{q}}_{\text{system}}") if agreement.agree else
+                 r"\ddot{\mathbf{q}}_{\text{method}} \neq \ddot{\mathbf{q}}_{\text{system}}",))

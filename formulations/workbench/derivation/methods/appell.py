@@ -14,8 +14,8 @@ from __future__ import annotations
 import sympy as sp
 
 from ..steps import Step
-from .lagrange import MethodEquations, energy_step, rows_step
-from .mechanics import rate_symbol, speeds, velocity_map
+from .lagrange import energy_step, rows_step
+from .mechanics import MethodEquations, rate_symbol, speeds, velocity_map
 
 
 def christoffel_vector(mech, simp):
@@ -44,13 +44,12 @@ def gibbs_appell(mech, simp, steps, given=None):
                       "\\dot{\\mathbf{W}}\\mathbf{u}$.",
                       (r"\ddot{\mathbf{q}} = \mathbf{W}\dot{\mathbf{u}} + \dot{\mathbf{W}}\mathbf{u}",),
                       (("u", u), ("W", W))))
-    a = qdd
-    S = (a.T * mech.M.subs(on_u) * a / 2 + a.T * c.subs(on_u))[0, 0]
+    S = (qdd.T * mech.M.subs(on_u) * qdd / 2 + qdd.T * c.subs(on_u))[0, 0]
     Pi = simp(W.T * mech.Q.subs(on_u))
     # S is quadratic in u': S = 1/2 u'^T M_S u' + s_0^T u' + (terms free of u'), M_S and s_0 from its derivatives
     dS = sp.Matrix([S]).jacobian(udot).T
     M_S, s_0 = simp(dS.jacobian(udot)), simp(dS.xreplace({x: 0 for x in udot}))
-    S = simp((udot.T * M_S * udot / 2 + s_0.T * udot)[0, 0])
+    S = simp((udot.T * M_S * udot / 2 + s_0.T * udot)[0, 0])  # the part of S that depends on u', reduced
     dS = M_S * udot + s_0
     steps.append(Step("gibbs", "The Gibbs function",
                       "The acceleration energy, written in the accelerations of the speeds; only its dependence on "

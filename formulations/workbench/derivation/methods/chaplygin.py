@@ -5,7 +5,7 @@ L~(s, sigma, s') = T(q, s', B s') - V(q), gives the r equations
     d/dt dL~/ds'_r - dL~/ds_r - sum_k B_kr dL~/dsigma_k - sum_k (dT/dsigma'_k) sum_j Omega^k_rj s'_j = Q~_r
 
 with Q~ = Q_nc,s + B^T Q_nc,sigma and Omega^k_rj = (dB_kr/ds_j + sum_m dB_kr/dsigma_m B_mj) - (r <-> j)
-(Voronets). Where B, T and Q~ do not depend on sigma the third term vanishes and Omega is the curl of
+(Voronets). Where B, T, V and Q~ do not depend on sigma the third term vanishes and Omega is the curl of
 B in s: Chaplygin's equations, which no longer involve sigma at all.
 
 References: S. A. Chaplygin, Mat. Sb. 20 (1897) 303-314; P. V. Voronets, Mat. Sb. 22 (1901) 659-686;
@@ -19,9 +19,10 @@ import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .lagrange import RESIDUAL, MethodEquations, energy_step, rows_step
-from .mechanics import NotApplicable, rate_symbol
+from .lagrange import RESIDUAL, energy_step, rows_step
+from .mechanics import MethodEquations, NotApplicable, rate_symbol
 
+SPLITS = 40  # splits of the coordinates tried besides the first
 
 def split(mech, chaplygin):
     """(independent indices, B) of the first split of q (the minimal formulation's choice first) where the
@@ -32,7 +33,8 @@ def split(mech, chaplygin):
         raise NotApplicable(f"derive: {mech.name!r} has no nonholonomic rows, and without them Chaplygin's and "
                             f"Voronets' equations are Lagrange's (method 'lagrange')")
     first = tuple(mech.independent)
-    choices = [first] + [c for c in combinations(range(k), mech.r) if c != first][:40]
+    others = [c for c in combinations(range(k), mech.r) if c != tuple(sorted(first))]
+    choices = [first] + others[:SPLITS]
     reasons = []
     for ind in choices:
         dep = [j for j in range(k) if j not in ind]
@@ -53,7 +55,8 @@ def split(mech, chaplygin):
     named = "; ".join(f"{name} depends on {', '.join(syms)}" for name, syms in found.items() if syms)
     raise NotApplicable(f"derive: {mech.name!r} is not a Chaplygin system: with independent coordinates "
                         f"{', '.join(str(mech.q[j]) for j in ind)} and dependent "
-                        f"{', '.join(str(mech.q[j]) for j in dep)}, {named} (and so for every other split); "
+                        f"{', '.join(str(mech.q[j]) for j in dep)}, {named} (and so for every other split"
+                        f"{'' if len(others) <= SPLITS else f' of the {SPLITS + 1} tried'}); "
                         f"Voronets' equations (method 'voronets') allow this")
 
 

@@ -20,8 +20,8 @@ import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .lagrange import RESIDUAL, MethodEquations, energy_step, rows_step
-from .mechanics import rate_symbol, speeds, velocity_map
+from .lagrange import RESIDUAL, energy_step, rows_step
+from .mechanics import MethodEquations, rate_symbol, speeds, velocity_map
 
 
 def hamel_coefficients(mech, Y_full, Z, simp):

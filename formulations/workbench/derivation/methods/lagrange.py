@@ -9,29 +9,14 @@ T. R. Kane & D. A. Levinson, Dynamics: Theory and Applications (1985).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .mechanics import rate_symbol, speeds, velocity_map
+from .mechanics import MethodEquations, independent_speeds, rate_symbol, speeds, velocity_map
 
 LAM_NH = r"\boldsymbol{\lambda}_{nh}"
 RESIDUAL = " Below, $\\mathbf{r}$ is each left side minus its right side."
-
-
-@dataclass(frozen=True)
-class MethodEquations:
-    """A method's equations of motion for the comparison: ``residual`` = 0 is linear in ``unknowns``;
-    ``qdd`` gives q'' from the unknowns and the state; ``velocities`` maps the method's velocity symbols
-    to expressions in q and q' (its speeds u = Y q')."""
-
-    method: str
-    unknowns: tuple
-    residual: sp.Matrix
-    qdd: sp.Matrix
-    velocities: dict
 
 
 def lagrange_expressions(mech, simp, L=None):
@@ -103,10 +88,7 @@ def projected(mech, simp, expressions, u, W):
 def maggi(mech, simp, steps, given=None):
     """Maggi's equations: Lagrange's expressions projected on the independent velocities q'_i."""
     steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
-    Y = sp.zeros(mech.r, mech.k)
-    for row, j in enumerate(mech.independent):
-        Y[row, j] = 1
-    u = sp.Matrix([mech.qd[j] for j in mech.independent])
+    u, Y = independent_speeds(mech)
     _, W = velocity_map(mech, Y, simp)
     chosen = ", ".join(sp.latex(tr.display_symbols(s)) for s in u)
     steps.append(Step("independent", "Independent velocities",

@@ -35,11 +35,26 @@ def rate_symbol(symbol):
 
 
 @dataclass(frozen=True)
+class MethodEquations:
+    """A method's equations of motion for the comparison: ``residual`` = 0 is linear in ``unknowns``;
+    ``qdd`` gives q'' from the unknowns and the state; ``velocities`` maps the method's velocity symbols
+    to expressions in q and q' (its speeds u = Y q')."""
+
+    method: str
+    unknowns: tuple
+    residual: sp.Matrix
+    qdd: sp.Matrix
+    velocities: dict
+
+
+@dataclass(frozen=True)
 class Mechanics:
     """A system in generalized coordinates for the classical methods.
 
     Attributes
     ----------
+    name : str
+        The system's name.
     q, qd, qdd : Matrix, shape (k, 1)
         Coordinates, their rates (the system's reduced velocities w) and accelerations.
     T, V : Expr
@@ -56,6 +71,8 @@ class Mechanics:
         Indices of q' taken as independent velocities (the minimal formulation's choice).
     parameters : list of Symbol
         The system's parameters, in its order.
+    system : System
+        The system, with an embedding (p = q where it had none).
     """
 
     name: str
@@ -95,9 +112,10 @@ class Mechanics:
         return sp.Matrix(expr).jacobian(self.q) * (W * u)
 
 
-def mechanics(system, simp, method) -> Mechanics:
-    """The system in generalized coordinates (its embedding p = g(q) with q' = w), or ValueError naming
-    why the classical methods do not apply to it."""
+def mechanics(system, simp, method, independent=None) -> Mechanics:
+    """The system in generalized coordinates (its embedding p = g(q) with q' = w), with ``independent``
+    velocities by name (default: the minimal formulation's choice); NotApplicable naming why the
+    classical methods do not apply to it."""
     why = _refusal(system)
     if why:
         raise NotApplicable(f"derive: the {method} method does not apply to system {system.name!r}: {why}")
@@ -118,7 +136,7 @@ def mechanics(system, simp, method) -> Mechanics:
     C_bar = simp(sp.Matrix(system.C_nh).subs(on_g) * D) if system.l else sp.zeros(0, len(w))
     M = simp(sp.hessian(T, list(w)))
     qdd = sp.Matrix([rate_symbol(s) for s in w])
-    return Mechanics(system.name, q, w, qdd, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, None),
+    return Mechanics(system.name, q, w, qdd, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, independent),
                      [par.symbol for par in system.parameters], system)
 
 
@@ -138,42 +156,63 @@ def _refusal(system):
     return ""
 
 
+def independent_speeds(mech):
+    """(u, Y): the independent velocities q'_i as speeds, u = Y q' with Y selecting them."""
+    Y = sp.zeros(mech.r, mech.k)
+    for row, j in enumerate(mech.independent):
+        Y[row, j] = 1
+    return sp.Matrix(mech.r, 1, [mech.qd[j] for j in mech.independent]), Y
+
+
 def speeds(mech, given=None):
     """Generalized speeds u = Y q' (r of them): ``given`` (expressions linear in the system's v or in q'),
-    else the system's own velocities v where they are not q' (a choice of r of them, from the last,
-    that together with the rows determines q'), else the independent velocities. Returns the symbols u
-    (Matrix (r, 1)) and Y (Matrix (r, k)); ValueError where [Y; C_bar] is singular."""
+    else the system's own velocities v where they are not rates of its coordinates (A != I; a choice of
+    r of them, from the last, that together with the rows determines q' at a generic point and at the
+    default state), else the independent velocities. Returns the symbols u (Matrix (r, 1)) and Y
+    (Matrix (r, k)); ValueError for given speeds that are not linear in the velocities or do not
+    determine them."""
     if given is not None:
         return _given_speeds(mech, given)
-    D = _velocity_map(mech.system, lambda x: x)[2]
-    if D == sp.eye(mech.k):
-        Y = sp.zeros(mech.r, mech.k)
-        for row, j in enumerate(mech.independent):
-            Y[row, j] = 1
-        return sp.Matrix([mech.qd[j] for j in mech.independent]), Y
-    point = _generic_point(mech)
+    system = mech.system
+    if sp.Matrix(system.A) == sp.eye(system.n):
+        return independent_speeds(mech)
+    D = _velocity_map(system, lambda x: x)[2]
+    points = (_generic_point(mech), _default_point(mech))
     chosen, rows = [], sp.Matrix(mech.C_bar)
-    rank = _rank(rows, point) if mech.l else 0
     for i in reversed(range(D.rows)):
-        if len(chosen) < mech.r and _rank(rows.col_join(D[i, :]), point) == rank + 1:
+        trial = rows.col_join(D[i, :])
+        if len(chosen) < mech.r and all(_rank(trial, point) == trial.rows for point in points):
             chosen.insert(0, i)
-            rows, rank = rows.col_join(D[i, :]), rank + 1
-    v = mech.system.velocities
+            rows = trial
+    if len(chosen) < mech.r:
+        return independent_speeds(mech)
     Y = sp.Matrix(len(chosen), mech.k, lambda a, b: D[chosen[a], b])
-    return sp.Matrix(len(chosen), 1, [v[i] for i in chosen]), Y
+    return sp.Matrix(len(chosen), 1, [system.velocities[i] for i in chosen]), Y
 
 
 def _given_speeds(mech, given):
+    """(u_1 .. u_r, Y) of speeds given as sympy expressions or strings in the names of the system's
+    coordinates, velocities and parameters."""
     system = mech.system
+    if isinstance(given, (str, sp.Basic)) or not hasattr(given, "__iter__"):
+        raise ValueError(f"derive: speeds got {given!r} but expected a list of {mech.r} expressions linear in the "
+                         f"velocities {', '.join(map(str, system.velocities))}")
     D = _velocity_map(system, lambda x: x)[2]
     on_w = dict(zip(system.velocities, D * mech.qd))
+    names = {s.name: s for s in (*system.coordinates, *system.velocities, *mech.q, *mech.qd, *mech.parameters)}
+    names.update({par.name: par.symbol for par in system.parameters})
+    allowed = set(mech.q) | set(mech.qd) | set(mech.parameters)
     rows = []
     for expr in given:
-        e = sp.expand(sp.sympify(expr).subs(on_w))
-        if any(s not in mech.qd and s not in mech.q and s not in mech.parameters for s in e.free_symbols) or \
-                sp.hessian(e, list(mech.qd)) != sp.zeros(mech.k, mech.k):
-            raise ValueError(f"derive: speed {expr} must be linear in the velocities {tuple(system.velocities)} "
-                             f"(or {tuple(mech.qd)}) with coefficients in the coordinates")
+        e = sp.expand(sp.sympify(expr, locals=names).subs(on_w))
+        unknown = sorted(str(s) for s in e.free_symbols - allowed)
+        if unknown:
+            raise ValueError(f"derive: speed {expr} names {', '.join(unknown)}, which is not a coordinate, velocity or "
+                             f"parameter of {system.name!r}")
+        if sp.hessian(e, list(mech.qd)) != sp.zeros(mech.k, mech.k) or e.xreplace({s: 0 for s in mech.qd}) != 0:
+            raise ValueError(f"derive: speed {expr} must be linear in the velocities "
+                             f"{', '.join(map(str, system.velocities))}, without a constant term, with coefficients "
+                             f"in the coordinates")
         rows.append(sp.Matrix([e]).jacobian(mech.qd))
     if len(rows) != mech.r:
         raise ValueError(f"derive: {len(rows)} speeds given but system {system.name!r} has r = {mech.r} velocity "
@@ -189,6 +228,15 @@ def _generic_point(mech):
     """Values of q and the parameters, away from special ones, where ranks are generic."""
     rng = np.random.default_rng(7)
     return {s: sp.Float(rng.uniform(0.3, 0.9), 20) for s in list(mech.q) + list(mech.parameters)}
+
+
+def _default_point(mech):
+    """q at the system's default state and its parameter values."""
+    p, _ = mech.system.default_state()
+    q = sp.lambdify([mech.system.coordinates], list(mech.system.embedding.inverse))(p)
+    values = dict(zip(mech.q, (sp.Float(float(x), 20) for x in q)))
+    values.update(zip(mech.parameters, (sp.Float(float(x), 20) for x in mech.system.parameter_values)))
+    return values
 
 
 def _rank(matrix, point):
