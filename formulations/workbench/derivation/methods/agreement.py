@@ -1,7 +1,7 @@
 """Proof that the methods agree: each method's equations solved for the accelerations q'' at random
-rational states and parameter values, in 40-digit arithmetic, against the system's own equations of
-motion (M v' + d = f - C^T lambda with the rows at acceleration level, as its builder made them from
-Newton-Euler or Lagrange) mapped to q'' through v = D(q) q'.
+rational states, parameter values and times, in 40-digit arithmetic, against the system's own
+equations of motion (M v' + d = f - C^T lambda with the rows at acceleration level, as its builder
+made them from Newton-Euler or Lagrange) mapped to q'' through v = D(q) q'.
 
 Agreement of every method with that one reference to 1e-25 implies the agreement of each pair.
 """
