@@ -5,6 +5,7 @@ equations, refuse what they cannot derive with the reason, and render to LaTeX t
 import re
 import shutil
 import subprocess
+import unicodedata
 
 import numpy as np
 import pytest
@@ -214,3 +215,8 @@ def test_every_method_prints_and_compiles(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "The Gibbs-Appell equations for knife_edge" in out and "The methods agree" in out
     assert main(["derive", "knife_edge", "--method", "kane", "--formulation", "minimal"]) == 2
+    assert main(["derive", "knife_edge", "--method", "kane", "--simplify", "0", "--speeds",
+                 "cos(phi)*x_dot + sin(phi)*y_dot", "phi_dot"]) == 0
+    speeds = unicodedata.normalize("NFC", capsys.readouterr().out.replace("\u00a0", " "))
+    assert unicodedata.normalize("NFC", "u₁ = ẋ cos(φ) + ẏ sin(φ), u₂ = φ̇") in speeds
+    assert main(["derive", "knife_edge", "--method", "maggi", "--speeds", "phi_dot", "x_dot"]) == 2

@@ -369,7 +369,7 @@ def cmd_derive(args):
     options = {"expanded": not args.compact, "until": args.until}
     try:
         derivation = derive(system, args.formulation, method=args.method, seconds=args.simplify,
-                            simplify=args.simplify > 0, analysis=not args.no_analysis)
+                            simplify=args.simplify > 0, analysis=not args.no_analysis, speeds=args.speeds)
         derivation.shown_steps(args.until)  # a step that does not exist is bad input, before printing
     except (systems.UnknownNameError, ValueError) as exc:
         raise UsageError(explain(exc)) from None

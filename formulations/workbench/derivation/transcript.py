@@ -100,7 +100,7 @@ def tex_to_unicode(tex: str) -> str:
     s = re.sub(r"\^(\w)", lambda m: _script(m.group(1), _SUPER, "^"), s)
     for _ in range(3):  # inside out: d/dt (dL/dq')
         s = re.sub(r"\\t?frac\{([^{}]*)\}\{([^{}]*)\}", lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", s)
-    return s.replace("{", "").replace("}", "")
+    return re.sub(r" +\)", ")", s.replace("{", "").replace("}", ""))  # \left(\phi \right) -> (φ)
 
 
 def _group(text):
