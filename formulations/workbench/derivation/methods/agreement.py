@@ -14,7 +14,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ..steps import Step, _velocity_map
+from ..steps import Step
 from .mechanics import MethodEquations, independent_speeds, velocity_map
 
 DIGITS = 40
@@ -63,8 +63,8 @@ class _Evaluator:
 def reference(mech):
     """The system's own equations as a MethodEquations in v' and all multipliers, mapped to q''."""
     system = mech.system
-    q, on_g, D = _velocity_map(system, lambda x: x)
-    on_state = dict(on_g)
+    D = mech.D
+    on_state = dict(zip(system.coordinates, system.embedding.g))
     on_state.update(dict(zip(system.velocities, D * mech.qd)))
     vdot = sp.Matrix([sp.Symbol(f"_vdot{i}") for i in range(system.n)])
     lam = sp.Matrix(system.multipliers)

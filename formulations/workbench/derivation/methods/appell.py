@@ -14,8 +14,8 @@ from __future__ import annotations
 import sympy as sp
 
 from ..steps import Step
-from .lagrange import energy_step, rows_step
-from .mechanics import MethodEquations, rate_symbol, speeds, velocity_map
+from .lagrange import opening_steps
+from .mechanics import MethodEquations, speeds, velocity_map
 
 
 def christoffel_vector(mech, simp):
@@ -25,12 +25,11 @@ def christoffel_vector(mech, simp):
 
 
 def gibbs_appell(mech, simp, steps, given=None):
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     u, Y = speeds(mech, given)
     _, W = velocity_map(mech, Y, simp)
-    udot = sp.Matrix([rate_symbol(s) for s in u])
+    udot, qdd = mech.accelerations(u, W, simp)
     on_u = dict(zip(mech.qd, W * u))
-    qdd = simp(W * udot + mech.along(W * u, W, u))
     c = christoffel_vector(mech, simp)
     steps.append(Step("christoffel", "Christoffel symbols",
                       "The velocity terms of the accelerations come from the derivatives of the mass matrix alone, "

@@ -19,7 +19,7 @@ import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .lagrange import RESIDUAL, energy_step, rows_step
+from .lagrange import RESIDUAL, opening_steps
 from .mechanics import MethodEquations, NotApplicable, rate_symbol
 
 SPLITS = 40  # splits of the coordinates tried besides the first
@@ -64,7 +64,7 @@ def reduced_equations(mech, simp, steps, chaplygin, given=None):
     """Chaplygin's (``chaplygin``) or Voronets' equations."""
     name = "chaplygin" if chaplygin else "voronets"
     ind, dep, B = split(mech, chaplygin)
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     s, sigma = [mech.q[j] for j in ind], [mech.q[j] for j in dep]
     sd, sigd = sp.Matrix([mech.qd[j] for j in ind]), sp.Matrix([mech.qd[j] for j in dep])
     on_rows = dict(zip(sigd, B * sd))

@@ -20,8 +20,8 @@ import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .lagrange import RESIDUAL, energy_step, rows_step
-from .mechanics import MethodEquations, rate_symbol, speeds, velocity_map
+from .lagrange import RESIDUAL, opening_steps
+from .mechanics import MethodEquations, speeds, velocity_map
 
 
 def hamel_coefficients(mech, Y_full, Z, simp):
@@ -42,7 +42,7 @@ def hamel_coefficients(mech, Y_full, Z, simp):
 
 
 def boltzmann_hamel(mech, simp, steps, given=None):
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     u, Y = speeds(mech, given)
     Z, W = velocity_map(mech, Y, simp)
     u_c = sp.Matrix(mech.l, 1, [sp.Symbol(f"u_c{i + 1}", real=True) for i in range(mech.l)])
@@ -64,7 +64,7 @@ def boltzmann_hamel(mech, simp, steps, given=None):
                       (("Z", Z), ("T_star", T_star)) + tuple(_hamel_pieces(gamma, mech.k))))
     on_c = {s: 0 for s in u_c}
     grad_u = sp.Matrix([T_star]).jacobian(u_all).T
-    udot = sp.Matrix([rate_symbol(s) for s in u])
+    udot, qdd = mech.accelerations(u, W, simp)
     d_dt = (grad_u.jacobian(mech.q) * (Z * u_all) + grad_u.jacobian(u) * udot).subs(on_c)
     dq = (Z.T * sp.Matrix([T_star]).jacobian(mech.q).T).subs(on_c)
     Pi = (Z.T * mech.Q.subs(dict(zip(mech.qd, Z * u_all)))).subs(on_c)
@@ -79,7 +79,6 @@ def boltzmann_hamel(mech, simp, steps, given=None):
                       (r"\frac{d}{dt}\frac{\partial T^{*}}{\partial u_r} - \sum_j Z_{jr}\frac{\partial T^{*}}"
                        r"{\partial q_j} + \sum_{s,l}\gamma^{s}_{rl}\,u_l\frac{\partial T^{*}}{\partial u_s} = \Pi_r,"
                        r"\quad \Pi = \mathbf{Z}^{T}\mathbf{Q}",), (("residual", residual),)))
-    qdd = simp(W * udot + mech.along(W * u, W, u))
     gamma_1 = {(s + 1, r + 1, l_ + 1): g for (s, r, l_), g in gamma.items()}  # numbered from 1, as printed
     return ({"u": u, "Z": Z, "T_star": T_star, "gamma": gamma_1, "residual": residual},
             MethodEquations("boltzmann-hamel", tuple(udot), residual, qdd, dict(zip(u, Y * mech.qd))))

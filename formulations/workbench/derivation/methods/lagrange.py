@@ -13,7 +13,7 @@ import sympy as sp
 
 from .. import transcript as tr
 from ..steps import Step
-from .mechanics import MethodEquations, independent_speeds, rate_symbol, speeds, velocity_map
+from .mechanics import MethodEquations, independent_speeds, speeds, velocity_map
 
 LAM_NH = r"\boldsymbol{\lambda}_{nh}"
 RESIDUAL = " Below, $\\mathbf{r}$ is each left side minus its right side."
@@ -27,7 +27,12 @@ def lagrange_expressions(mech, simp, L=None):
     return simp(momenta), simp(E)
 
 
-def energy_step(mech, simp):
+def opening_steps(mech):
+    """The steps every method starts with: the energies, and the rows in q' where there are rows."""
+    return [energy_step(mech)] + ([rows_step(mech)] if mech.l else [])
+
+
+def energy_step(mech):
     """The kinetic and potential energy in q, q' and the non-conservative generalized forces."""
     qd = ", ".join(sp.latex(tr.display_symbols(s)) for s in mech.qd)
     return Step("energies", "Energies and generalized forces",
@@ -50,7 +55,7 @@ def rows_step(mech):
 
 def lagrange(mech, simp, steps, given=None):
     """Lagrange's equations with multipliers, and the rows at acceleration level."""
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     momenta, E = lagrange_expressions(mech, simp)
     lam = sp.Matrix(mech.system.multipliers[mech.system.m:])
     react = mech.C_bar.T * lam if mech.l else sp.zeros(mech.k, 1)
@@ -78,16 +83,15 @@ def lagrange(mech, simp, steps, given=None):
 
 def projected(mech, simp, expressions, u, W):
     """``expressions`` (in q, q', q'') projected by W^T along q' = W u: (u', q'' in u' and u, the projection)."""
-    udot = sp.Matrix([rate_symbol(s) for s in u])
+    udot, qdd = mech.accelerations(u, W, simp)
     on_u = dict(zip(mech.qd, W * u))
-    qdd = simp(W * udot + mech.along(W * u, W, u))
     on_acc = dict(zip(mech.qdd, qdd))
     return udot, qdd, simp(W.T * expressions.subs(on_acc).subs(on_u))
 
 
 def maggi(mech, simp, steps, given=None):
     """Maggi's equations: Lagrange's expressions projected on the independent velocities q'_i."""
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     u, Y = independent_speeds(mech)
     _, W = velocity_map(mech, Y, simp)
     chosen = ", ".join(sp.latex(tr.display_symbols(s)) for s in u)
@@ -112,7 +116,7 @@ def maggi(mech, simp, steps, given=None):
 
 def kane(mech, simp, steps, given=None):
     """Kane's equations F_r + F*_r = 0 in generalized speeds u = Y q'."""
-    steps += [energy_step(mech, simp)] + ([rows_step(mech)] if mech.l else [])
+    steps += opening_steps(mech)
     u, Y = speeds(mech, given)
     _, W = velocity_map(mech, Y, simp)
     defs = ", ".join(f"{sp.latex(tr.display_symbols(s))} = {sp.latex(tr.display_symbols(e))}"

@@ -28,7 +28,8 @@ def rate_symbol(symbol):
     omega_1 -> omegadot_1."""
     name = symbol.name
     if name.endswith("_dot"):
-        base, index = (_NAME.match(name).groups() if _NAME.match(name) else (name[:-4], None))
+        match = _NAME.match(name)
+        base, index = match.groups() if match else (name[:-4], None)
         return sp.Symbol(base + "ddot" + (f"_{index}" if index else ""), real=True)
     head, _, index = name.partition("_")
     return sp.Symbol(head + "dot" + (f"_{index}" if index else ""), real=True)
@@ -57,6 +58,8 @@ class Mechanics:
         The system's name.
     q, qd, qdd : Matrix, shape (k, 1)
         Coordinates, their rates (the system's reduced velocities w) and accelerations.
+    D : Matrix, shape (n, k)
+        The system's velocities in the rates, v = D q'.
     T, V : Expr
         Kinetic energy T(q, q') and potential energy V(q), in J.
     M : Matrix, shape (k, k)
@@ -79,6 +82,7 @@ class Mechanics:
     q: sp.Matrix
     qd: sp.Matrix
     qdd: sp.Matrix
+    D: sp.Matrix
     T: sp.Expr
     V: sp.Expr
     M: sp.Matrix
@@ -107,9 +111,10 @@ class Mechanics:
         out = matrix.jacobian(self.q) * self.qd + matrix.jacobian(self.qd) * self.qdd
         return out if isinstance(expr, sp.MatrixBase) else out[0, 0]
 
-    def along(self, expr, W, u):
-        """d/dt of ``expr`` (in q and u, linear in u) along q' = W u with u held: the part without u'."""
-        return sp.Matrix(expr).jacobian(self.q) * (W * u)
+    def accelerations(self, u, W, simp):
+        """(u', q''): the symbols of the speeds' rates and q'' = W u' + W' u along q' = W u."""
+        udot = sp.Matrix([rate_symbol(s) for s in u])
+        return udot, simp(W * udot + (W * u).jacobian(self.q) * (W * u))
 
 
 def mechanics(system, simp, method, independent=None) -> Mechanics:
@@ -136,7 +141,7 @@ def mechanics(system, simp, method, independent=None) -> Mechanics:
     C_bar = simp(sp.Matrix(system.C_nh).subs(on_g) * D) if system.l else sp.zeros(0, len(w))
     M = simp(sp.hessian(T, list(w)))
     qdd = sp.Matrix([rate_symbol(s) for s in w])
-    return Mechanics(system.name, q, w, qdd, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, independent),
+    return Mechanics(system.name, q, w, qdd, D, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, independent),
                      [par.symbol for par in system.parameters], system)
 
 
@@ -176,7 +181,7 @@ def speeds(mech, given=None):
     system = mech.system
     if sp.Matrix(system.A) == sp.eye(system.n):
         return independent_speeds(mech)
-    D = _velocity_map(system, lambda x: x)[2]
+    D = mech.D
     points = (_generic_point(mech), _default_point(mech))
     chosen, rows = [], sp.Matrix(mech.C_bar)
     for i in reversed(range(D.rows)):
@@ -197,8 +202,7 @@ def _given_speeds(mech, given):
     if isinstance(given, (str, sp.Basic)) or not hasattr(given, "__iter__"):
         raise ValueError(f"derive: speeds got {given!r} but expected a list of {mech.r} expressions linear in the "
                          f"velocities {', '.join(map(str, system.velocities))}")
-    D = _velocity_map(system, lambda x: x)[2]
-    on_w = dict(zip(system.velocities, D * mech.qd))
+    on_w = dict(zip(system.velocities, mech.D * mech.qd))
     names = {s.name: s for s in (*system.coordinates, *system.velocities, *mech.q, *mech.qd, *mech.parameters)}
     names.update({par.name: par.symbol for par in system.parameters})
     allowed = set(mech.q) | set(mech.qd) | set(mech.parameters)
