@@ -174,9 +174,10 @@ def test_speeds_of_ones_choice_give_the_same_motion():
     knife = systems.load("knife_edge")
     by_name = derive(knife, method="kane", speeds=["cos(phi) * x_dot + sin(phi) * y_dot", "phi_dot"], seconds=1.0,
                      prove=False)
-    assert by_name["W"][2, 1] == 1
+    assert sp.simplify(by_name["W"][2, 1] - 1) == 0
     maggi = derive(knife, method="maggi", independent=["y_dot", "phi_dot"], simplify=False)
-    assert maggi["D_bar"][0, 0] == sp.cos(knife.coordinates[2]) / sp.sin(knife.coordinates[2])
+    assert sp.simplify(maggi["D_bar"][0, 0] - sp.cot(knife.coordinates[2])) == 0  # x' = cot(phi) y'
+
     from dataclasses import replace
 
     pushed = replace(knife, f=knife.f + sp.Matrix([sp.sin(3 * systems.TIME), 0, 0]))
