@@ -17,9 +17,9 @@ def _outputs(notebook, mime):
             for out in cell.get("outputs", []) if mime in out.get("data", {})]
 
 
-# a notebook that takes long runs with -m slow only; the site's build executes every notebook too
-# (tests/test_site.py), so that none goes unexecuted in the default run and CI
-SLOW = {"one-disc-every-method"}
+# the notebooks run with -m slow (a kernel each, 10-20 s), which .ci/run runs; the site's build executes
+# every notebook too (tests/test_site.py)
+SLOW = {"rolling-disc", "one-disc-every-method"}
 PARAMS = [pytest.param(p, id=p.stem, marks=[pytest.mark.slow] if p.stem in SLOW else []) for p in NOTEBOOKS]
 
 
