@@ -1,9 +1,10 @@
 """Formulation 3, minimal: both kinds of constraint eliminated, a pure ODE in (q, u).
 
 The independent velocities are u = E w, E chosen by name (components of w, or of v through
-E = S_v D) or automatically by pivoting on C_bar_nh (coordinate partitioning). Then
+E = S_v D), as quasi-velocities u = Y(p) v (E = Y D; formulations.coordinates.speeds) or
+automatically by pivoting on C_bar_nh (coordinate partitioning). Then
     [C_bar_nh; E] D_bar = [0; I],   w = D_bar u,   w' = D_bar u' + gamma_bar,
-    [C_bar_nh; E] gamma_bar = [-xi_bar; -E' w],
+    [C_bar_nh; E] gamma_bar = [-xi_bar; -E' w],   E' w = Y gamma + Y' v  (Y = S_v for names),
     M_barbar u' + d_barbar = f_barbar,  M_barbar = D_bar^T M_bar D_bar   (r, r).
 Rheonomic or affine rows, C_bar_nh w + c_bar_nh = 0 (c_bar_nh = C_nh d_0 + c_nh, v = D w + d_0 with a
 moving embedding), make the velocity map affine: u = E w + S_v d_0 and
@@ -19,11 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from systems.dependent_rows import velocity_partition
-from systems.errors import UnknownNameError
+from systems.errors import ArgumentError, UnknownNameError
 
 from .base import Formulation, register
 from .coordinates.charts import make_geometry
 from .coordinates.embedding import c_bar_nh
+from .coordinates.speeds import QuasiVelocities, parse
 from .equations import Equations, embedding_pieces, primitive_pieces
 from .errors import StopRun
 from .forms import COMPILED_ODE, POST_STEP, StepChange
@@ -42,7 +44,9 @@ class Minimal(Formulation):
     compiled_rheonomic = True  # through an embedding (on charts it has no compiled module at all)
 
     def _configure(self, independent=None, rechoose=None, cond_limit=100.0, singular="stop"):
-        """independent: names of w or v components (default: the system's choice, else pivoting).
+        """independent: names of w or v components (default: the system's choice, else pivoting), or
+        quasi-velocities u = Y(p) v: speeds the system declares by name, expressions linear in v,
+        pairs (name, expression) (formulations.coordinates.speeds).
 
         After every accepted step the choice is checked: it has become singular where
         cond([C_bar_nh; E]) passes cond_limit or det([C_bar_nh; E]) changed sign (the step went
@@ -58,6 +62,8 @@ class Minimal(Formulation):
         self._singular_option(singular)
         if isinstance(independent, str):  # one name, not its characters
             independent = (independent,)
+        elif isinstance(independent, dict):
+            independent = tuple(independent.items())
         self.requested = tuple(independent) if independent is not None else self.system.independent_velocities
         self.rechoose_requested = rechoose
         self.rechoose = bool(rechoose)
@@ -69,13 +75,15 @@ class Minimal(Formulation):
             self.choice = None
 
     # -- the choice of u ------------------------------------------------------------------------
-    def _set_choice(self, names):
+    def _set_choice(self, entries):
         sysm, g = self.system, self.geometry
-        if len(names) != sysm.r:
-            raise ValueError(f"minimal formulation of {sysm.name!r}: got {len(names)} independent velocities "
-                             f"{tuple(names)} but expected r = n - m - l = {sysm.r}")
+        if len(entries) != sysm.r:
+            raise ValueError(f"minimal formulation of {sysm.name!r}: got {len(entries)} independent velocities "
+                             f"{tuple(entries)} but expected r = n - m - l = {sysm.r}")
+        names, Y = parse(sysm, entries, components=g.w_names)
         S_w, S_v = np.zeros((sysm.r, g.k)), np.zeros((sysm.r, sysm.n))
-        for i, name in enumerate(names):
+        self.quasi = None if Y is None else QuasiVelocities(sysm, names, Y)
+        for i, name in enumerate(names if Y is None else ()):
             if name in g.w_names:
                 S_w[i, g.w_names.index(name)] = 1.0
             elif name in sysm.velocity_names:
@@ -83,7 +91,7 @@ class Minimal(Formulation):
             else:
                 raise UnknownNameError(f"velocity of system {sysm.name!r}", name, g.w_names + sysm.velocity_names)
         self.choice, self.S_w, self.S_v = tuple(names), S_w, S_v
-        self.uses_v = bool(np.any(S_v))
+        self.uses_v = bool(np.any(S_v)) or self.quasi is not None
         self._det_sign = None  # not watched yet (_watch)
 
     def _pivot_choice(self, q, t=0.0):
@@ -102,13 +110,36 @@ class Minimal(Formulation):
         self._watch(q, t)
 
     def _watch(self, q, t=0.0):
-        """Record the sign of det([C_bar_nh; E]) and its condition number at q, which post_step watches."""
+        """Record the sign of det([C_bar_nh; E]) and its condition number at q, which post_step watches;
+        ArgumentError where [C_bar_nh; E] is singular there (the velocities do not determine w)."""
         K = self._partition(q, t)[5]
         self._det_sign, self._cond_at_choice = np.sign(np.linalg.det(K)), np.linalg.cond(K)
+        if not self._cond_at_choice < 1e12:
+            where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))
+            raise ArgumentError(f"minimal formulation of {self.system.name!r}: the independent velocities "
+                                f"({', '.join(self.choice)}) and the nonholonomic rows do not determine the velocities "
+                                f"at q = ({where}): [C_bar_nh; E] is singular there (cond = {self._cond_at_choice:.3g});"
+                                f" choose other independent velocities", "independent")
 
-    def _u_of(self, w, D, d_0=0.0):
-        """u = S_w w + S_v v with v = D w + d_0 (u = E w, E = S_w + S_v D, for a fixed embedding)."""
-        return self.S_w @ w + self.S_v @ (D @ w + d_0)
+    def choice_condition(self, q, t=0.0) -> float:
+        """cond([C_bar_nh; E]) (2-norm) at the reduced coordinates q and time t: how well the
+        independent velocities and the nonholonomic rows determine w (1 at best, inf where singular)."""
+        return float(np.linalg.cond(self._partition(np.asarray(q, float), t)[5]))
+
+    def _u_of(self, w, p, v):
+        """u = S_w w + Y(p) v (u = E w, E = S_w + Y D, for a fixed embedding)."""
+        return self.S_w @ w + self._Y(p) @ v
+
+    def _Y(self, p):
+        """Y (r, n) of u = S_w w + Y v at p: S_v for names, Y(p) for quasi-velocities."""
+        return self.S_v if self.quasi is None else self.quasi.at(p, np.zeros(self.system.n), self.par, self.backend)[0]
+
+    def _E_dot_w(self, p, v, gamma):
+        """E' w = Y gamma + Y' v (r,): u' = E w' + E' w."""
+        if self.quasi is None:
+            return self.S_v @ gamma if self.uses_v else np.zeros(self.system.r)
+        Y, Y_dot_v = self.quasi.at(p, v, self.par, self.backend)
+        return Y @ gamma + Y_dot_v
 
     def needs(self):
         if self.on_charts:
@@ -150,7 +181,7 @@ class Minimal(Formulation):
         if self.choice is None:
             self._choose(q, self.requested, t)
         p, D, A_q, A, C = self.geometry.at(q, t)
-        E = self.S_w + self.S_v @ D
+        E = self.S_w + self._Y(p) @ D
         return p, D, A_q, A, C, np.vstack([C[self.system.m:] @ D, E])
 
     def _affine_part(self, q, t, p, A, C, K):
@@ -161,7 +192,7 @@ class Minimal(Formulation):
         m = self.system.m
         d_0 = self.geometry.drift(q, A, t)
         c_bar = c_bar_nh(self.num, self.par, m, p, t, C, d_0)
-        return d_0, solve_square(K, np.concatenate([-c_bar, -self.S_v @ d_0]), self._singular_quantity())
+        return d_0, solve_square(K, np.concatenate([-c_bar, -self._Y(p) @ d_0]), self._singular_quantity())
 
     def _D_bar(self, K):
         r = self.system.r
@@ -181,7 +212,7 @@ class Minimal(Formulation):
         q, w = self.geometry.from_dependent(p, v, t)
         if self.choice is None:
             self._choose(q, self.requested, t)
-        return np.concatenate([q, self.S_w @ w + self.S_v @ np.asarray(v, float)])
+        return np.concatenate([q, self._u_of(w, p, np.asarray(v, float))])
 
     def _split(self, y):
         k_q = len(self.geometry.q_names)
@@ -205,8 +236,7 @@ class Minimal(Formulation):
         M, d, f0, F, C, xi, pdd2 = pieces.M, pieces.d, pieces.f0, pieces.F, pieces.C, pieces.xi, pieces.pdd2
         gamma = self.geometry.gamma(q, w, A, pdd2, t)
         xi_bar = xi[m:] + C[m:] @ gamma
-        E_dot_w = self.S_v @ gamma if self.uses_v else np.zeros(sysm.r)
-        gamma_bar = solve_square(K, np.concatenate([-xi_bar, -E_dot_w]), self._singular_quantity())
+        gamma_bar = solve_square(K, np.concatenate([-xi_bar, -self._E_dot_w(p, v, gamma)]), self._singular_quantity())
         T = D @ D_bar
         tau = D @ gamma_bar + gamma
         u_dot, vdot, mu = solve_accelerations(M, f0 - d, T, tau, np.zeros((0, sysm.r)), np.zeros(0), F=F if self.nonideal else None, C=C,
@@ -221,7 +251,7 @@ class Minimal(Formulation):
             p, v = self.dependent_state(y, t)
             q, w = self.geometry.from_dependent(p, v, t)
             self._choose(q, t=t)
-            return StepChange(np.concatenate([q, self.S_w @ w + self.S_v @ v]), charted=True)
+            return StepChange(np.concatenate([q, self._u_of(w, p, v)]), charted=True)
         if self._det_sign is None:
             self._watch(q, t)
         p, D, _, A, C, K = self._partition(q, t)
@@ -237,7 +267,7 @@ class Minimal(Formulation):
         d_0, d_bar_0 = self._affine_part(q, t, p, A, C, K)
         w = np.linalg.lstsq(K, np.concatenate([np.zeros(self.system.l), u]), rcond=None)[0] + d_bar_0
         self._choose(q, t=t)
-        return StepChange(np.concatenate([q, self._u_of(w, D, d_0)]), rechosen=True)
+        return StepChange(np.concatenate([q, self._u_of(w, p, D @ w + d_0)]), rechosen=True)
 
     # -- the compiled right-hand side ---------------------------------------------------------------
     def gives(self, form):

@@ -201,6 +201,10 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         {name of p, v, q, w or a row: unit}; the rest inferred (``unit_of``).
     contacts : tuple of Contact
         Rows that may open or slide.
+    speeds : dict
+        {name: expression linear in v with coefficients in p and the parameters}: quasi-velocities
+        the system names, for the minimal formulation's independent velocities
+        (formulations.coordinates.speeds), e.g. a blade's forward speed.
     n, m, l : int
         Numbers of velocities (= number of coordinates unless p holds Euler parameters), holonomic
         and nonholonomic rows.
@@ -263,6 +267,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
     invariants: tuple = ()        # (name, expression in p, v and the parameters): conserved by the motion
     units: Mapping = None         # {name of p, v, q, w or a row: unit}; the rest inferred (systems.units)
     contacts: tuple = ()          # systems.Contact objects: rows that may open or slide (systems.contacts)
+    speeds: Mapping = None        # {name: quasi-velocity y(p) v}: independent velocities by name
 
     def __post_init__(self):
         object.__setattr__(self, "coordinates", tuple(self.coordinates))
@@ -291,6 +296,7 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "contacts", tuple(self.contacts))
         object.__setattr__(self, "invariants", self._checked_invariants())
         object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
+        object.__setattr__(self, "speeds", {str(k): sp.sympify(e) for k, e in dict(self.speeds or {}).items()})
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))

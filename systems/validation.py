@@ -393,6 +393,23 @@ def _independent_velocities(system, problems):
         problems.append(f"expected r = n - m - l = {system.r} independent velocities but got {len(names)}")
 
 
+def _speeds(system, problems):
+    """Each declared quasi-velocity: a new name, linear in v, coefficients in p and the parameters."""
+    taken = set(system.coordinate_names) | set(system.velocity_names) | set(system.parameter_names)
+    allowed = set(system.coordinates) | {par.symbol for par in system.parameters}
+    for name, expr in system.speeds.items():
+        if name in taken or not name.isidentifier():
+            problems.append(f"speed {name!r} must be a new identifier, not a name of p, v or a parameter")
+            continue
+        row = sp.Matrix([expr]).jacobian(list(system.velocities))
+        unknown = sorted(str(s) for s in expr.free_symbols - allowed - set(system.velocities))
+        if unknown:
+            problems.append(f"speed {name!r} = {expr} names {', '.join(unknown)}, not a coordinate, velocity or "
+                            f"parameter")
+        elif row.free_symbols & set(system.velocities) or sp.expand(expr - (row * sp.Matrix(system.velocities))[0]):
+            problems.append(f"speed {name!r} = {expr} is not linear in the velocities without a constant term")
+
+
 def validate(system) -> list:
     """Every problem of ``system`` as a list of messages (empty when the description is valid)."""
     problems: list = []
@@ -406,6 +423,7 @@ def validate(system) -> list:
     if problems:
         return problems
     _independent_velocities(system, problems)
+    _speeds(system, problems)
     rng = np.random.default_rng(_RNG_SEED)
     try:
         _numeric(system, problems, rng)

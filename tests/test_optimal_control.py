@@ -2,6 +2,7 @@
 (minimum-effort rest-to-rest moves, minimum time with bounded force), against each other, against
 an independent CasADi transcription written here, under mesh refinement, and by re-simulating the
 optimal inputs with simulate."""
+import dataclasses
 import math
 
 import numpy as np
@@ -369,7 +370,6 @@ def test_a_guess_off_the_boundary_values_is_accepted_by_every_formulation():
     """The guess ends 10 cm, 0.6 rad and some speed away from the target: which boundary conditions
     are independent is decided at the boundary values (the state nearest the guess that meets them),
     not at the guess, and every formulation reaches the optimum of the guess that meets them."""
-    import dataclasses
 
     seed = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
                                         check=False, **KNIFE)
@@ -388,21 +388,28 @@ def test_a_guess_off_the_boundary_values_is_accepted_by_every_formulation():
         assert res.cost == pytest.approx(seed.cost, rel=1e-4)
 
 
-def test_an_optimum_across_the_minimal_formulations_singular_set_is_solved_in_the_dependent_one():
+def test_an_optimum_across_the_minimal_formulations_singular_set_is_solved_in_the_systems_speeds():
     """Without a heading bound the best parking manoeuvre turns the blade past 90 degrees, where
-    u = (x_dot, phi_dot) is singular: the minimal formulation hands the problem to the dependent one
-    and says so, and the optimum is the dependent formulation's."""
+    u = (x_dot, phi_dot) is singular: the minimal formulation solves it again in the speeds the knife
+    edge declares (forward speed, turning rate) and says so; from that solution as a guess the dependent
+    formulation finds the same optimum. Without declared speeds it hands the problem to the dependent
+    formulation."""
     free = dict(initial=REST, final=SIDEWAYS, inputs=["F", "tau"])
-    dependent = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=40,
-                                             scheme="hermite-simpson", check=False, **free)
     minimal = formulations.optimal_control("knife_edge", "minimal", (0.0, 2.0), nodes=40, scheme="hermite-simpson",
                                            check=False, **free)
     assert minimal.status == 0, minimal.message
-    if "solved in the dependent formulation" in minimal.note:  # as here: the optimum turns past 90 degrees
-        assert "singular" in minimal.note and minimal.cost == pytest.approx(dependent.cost, rel=1e-9)
-        assert np.max(np.abs(minimal.p[:, 2])) > np.pi / 2
+    assert "forward_speed, turning_rate" in minimal.note and "(x_dot, phi_dot) is singular" in minimal.note
+    assert np.max(np.abs(minimal.p[:, 2])) > np.pi / 2
+    dependent = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=40,
+                                             scheme="hermite-simpson", check=False, guess=minimal, **free)
+    assert dependent.status == 0 and minimal.cost == pytest.approx(dependent.cost, rel=1e-4)
+    bare = dataclasses.replace(systems.load("knife_edge"), speeds={})
+    fallback = formulations.optimal_control(bare, "minimal", (0.0, 2.0), nodes=40, scheme="hermite-simpson",
+                                            check=False, **free)
+    if "solved in the dependent formulation" in fallback.note:  # the optimum it found turns past 90 degrees
+        assert "singular" in fallback.note and fallback.status == 0
     else:  # an optimum the minimal formulation reached on its own never crosses the singular heading
-        assert np.max(np.abs(minimal.p[:, 2])) < np.pi / 2
+        assert np.max(np.abs(fallback.p[:, 2])) < np.pi / 2
 
 
 def test_several_starts_return_the_best_and_the_local_optima_they_reached():

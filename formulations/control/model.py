@@ -35,6 +35,7 @@ from systems.errors import ArgumentError
 
 from .. import registry
 from ..configuration import parse_configuration
+from ..coordinates.speeds import parse
 from ..dependent import Dependent
 from ..errors import CapabilityError
 from ..manifold import Manifold
@@ -232,6 +233,10 @@ def _minimal(b, ca, independent, q_guess):
     system = b.system
     rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
     C_bar = ca.jacobian(rows, w)
+    if independent is not None:
+        names, Y = parse(system, tuple(independent), "optimal_control")
+        if Y is not None:
+            return _quasi(b, ca, names, Y, (q_names, w, q, p_of_q, V, qdot_w), rows, C_bar)
     numeric = ca.substitute(C_bar, b.par, ca.DM([system.parameter_dict[name] for name in b.parameter_names])) \
         if b.parameter_names else C_bar
     keep, note = _choose(system, ca, w_names, numeric, q, independent, q_guess, b.t)
@@ -250,6 +255,22 @@ def _minimal(b, ca, independent, q_guess):
     return _model(ca, Minimal.name, q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
                   B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note,
                   partition=ca.det(C_bar[:, drop]) if drop else None)
+
+
+def _quasi(b, ca, names, Y, embedded, rows, C_bar):
+    """The minimal model in quasi-velocities u = Y(p) v: w solves [C_bar_nh; Y V_w] w = [-c_bar_nh;
+    u - Y V(q, 0)] (V_w = dV/dw), singular where det of that matrix vanishes."""
+    q_names, w, q, p_of_q, V, qdot_w = embedded
+    u = ca.SX.sym("u_ind", len(names))
+    Y_q = ca.substitute(b.to_casadi.matrix(Y), b.p, p_of_q)
+    zero = ca.SX.zeros(w.shape[0])
+    K = ca.vertcat(C_bar, Y_q @ ca.jacobian(V, w))
+    W = ca.solve(K, ca.vertcat(-ca.substitute(rows, w, zero), u - Y_q @ ca.substitute(V, w, zero)))
+    V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
+    a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
+    note = f"u = ({', '.join(names)}), quasi-velocities u = Y(p) v"
+    return _model(ca, Minimal.name, q_names, names, b, q, u, ca.SX(0, 1), a, qdot, B.T @ residual, ca.SX(0, 1), p_of_q,
+                  V_u, (), False, (), note, partition=ca.det(K))
 
 
 def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):

@@ -38,7 +38,12 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
         multipliers keeping the collocated motion on them), "dependent+none" (index 1, the constraints at t0 only,
         their drift reported), "reduced" (= "reduced+projection"), "reduced+none" or "minimal" (where the optimum
         crosses the singular set of its independent velocities, chosen by ``independent``, it is solved in the
-        dependent formulation instead, and ``note`` says so).
+        quasi-velocities the system declares, ``System.speeds``, where there are r of them and ``independent``
+        is not given, else in the dependent formulation, and ``note`` says so).
+    independent : list, optional
+        The minimal formulation's independent velocities: names of velocities, names of the speeds the
+        system declares, or expressions linear in the velocities (quasi-velocities u = Y(p) v; see
+        formulations.create("minimal", ...)) (default: the system's choice, else pivoting at the first node).
     t_span, free_time, t1_bounds : tuple of float, bool, and tuple of float
         (t0, t1) in s; with free_time=True (default False) t1 is free, the given one its first guess, and t1 - t0
         within t1_bounds, (lo, hi) in s (default: a hundredth to a hundred times t1 - t0).
@@ -88,13 +93,7 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     system = as_system(system)
     prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,
                    free_time=free_time, t1_bounds=t1_bounds)
-    result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
-    if not result.success and SINGULAR_CHOICE in result.message:  # fall back on the dependent formulation
-        fallback = _solve(system, Dependent.name, prob, guess, None, tol, max_iter)
-        if fallback.success:
-            formulation, result = Dependent.name, dataclasses.replace(fallback, note=(
-                f"solved in the dependent formulation: in {result.formulation!r}, {result.message.split(', but ')[-1]}"
-                .split(". Choose")[0]))
+    formulation, independent, result = _first_solve(system, formulation, prob, guess, independent, tol, max_iter)
     if starts > 1:
         result = _best_of(system, formulation, prob, result, independent, tol, max_iter, int(starts), seed)
     if mesh_tol is not None and result.success:
@@ -103,6 +102,30 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     if check and result.success:
         result = with_resimulation(result, system, prob, rtol=check_rtol)
     return result
+
+
+def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
+    """(formulation, independent, result) of the first solve. Where the minimal formulation's choice
+    is singular along its solution, the solve is repeated in the r speeds the system declares (if
+    the choice was not given), else in the dependent formulation, and the note says why."""
+    result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
+    speeds = tuple(system.speeds)
+    if not result.success and SINGULAR_CHOICE in result.message and independent is None and len(speeds) == system.r:
+        regular = _solve(system, formulation, prob, guess, speeds, tol, max_iter)  # the system's quasi-velocities
+        if regular.success:
+            independent, result = speeds, dataclasses.replace(regular, note=(
+                f"{regular.note}, the speeds the system declares: by default {_why(result)}"))
+    if not result.success and SINGULAR_CHOICE in result.message:  # fall back on the dependent formulation
+        fallback = _solve(system, Dependent.name, prob, guess, None, tol, max_iter)
+        if fallback.success:
+            formulation, result = Dependent.name, dataclasses.replace(fallback, note=(
+                f"solved in the dependent formulation: in {result.formulation!r}, {_why(result)}"))
+    return formulation, independent, result
+
+
+def _why(failed) -> str:
+    """What made a minimal solve fail: the singular choice and where, from its message."""
+    return failed.message.split(", but ")[-1].split(". Choose")[0]
 
 
 def _best_of(system, formulation, prob, first, independent, tol, max_iter, starts, seed):

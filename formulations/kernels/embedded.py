@@ -24,6 +24,7 @@ def embedded_model(formulation, minimal: bool):
     from .compiled.fields import LU_FIELDS
 
     sysm, num, geo = formulation.system, formulation.num, formulation.geometry
+    quasi = getattr(formulation, "quasi", None) if minimal else None
     charts = isinstance(geo, Atlas)
     if charts and minimal:
         raise CapabilityError("the compiled minimal formulation runs through an embedding only, not on charts")
@@ -51,7 +52,7 @@ def embedded_model(formulation, minimal: bool):
         DYN_AT=np.array(lay.dyn, dtype=np.int64),
         A_CONSTANT=not (sp.Matrix(sysm.A).free_symbols & (set(sysm.coordinates) | {sysm.time})), K=k, K_Q=k_q,
         R=r, QBLOCKS=blocks, GEOMETRY=geometry, TIMED=sysm.is_rheonomic, MOVING=moving,
-        SQUARE=square, NONIDEAL=bool(formulation.nonideal), CHART_AT=np.array(chart_at, dtype=np.int64),
+        SQUARE=square, NONIDEAL=bool(formulation.nonideal), QUASI=quasi is not None, CHART_AT=np.array(chart_at, dtype=np.int64),
         G_T_AT=n_p + n_p * k_q + k_q * k, M_A=m_a, HC=hc, W_H=w_h, W_Y=w_h + hc, W_S=w_h + hc + m_a,
         W_B=w_h + hc + 2 * m_a, W_D=w_d, TMP=tmp, EVAL_WORK=eval_work, SCRATCH=scratch, WORK=scratch + eval_work,
         AL_ROW=np.array([i if (i, j) in program.structural else -1 for i, j in program.entries], dtype=np.int64),
@@ -63,6 +64,7 @@ def embedded_model(formulation, minimal: bool):
         EMBEDDING=num.kernel("embedding") if moving else _nothing(False, False, True),
         EMBEDDING_ACC=num.kernel("embedding_acc") if embedded else _nothing(False, False, False, True),
         HOLONOMIC_CHART=num.kernel("holonomic_chart") if charts else _nothing(False, False, False, True),
+        SPEEDS=quasi.function("compiled").kernel if quasi is not None else _nothing(False, False, False),
         ADDRESS_EVALUATE=0, ADDRESS_RHS=0, ADDRESS_POST_STEP=0)
     values.update({f"AL_{name}": np.ascontiguousarray(getattr(program, name.lower()), dtype=np.int64)
                    for name in LU_FIELDS})
@@ -72,7 +74,7 @@ def embedded_model(formulation, minimal: bool):
 def _temporaries(lay, geometry, module, k, k_q, r, minimal, nnz) -> int:
     """The floats an evaluation's temporaries take (compiled.embedded.evaluate, in its order):
     q; the geometry's (A, C and D; the chart kernel's output; D and A's sparse factors); the minimal
-    formulation's [C_bar_nh; E] and D_bar; d_0 and w; the embedding's acceleration and gamma; h;
+    formulation's Y and Y' v, [C_bar_nh; E] and D_bar; d_0 and w; the embedding's acceleration and gamma; h;
     the minimal system's gamma_bar, T, tau, the residual, M T and its matrix and right-hand side."""
     n_p, n, c, l = lay.n_p, lay.n, lay.c, lay.l
     factors = n_p * k + nnz if n_p == n else 0
@@ -84,7 +86,8 @@ def _temporaries(lay, geometry, module, k, k_q, r, minimal, nnz) -> int:
         geometric = lay.con[-1] + n_p * n + factors
     rows = l + r if minimal else 0
     system = rows + 2 * n * r + 2 * n + max(n * (r + c), r * r + r) if minimal else 0
-    return k_q + geometric + rows * (k + r) + n + k + n_p + n + n + system
+    speeds = r * n + r if minimal else 0
+    return k_q + geometric + speeds + rows * (k + r) + n + k + n_p + n + n + system
 
 
 @functools.lru_cache(maxsize=None)

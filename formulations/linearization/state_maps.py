@@ -5,11 +5,13 @@ A state map gives y = T Y(z) + E z at the operating point z0 = (p0, v0): Y is th
 formulation's geometry (the identity for the dependent formulation; q = h(p), w = h_p A v for an
 embedding; q = V^T (p - p0), w = V^T A v for a tangent-space chart), T selects or combines its rows
 (the independent coordinates and velocities), E = S_v on v (the minimal formulation's u = S_w w +
-S_v v). Each piece is ``(form, pieces, at, p0, v0, independent) -> StateMap``.
+S_v v); quasi-velocities u = Y(p) v add their own rows (Speeds). Each piece is
+``(form, pieces, at, p0, v0, independent) -> StateMap``.
 """
 from __future__ import annotations
 
 import numpy as np
+import sympy as sp
 from scipy.linalg import null_space
 
 from systems.dependent_rows import independent_rows
@@ -27,8 +29,31 @@ class StateMap:
     """y = T Y(z) + E z: the names of y, whether each is a coordinate ("q") or a velocity ("u"), T,
     E and the kind of geometry Y ("identity", "embedding" or "chart")."""
 
-    def __init__(self, names, kind, T, E, geometry):
+    def __init__(self, names, kind, T, E, geometry, speeds=None):
         self.names, self.kind, self.T, self.E, self.geometry = tuple(names), list(kind), T, E, geometry
+        self.speeds = speeds
+
+
+class Speeds:
+    """The rows of quasi-velocities u = Y(p) v (from row ``first`` of y on): their Jacobian Q_u =
+    d(Y v)/d(p, v) and H_u = d/d(p, v) (Q_u z') at z' = (p', v') held fixed, as sympy matrices in
+    p, v, the parameters and the symbols pd, vd of p', v'."""
+
+    def __init__(self, system, quasi, first):
+        p, v = list(system.coordinates), list(system.velocities)
+        self.pd = sp.symbols(f"pd_0:{len(p)}", real=True)
+        self.vd = sp.symbols(f"vd_0:{len(v)}", real=True)
+        u = quasi.Y * sp.Matrix(v)
+        self.Q = u.jacobian(p + v)
+        self.H = (self.Q * sp.Matrix(self.pd + self.vd)).jacobian(p + v)
+        self.first, self.system = first, system
+
+    def at(self, values, F0, exact=False):
+        """(Q_u, H_u) at ``values`` ({symbol: value} of p, v and the parameters) with z' = F0,
+        as sympy matrices (exact) or arrays."""
+        where = dict(values) | dict(zip(self.pd + self.vd, list(F0)))
+        Q, H = self.Q.xreplace(where), self.H.xreplace(where)
+        return (Q, H) if exact else (np.array(Q.evalf(), float), np.array(H.evalf(), float))
 
 
 def dependent_map(form, pieces, at, p0, v0, independent) -> StateMap:
@@ -69,7 +94,8 @@ def minimal_map(form, pieces, at, p0, v0, independent) -> StateMap:
     T = np.block([[np.eye(k_q), np.zeros((k_q, k))], [np.zeros((r, k_q)), form.S_w]])
     E = np.zeros((k_q + r, n_p + n))
     E[k_q:, n_p:] = form.S_v
-    return StateMap(geometry.q_names + form.choice, ["q"] * k_q + ["u"] * r, T, E, kind)
+    speeds = Speeds(form.system, form.quasi, k_q) if form.quasi is not None else None
+    return StateMap(geometry.q_names + form.choice, ["q"] * k_q + ["u"] * r, T, E, kind, speeds)
 
 
 def _geometry_kind(form, pieces, p0, v0, before_check=None) -> str:
@@ -112,7 +138,15 @@ def _align_chart(geometry, Phi_p):
 def rows(state, geometry, pieces, at):
     """(Q, H) of the state map at the point."""
     Q_all, H_all = geometry_rows(state.geometry, geometry, pieces, at)
-    return state.T @ Q_all + state.E, state.T @ H_all
+    Q, H = state.T @ Q_all + state.E, state.T @ H_all
+    if state.speeds is not None:
+        system = state.speeds.system
+        values = dict(zip(system.coordinates, at["p"])) | dict(zip(system.velocities, at["v"]))
+        values |= dict(zip((par.symbol for par in system.parameters), at["par"]))
+        Q_u, H_u = state.speeds.at(values, at["F0"])
+        Q[state.speeds.first:] += Q_u
+        H[state.speeds.first:] += H_u
+    return Q, H
 
 
 def geometry_rows(kind, geometry, pieces, at):

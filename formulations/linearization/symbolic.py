@@ -63,6 +63,11 @@ def symbolic_linearization(system, pieces, geometry, state, t, z0, G_num, C_num,
         H_all = pieces.embedding_second.matrix.xreplace(dict(zip(pieces.phi, F0))).xreplace(at)
     T, E = _exact(state.T), _exact(state.E)
     Q, H = T * Q_all + E, T * H_all
+    if state.speeds is not None:  # quasi-velocities u = Y(p) v
+        Q_u, H_u = state.speeds.at(at, F0, exact=True)
+        first = state.speeds.first
+        Q[first:, :] = Q[first:, :] + Q_u
+        H[first:, :] = H[first:, :] + H_u
     Phi_p = sp.Matrix(system.Phi_p).xreplace(at) if system.m else sp.zeros(0, n_p)
     G = sp.Matrix.vstack(sp.Matrix.hstack(Phi_p, sp.zeros(system.m, n)),
                          sp.Matrix.hstack(pieces.tangent.matrix.xreplace(at), C))

@@ -11,6 +11,10 @@ phi(0) = 0 and phi'(0) = w, phi = w t and
 the skate does not slide down the slope on average but drifts across it. The turning rate phi' is
 conserved (the blade force has no moment about the normal), and so is the energy.
 
+Named speeds (quasi-velocities for the minimal formulation): forward_speed = cos(phi) x' +
+sin(phi) y' along the blade and turning_rate = phi', regular at every heading, where each
+partition of (x', y', phi') is singular at some heading.
+
 Inputs (zero by default): a forward force F along the blade and a steering torque tau about the
 normal, the controls of a cart or a unicycle in motion planning.
 """
@@ -45,6 +49,7 @@ def build():
         nonholonomic=[("lateral blade force", sp.sin(phi) * xd - sp.cos(phi) * yd)],
         parameters=params, default_p=(0, 0, 0), default_v=(0, 0, SPIN),
         invariants=[("turning rate", phid)],  # the blade force has no moment about the normal
+        speeds={"forward_speed": sp.cos(phi) * xd + sp.sin(phi) * yd, "turning_rate": phid},
         description=__doc__,
         reference="Bloch, Nonholonomic Mechanics and Control, 2003, section 1.6",
         visuals=_visuals(x, y, phi, alpha, m * g, lam))

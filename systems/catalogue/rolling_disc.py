@@ -5,7 +5,9 @@ about the vertical, lean theta about the new horizontal x axis (the rolling dire
 about the new y axis (the axle); theta = 0 is upright. v = (v_x, v_y, v_z, omega_1, omega_2,
 omega_3): centre velocity in world axes and angular velocity in the lean frame (1 rolling
 direction, 2 axle, 3 in the disc plane towards the centre). The lean frame is not body-fixed, so
-A carries 1/cos(theta): the description is valid until the disc lies flat.
+A carries 1/cos(theta): the description is valid until the disc lies flat. Named speeds omega_x,
+omega_y, omega_z: the angular velocity in the disc's own axes (turning with the spin phi about the
+axle), quasi-velocities for the minimal formulation.
 
 Constraints (the multipliers are forces on the disc at the contact point):
   contact normal force        Phi = r cos(theta) + (h/2) sin(theta) - z  (minus the contact height)
@@ -83,6 +85,7 @@ def build():
         default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
         default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
+        speeds=dict(zip(("omega_x", "omega_y", "omega_z"), Ry(phi).T * omega_lean)),
         description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING),
         visuals=_visuals(disc, r, h, m * g, contact, force))
 

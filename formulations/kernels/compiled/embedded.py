@@ -6,7 +6,8 @@ state the equations.
 extra, reduced: (alpha, beta) of a feedback stabilization on C_bar_nh w (+ c_bar_nh), then, on a
 chart, (utol, w_limit, cond_limit, p0 (n_p,), U (n_p, m_a), V (n_p, k)) (Atlas.compiled_chart).
 extra, minimal: the choice of independent velocities u = E w, E = S_w + S_v D, as S_w (r, k) then
-S_v (r, n), row-major (u = E w + S_v d_0, w = D_bar u + d_bar_0 with rheonomic or affine rows).
+S_v (r, n), row-major (u = E w + S_v d_0, w = D_bar u + d_bar_0 with rheonomic or affine rows); for
+quasi-velocities u = Y(p) v (QUASI), Y and Y' v come from the SPEEDS kernel in place of S_v.
 Rheonomic or affine rows (through an embedding, not on charts): v = D w + d_0 with d_0 = A^+ g_t of
 a moving embedding p = g(q, t), and the feedback acts on C_nh v + c_nh.
 
@@ -25,7 +26,7 @@ and where the work array keeps that output, the last h, the row swaps and LU fac
 S = Phi_a_p U, and D_p), TMP (where an evaluation's temporaries start), the program of the sparse LU
 of a square A (AL_*, formulations.kernels.sparse_pattern.symbolic_lu; AL_ROW, AL_COL the entries of
 A it reads, -1 for fill-in) and the kernels KINEMATICS, CHART (g, g_q A_q, A_q, A, C at q),
-EMBEDDING (g, g_q, A_q, g_t), EMBEDDING_ACC and HOLONOMIC_CHART. A kernel a system does not have is
+EMBEDDING (g, g_q, A_q, g_t), EMBEDDING_ACC and HOLONOMIC_CHART. SPEEDS (Y and Y' v of quasi-velocities at p, v). A kernel a system does not have is
 a placeholder of the same type, never called.
 
 The work array of an evaluation (EVAL_WORK zeros, reused from call to call): the dynamics output
@@ -57,13 +58,14 @@ CHART_ITERATIONS = 25
 _FIELDS = (("N_P", INT), ("N", INT), ("C", INT), ("M_H", INT), ("L", INT), ("DYN", INT), ("CON", INT),
            ("DYN_AT", INDEX), ("A_CONSTANT", FLAG), ("K", INT), ("K_Q", INT), ("R", INT), ("QBLOCKS", BLOCKS),
            ("GEOMETRY", INT), ("TIMED", FLAG), ("MOVING", FLAG), ("SQUARE", FLAG),
-           ("NONIDEAL", FLAG), ("CHART_AT", INDEX), ("G_T_AT", INT), ("M_A", INT), ("HC", INT), ("W_H", INT),
+           ("NONIDEAL", FLAG), ("QUASI", FLAG), ("CHART_AT", INDEX), ("G_T_AT", INT), ("M_A", INT), ("HC", INT), ("W_H", INT),
            ("W_Y", INT), ("W_S", INT), ("W_B", INT), ("W_D", INT), ("TMP", INT), ("EVAL_WORK", INT),
            ("SCRATCH", INT), ("WORK", INT), *((f"AL_{name}", INDEX) for name in LU_FIELDS), ("AL_ROW", INDEX),
            ("AL_COL", INDEX), ("AL_NNZ", INT), ("REJECT_FAILED_STAGES", FLAG), *PRIMITIVES,
            ("KINEMATICS", kernel(False, False)), ("CHART", kernel(False, False, True)),
            ("EMBEDDING", kernel(False, False, True)), ("EMBEDDING_ACC", kernel(False, False, False, True)),
-           ("HOLONOMIC_CHART", kernel(False, False, False, True)), *ADDRESSES)
+           ("HOLONOMIC_CHART", kernel(False, False, False, True)), ("SPEEDS", kernel(False, False, False)),
+           *ADDRESSES)
 Model = namedtuple("Model", [name for name, _ in _FIELDS])  # pickled by reference: its name is its own
 MODEL_TYPE = types.NamedTuple([kind for _, kind in _FIELDS], Model)
 # what each evaluation is made of, in order (formulations.workbench.derivation.export)
@@ -71,7 +73,7 @@ _PARTS = ("IDENTITY", "EMBEDDING", "CHART", "XC", "CHART_ITERATIONS", "views", "
           "_solve_D", "_identity_geometry", "_embedding_geometry", "_flat_geometry", "_position", "_offsets",
           "_dynamics", "_gamma", "_reduced_system", "_solve_and_store")
 EVALUATION = {"evaluate_reduced": _PARTS + ("evaluate_reduced",),
-              "evaluate_minimal": _PARTS + ("_choice", "_velocity_map", "_minimal_w", "_minimal_system",
+              "evaluate_minimal": _PARTS + ("_speeds", "_choice", "_velocity_map", "_minimal_w", "_minimal_system",
                                             "evaluate_minimal"),
               "evaluate_chart": _PARTS + ("_chart", "_det_positive", "_chart_solve", "_chart_geometry",
                                           "_chart_gamma", "evaluate_chart")}
@@ -269,20 +271,30 @@ def _position(md, t, y, params, p, work):
 
 
 @numba.njit(cache=True, inline="always")
-def _choice(md, D, Cg, extra, Kc):
-    """Kc = [C_bar_nh; E] with E = S_w + S_v D (l + r, k), in place."""
+def _speeds(md, p, v, params, extra, buf):
+    """(Y (r, n), Y' v (r,)) of u = S_w w + Y v: Y = S_v of extra for components of v (Y' v unused),
+    Y(p) and Y' v of the SPEEDS kernel, written into buf (r n + r), for quasi-velocities."""
+    R, N = md.R, md.N
+    if md.QUASI:
+        md.SPEEDS(p, v, params, buf)
+        return buf[:R * N].reshape((R, N)), buf[R * N:R * N + R]
+    return extra[R * md.K:R * md.K + R * N].reshape((R, N)), buf[R * N:R * N + R]
+
+
+@numba.njit(cache=True, inline="always")
+def _choice(md, D, Cg, extra, Y, Kc):
+    """Kc = [C_bar_nh; E] with E = S_w + Y D (l + r, k), in place."""
     R, K, L = md.R, md.K, md.L
     S_w = extra[:R * K].reshape((R, K))
-    S_v = extra[R * K:R * K + R * md.N].reshape((R, md.N))
     mm_into(Cg[md.M_H:], D, Kc[:L])
-    mm_into(S_v, D, Kc[L:])
+    mm_into(Y, D, Kc[L:])
     for i in range(R):
         for j in range(K):
             Kc[L + i, j] += S_w[i, j]
 
 
 @numba.njit(cache=True, inline="always")
-def _velocity_map(md, D, Cg, extra, work, at):
+def _velocity_map(md, D, Cg, extra, Y, work, at):
     """(Kc, perm_c, D_bar, ok, at) of the minimal formulation: [C_bar_nh; E] D_bar = [0; I], Kc left
     in the LU factors of [C_bar_nh; E] (perm_c its row swaps)."""
     L, R, K = md.L, md.R, md.K
@@ -291,7 +303,7 @@ def _velocity_map(md, D, Cg, extra, work, at):
     D_bar_buf, at = _take(work, at, (L + R) * R)
     D_bar = D_bar_buf.reshape((L + R, R))
     perm_c = np.empty(L + R, np.int64)
-    _choice(md, D, Cg, extra, Kc)
+    _choice(md, D, Cg, extra, Y, Kc)
     D_bar[:, :] = 0.0
     for i in range(R):
         D_bar[L + i, i] = 1.0
@@ -321,10 +333,10 @@ def _offsets(md, t, q, p, params, A, LU, perm, work, at):
 
 
 @numba.njit(cache=True, inline="always")
-def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at):
-    """(w, ok, at): w = D_bar u (+ d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -S_v d_0],
+def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, Y, work, at):
+    """(w, ok, at): w = D_bar u (+ d_bar_0, [C_bar_nh; E] d_bar_0 = [-(C_nh d_0 + c_nh); -Y d_0],
     where the rows depend on time)."""
-    N, L, R, K = md.N, md.L, md.R, md.K
+    L, R, K = md.L, md.R, md.K
     w, at = _take(work, at, K)
     if not md.TIMED:
         mv_into(D_bar, y[md.K_Q:], w)
@@ -332,7 +344,7 @@ def _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at):
     d_bar_0 = np.empty(L + R)
     if L:
         put(d_bar_0[:L], -(mv(Cg[md.M_H:], d_0) + c_nh))
-    put(d_bar_0[L:], -mv(extra[R * K:R * K + R * N].reshape((R, N)), d_0))
+    put(d_bar_0[L:], -mv(Y, d_0))
     ok = lu_solve(Kc, perm_c, d_bar_0)
     put(w[:], mv(D_bar, y[md.K_Q:]) + d_bar_0)
     return w, ok, at
@@ -388,17 +400,18 @@ def _chart_gamma(md, w, p, params, extra, A, LU, perm, pdd2, work):
 
 
 @numba.njit(cache=True, inline="always")
-def _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, extra, nonideal, work, at):
+def _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, Y, Y_dot_v, nonideal, work, at):
     """(Km, b, T, tau, ok): the minimal system Km a = b in u' (with the multipliers where nonideal),
-    v' = T a + tau; w' = D_bar u' + gamma_bar, [C_bar_nh; E] gamma_bar = [-xi_bar; -S_v gamma]."""
+    v' = T a + tau; w' = D_bar u' + gamma_bar, [C_bar_nh; E] gamma_bar = [-xi_bar; -(Y gamma + Y' v)]
+    (Y' v only for quasi-velocities)."""
     N, C, L, R, M_H = md.N, md.C, md.L, md.R, md.M_H
     gamma_bar, at = _take(work, at, L + R)
     mv_into(Cm[M_H:], gamma, gamma_bar[:L])
     for i in range(L):
         gamma_bar[i] = -(xi[M_H + i] + gamma_bar[i])
-    mv_into(extra[R * md.K:R * md.K + R * N].reshape((R, N)), gamma, gamma_bar[L:])
+    mv_into(Y, gamma, gamma_bar[L:])
     for i in range(R):
-        gamma_bar[L + i] = -gamma_bar[L + i]
+        gamma_bar[L + i] = -(gamma_bar[L + i] + Y_dot_v[i]) if md.QUASI else -gamma_bar[L + i]
     ok = lu_solve(Kc, perm_c, gamma_bar)
     T_buf, at = _take(work, at, N * R)
     T = T_buf.reshape((N, R))
@@ -539,21 +552,25 @@ def evaluate_minimal(model, t, y, params, extra, out, lam, p, v, vdot, multiplie
     q, D, A_q, A, Cg, LU, perm, ok, at = _position(md, t, y, params, p, work)
     if not ok:
         return False
-    Kc, perm_c, D_bar, ok, at = _velocity_map(md, D, Cg, extra, work, at)
+    speeds, at = _take(work, at, md.R * md.N + md.R)
+    Y, Y_dot_v = _speeds(md, p, v, params, extra, speeds)  # Y' v at the v of the call before, taken again below
+    Kc, perm_c, D_bar, ok, at = _velocity_map(md, D, Cg, extra, Y, work, at)
     if not ok:
         return False
     d_0, c_nh, ok, at = _offsets(md, t, q, p, params, A, LU, perm, work, at)
     if not ok:
         return False
-    w, ok, at = _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, extra, work, at)
+    w, ok, at = _minimal_w(md, y, Cg, d_0, c_nh, Kc, perm_c, D_bar, Y, work, at)
     if not ok:
         return False
     M, F, Cm, xi, pdd2, h, at = _dynamics(md, t, p, v, w, d_0, D, params, work, at)
+    Y, Y_dot_v = _speeds(md, p, v, params, extra, speeds)
     gamma, ok, at = _gamma(md, q, w, params, t, A, LU, perm, pdd2, work, at)
     if not ok:
         return False
     nonideal = md.NONIDEAL and any_nonzero(F)
-    Km, b, T, tau, ok = _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, extra, nonideal, work, at)
+    Km, b, T, tau, ok = _minimal_system(md, M, F, Cm, xi, h, D, gamma, Kc, perm_c, D_bar, Y, Y_dot_v, nonideal, work,
+                                        at)
     if not ok:
         return False
     return _solve_and_store(md, Km, b, T, tau, A_q, w, M, Cm, h, nonideal, multipliers, out, lam, vdot)
@@ -573,7 +590,8 @@ def choice_all(model, ys, params, extra, ts):
         D, A_q, A, Cg, LU, perm, ok, _ = _flat_geometry(md, q, params, p, ts[i], work, md.TMP)
         if ok:
             Kc = np.empty((md.L + md.R, md.K))
-            _choice(md, D, Cg, extra, Kc)
+            Y, _ = _speeds(md, p, np.zeros(md.N), params, extra, np.zeros(md.R * md.N + md.R))
+            _choice(md, D, Cg, extra, Y, Kc)
             ratio = sigma_ratio(Kc)
             out[i, 0] = 1.0 / ratio if ratio > 0 else np.inf
             out[i, 1] = det(Kc)

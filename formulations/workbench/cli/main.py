@@ -22,7 +22,7 @@
                    [--scheme S] [--out DIR [--force]] [--html FILE] [--set name=value ...] [--json]
     pfaff identify SYSTEM DATA.csv --param NAME [--param ...] [--noise S] [--formulation F] [--out DIR [--force]]
                    [--set name=value ...] [--json]
-    pfaff derive SYSTEM [--formulation F | --method M [--speeds EXPR ...]] [--latex [--standalone] | --markdown]
+    pfaff derive SYSTEM [--formulation F | --method M] [--speeds EXPR ...] [--latex [--standalone] | --markdown]
                  [--compact] [--until STEP] [--simplify SECONDS] [--no-analysis] [--set name=value ...]
     pfaff export SYSTEM [--formulation F] [--to python|c|latex] [--out FILE] [--set name=value ...]
     pfaff cache info | clear | warm [--system NAME ...] [--method M ...]
@@ -205,8 +205,8 @@ def build_parser():
                         help="time for sympy's trigsimp on the derived matrices (0: the cheap expansion only)")
     derive.add_argument("--no-analysis", action="store_true", help="leave out the constraint analysis step")
     derive.add_argument("--speeds", nargs="+", metavar="EXPR", default=None,
-                        help="with --method gibbs-appell, kane or boltzmann-hamel: the generalized speeds, r "
-                             "expressions linear in the velocities, e.g. 'cos(phi)*x_dot + sin(phi)*y_dot' phi_dot")
+                        help="for --method gibbs-appell, kane, boltzmann-hamel or the minimal formulation: r speeds, "
+                             "linear in the velocities or declared by name: 'cos(phi)*x_dot + sin(phi)*y_dot' phi_dot")
     export = _command(sub, "export", "the right-hand side of a formulation as standalone code", cmd_export)
     export.add_argument("--formulation", default=Dependent.name, help="dependent, reduced or minimal (C: dependent)")
     export.add_argument("--to", default="python", choices=["python", "c", "latex"],

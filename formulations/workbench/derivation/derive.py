@@ -178,9 +178,10 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
         A classical method instead of a formulation: "lagrange", "maggi", "gibbs-appell", "kane",
         "boltzmann-hamel", "chaplygin" or "voronets" (``formulations.METHODS``).
     speeds : list of sympy expressions, optional
-        For "gibbs-appell", "kane" and "boltzmann-hamel": the generalized speeds u, r expressions linear in
-        the system's velocities (default: its own velocities v where they are not coordinate rates, else
-        the independent velocities).
+        For "gibbs-appell", "kane" and "boltzmann-hamel", and for the minimal formulation: the generalized
+        speeds u, r expressions linear in the system's velocities or names of speeds it declares
+        (``System.speeds``) (default: its own velocities v where they are not coordinate rates, else the
+        independent velocities).
     prove : bool, optional
         For a method: end with the comparison of all methods at random rational states (default True).
     seconds : float, optional
@@ -188,7 +189,8 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
     simplify : bool, optional
         Run trigsimp on each entry within ``seconds`` in total (default True); the cheap reduction always runs.
     independent : list of str, optional
-        The independent velocities by name: the minimal formulation's u, or a method's independent rates
+        The independent velocities by name: the minimal formulation's u (or its quasi-velocities, as for
+        formulations.create("minimal", ..., independent=...)), or a method's independent rates
         (Maggi; the first split Chaplygin's and Voronets' equations try) (default: the system's choice).
     analysis : bool, optional
         Include the constraint analysis as a step (default True).
@@ -210,8 +212,10 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
         return derive_by_method(system, str(method).lower(), seconds=seconds, simplify=simplify, analysis=analysis,
                                 speeds=speeds, prove=prove, independent=independent)
     if speeds is not None:
-        raise ValueError("derive: speeds are for the methods 'gibbs-appell', 'kane' and 'boltzmann-hamel'; "
-                         "a formulation takes independent velocities by name (independent=...)")
+        if (formulation or Minimal.name) != Minimal.name or independent is not None:
+            raise ValueError("derive: speeds are for the methods 'gibbs-appell', 'kane' and 'boltzmann-hamel' and for "
+                             "the minimal formulation's quasi-velocities (or give independent=..., not both)")
+        independent = speeds
     return derive_formulation(system, Minimal.name if formulation is None else formulation, seconds=seconds,
                               simplify=simplify, independent=independent, analysis=analysis)
 

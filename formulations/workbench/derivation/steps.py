@@ -13,6 +13,7 @@ from systems.builders.common import tidy
 
 from formulations import registry
 from formulations.base import create
+from formulations.coordinates.speeds import parse
 from formulations.dependent import Dependent
 from formulations.manifold import Manifold
 from formulations.minimal import Minimal
@@ -250,6 +251,11 @@ def reduced_steps(system, simp, steps, trivial=False):
     return pieces
 
 
+def on_g_of(system):
+    """{p: g(q)} of the system's embedding."""
+    return dict(zip(system.coordinates, system.embedding.g))
+
+
 def _independent_choice(system, names):
     """Indices of w chosen as u: the given names, the system's default, or pivoting at its default state."""
     emb = system.embedding
@@ -270,13 +276,18 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
     emb = system.embedding
     q, w = pieces["q"], pieces["w"]
     k = len(w)
-    ind = _independent_choice(system, independent)
+    names, Y = parse(system, tuple(independent)) if independent else (None, None)
+    ind = _independent_choice(system, independent) if Y is None else []
     dep = [j for j in range(k) if j not in ind]
-    u = sp.Matrix([w[j] for j in ind])
-    D_bar = sp.zeros(k, len(ind))
+    u = sp.Matrix([w[j] for j in ind]) if Y is None else sp.Matrix(sp.symbols(names, real=True))
+    D_bar = sp.zeros(k, len(u))
     for col, j in enumerate(ind):
         D_bar[j, col] = 1
-    if system.l:
+    if Y is not None:  # quasi-velocities u = Y(p) v: [C_bar_nh; Y D] D_bar = [0; I]
+        rows = pieces["C_bar_nh"] if system.l else sp.zeros(0, k)
+        K = rows.col_join(simp(sp.Matrix(Y).subs(on_g_of(system)) * pieces["D"]))
+        D_bar = simp(K.LUsolve(sp.zeros(system.l, len(u)).col_join(sp.eye(len(u)))))
+    elif system.l:
         C_bar = pieces["C_bar_nh"]
         C_d, C_i = C_bar.extract(list(range(system.l)), dep), C_bar.extract(list(range(system.l)), ind)
         W_d = simp(-C_d.LUsolve(C_i))
@@ -285,7 +296,10 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
     D_bar = simp(D_bar)
     chosen = ", ".join(sp.latex(tr.display_symbols(s)) for s in u)
     steps.append(Step("independent", "Independent velocities",
-                      f"Choosing ${B['u']} = ({chosen})$ as independent velocities and solving "
+                      f"Choosing the quasi-velocities ${B['u']} = ({chosen}) = \\mathbf{{Y}}(\\mathbf{{p}})"
+                      f"{B['v']}$ as independent velocities and solving them together with "
+                      f"${B['C_bar_nh']}{B['w']} = {ZERO}$ gives ${B['w']} = {B['D_bar']}{B['u']}$." if Y is not None
+                      else f"Choosing ${B['u']} = ({chosen})$ as independent velocities and solving "
                       f"${B['C_bar_nh']}{B['w']} = {ZERO}$ for the others gives ${B['w']} = {B['D_bar']}{B['u']}$ "
                       f"with ${B['C_bar_nh']}{B['D_bar']} = {ZERO}$." if system.l else
                       f"Without nonholonomic constraints all of ${B['w']}$ is independent: ${B['u']} = {B['w']}$ and "
@@ -315,7 +329,7 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
                       (f"{B['M_barbar']}{DOT['u']} + {B['d_barbar']} = {B['f_barbar']}, \\quad "
                        f"{DOT['q']} = {B['D_bar']}{B['u']}",), (("q_dot", D_bar * u),)))
     pieces.update(u=u, D_bar=D_bar, gamma_bar=gamma_bar, M_barbar=M_bb, d_barbar=d_bb, f_barbar=f_bb,
-                  independent=[emb.velocity_names[j] for j in ind])
+                  independent=[emb.velocity_names[j] for j in ind] if Y is None else list(names))
     return pieces
 
 

@@ -207,8 +207,9 @@ def _given_speeds(mech, given):
     names.update({par.name: par.symbol for par in system.parameters})
     allowed = set(mech.q) | set(mech.qd) | set(mech.parameters)
     rows = []
+    declared = system.speeds
     for expr in given:
-        e = sp.expand(sp.sympify(expr, locals=names).subs(on_w))
+        e = sp.expand(sp.sympify(declared.get(expr, expr) if isinstance(expr, str) else expr, locals=names).subs(on_w))
         unknown = sorted(str(s) for s in e.free_symbols - allowed)
         if unknown:
             raise ValueError(f"derive: speed {expr} names {', '.join(unknown)}, which is not a coordinate, velocity or "
