@@ -412,6 +412,20 @@ def test_an_optimum_across_the_minimal_formulations_singular_set_is_solved_in_th
         assert np.max(np.abs(fallback.p[:, 2])) < np.pi / 2
 
 
+def test_the_default_guess_leads_every_formulation_to_the_same_optimum():
+    """Parked beside where it starts, with the same heading and no heading bound: the straight line
+    between the ends keeps the heading (a symmetric guess from which no sideways move is possible);
+    the default guess's bumps leave it, and every formulation reaches the same optimum, which turns
+    the blade past 90 degrees (the minimal formulation in the declared speeds)."""
+    free = dict(initial=REST, final=SIDEWAYS, inputs=["F", "tau"], nodes=40, scheme="hermite-simpson", check=False)
+    results = {name: formulations.optimal_control("knife_edge", name, (0.0, 2.0), **free) for name in ALL}
+    assert all(res.status == 0 for res in results.values()), {k: r.message for k, r in results.items()}
+    best = results["dependent"].cost
+    assert all(res.cost == pytest.approx(best, rel=1e-4) for res in results.values()), \
+        {k: r.cost for k, r in results.items()}
+    assert all(np.max(np.abs(res.p[:, 2])) > np.pi / 2 for res in results.values())
+
+
 def test_several_starts_return_the_best_and_the_local_optima_they_reached():
     """From the default guess and two perturbed ones: the best is at least as good as the single
     start, and the result lists the optima the starts reached, with their counts."""

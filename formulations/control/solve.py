@@ -12,9 +12,11 @@ from systems.errors import ArgumentError
 from ..results.optimal_control import ControlStats, OptimalControlResult
 from ..results.status import Status
 from ..dependent import Dependent
+from ..errors import CapabilityError
+from ..minimal import Minimal
 from .bridge import casadi
 from .check import interval_errors, with_resimulation
-from .model import build, expression_function
+from .model import _base_name, build, expression_function
 from .problem import problem
 from .transcription import transcribe
 
@@ -59,8 +61,11 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     nodes, scheme : int and str, optional
         Mesh intervals N (default 40); "trapezoidal" (default) or "hermite-simpson".
     guess : Trajectory or OptimalControlResult, optional
-        Its states, and inputs, interpolated; None: a straight line between the boundary values, the rest from
-        the default state, velocities 0, moved onto Phi = 0 through the embedding.
+        Its states, and inputs, interpolated; None: a straight line between the boundary values (the rest from
+        the default state) with a smooth bump on every coordinate, off the symmetries a straight line sits on,
+        moved onto Phi = 0 through the embedding, the velocities the bump's rates; for "minimal", the dependent
+        formulation's optimum from that guess (its NLP, with velocities solved from the rows at every node, has
+        narrower basins), which ``note`` says.
     tol, max_iter : float and int, optional
         IPOPT's tolerance (default 1e-10) and iteration limit (default 1000).
     check, check_rtol : bool and float, optional
@@ -108,7 +113,17 @@ def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
     """(formulation, independent, result) of the first solve. Where the minimal formulation's choice
     is singular along its solution, the solve is repeated in the r speeds the system declares (if
     the choice was not given), else in the dependent formulation, and the note says why."""
+    seeded = guess is None and _base_name(formulation) == Minimal.name
+    if seeded:  # the minimal NLP's basins are narrower (its velocities are solved from the rows at every node)
+        try:
+            seed = _solve(system, Dependent.name, prob, None, None, tol, max_iter)
+        except (ArgumentError, CapabilityError):  # the problem's own error comes from its own formulation
+            seed = None
+        guess = seed if seed is not None and seed.success else None
     result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
+    if seeded and guess is not None:
+        result = dataclasses.replace(result, note=f"{result.note}; first guess: the dependent formulation's optimum "
+                                                  f"from the default guess".lstrip("; "))
     speeds = tuple(system.speeds)
     if not result.success and SINGULAR_CHOICE in result.message and independent is None and len(speeds) == system.r:
         regular = _solve(system, formulation, prob, guess, speeds, tol, max_iter)  # the system's quasi-velocities
@@ -246,8 +261,16 @@ def _path(system, model, prob, ca):
     return out
 
 
+BUMP = 0.3  # the default guess's bump on each coordinate, relative to the largest change between the ends
+
+
 class _Guess:
-    """The first guess at a point of the horizon, in the model's own variables."""
+    """The first guess at a point of the horizon, in the model's own variables. Without a trajectory:
+    the straight line between the boundary values (the free ones from the default state) plus a smooth
+    bump BUMP sin^2(pi s) on every coordinate, of alternating sign, scaled by the largest change
+    between the ends: a straight line often sits on a symmetry of the problem (a blade parked beside
+    where it starts keeps its heading along the line, where no sideways move is possible), from
+    which the solver cannot leave."""
 
     def __init__(self, system, prob, trajectory):
         self.system, self.prob, self.trajectory = system, prob, trajectory
@@ -263,6 +286,8 @@ class _Guess:
                 else:
                     ve[names_v.index(name)] = value
             self.ends.append((pe, ve))
+        change = np.max(np.abs(self.ends[1][0] - self.ends[0][0]), initial=0.0)
+        self.bump = BUMP * max(change, 0.1) * np.array([(-1.0) ** i for i in range(len(p))])
 
     def dependent(self, fraction):
         if self.trajectory is not None:
@@ -272,8 +297,11 @@ class _Guess:
             v = np.array([np.interp(tt, traj.t, traj.v[:, i]) for i in range(traj.v.shape[1])])
             return p, v
         (p0, v0), (p1, v1) = self.ends
-        p, v = p0 + fraction * (p1 - p0), v0 + fraction * (v1 - v0)
-        return self._on_constraints(p, fraction), v
+        p = p0 + fraction * (p1 - p0) + self.bump * np.sin(np.pi * fraction) ** 2
+        p = self._on_constraints(p, fraction)
+        p_rate = self.bump * np.pi * np.sin(2 * np.pi * fraction) / (self.prob.t1 - self.prob.t0)  # the bump's
+        A = np.asarray(self.system.numeric.A(p, self.system.params), float)
+        return p, v0 + fraction * (v1 - v0) + np.linalg.lstsq(A, p_rate, rcond=None)[0]
 
     def _on_constraints(self, p, fraction):
         """p moved onto Phi = 0 through the embedding (p = g(h(p))), where the system has one: a
