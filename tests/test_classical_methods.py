@@ -25,7 +25,9 @@ import kane_models
 MODELS = {"knife_edge": (kane_models.knife_edge, ("m", "J", "g", "alpha")),
           "chaplygin_sleigh": (kane_models.chaplygin_sleigh, ("m", "I", "a")),
           "vertical_disc": (kane_models.vertical_disc, ("m", "r")),
-          "rolling_disc": (kane_models.rolling_disc, ("m", "r", "g", "thickness"))}
+          "rolling_disc": (kane_models.rolling_disc, ("m", "r", "g", "thickness")),
+          "sphere_in_cylinder": (kane_models.sphere_in_cylinder, ("m", "a", "R", "k", "g"))}
+NOT_CHAPLYGIN = {"sphere_in_cylinder"}  # its wall row depends on where the sphere is: Voronets' class
 
 
 def _equations(system):
@@ -43,13 +45,15 @@ def _equations(system):
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_every_method_gives_kanes_method_accelerations(name, rng):
     """At random admissible states, each method's accelerations q'' equal those of KanesMethod on a
-    model built from frames and bodies (not from pfaff's description), mapped through v = D(q) q'."""
+    model built from frames and bodies (not from pfaff's description), mapped through v = D(q) q'.
+    The sphere's Euler parameters are written in yaw, pitch and roll for the methods; its Kane model
+    keeps the Euler parameters."""
     system = systems.load(name)
     build, names = MODELS[name]
     model = build()
     params = [system.parameter_dict[n] for n in names]
     mech, equations = _equations(system)
-    assert set(equations) == set(METHODS)  # each of these is a Chaplygin system
+    assert set(equations) == set(METHODS) - ({"chaplygin"} if name in NOT_CHAPLYGIN else set())
     evaluators = {m: _Evaluator(eq, mech) for m, eq in equations.items()}
     parameter_values = [float(value) for value in system.parameter_values]
     q_of_p = sp.lambdify([system.coordinates], list(mech.system.embedding.inverse))
@@ -139,8 +143,6 @@ def test_not_a_chaplygin_system_is_refused_with_the_reason():
 
 
 def test_refusals_name_the_reason():
-    with pytest.raises(ValueError, match="Euler parameters"):
-        derive(systems.load("sphere_in_cylinder"), method="kane")
     with pytest.raises(ValueError, match="rheonomic"):
         derive(systems.load("bead_on_rotating_hoop"), method="lagrange")
     with pytest.raises(ValueError, match="expected one of: lagrange, maggi"):

@@ -72,10 +72,10 @@ _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": 
 _SUPER = dict(zip("0123456789-+T/", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺ᵀᐟ"))
 _SUB = dict(zip("0123456789aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
 _WORDS = {"partial": "∂", "cdot": "·", "times": "×", "dots": "…", "ldots": "…", "neq": "≠", "le": "≤",
-          "ge": "≥", "in": "∈", "to": "→", "sum": "Σ",
+          "ge": "≥", "in": "∈", "to": "→", "sum": "Σ", "pm": "±",
           **{f: f for f in ("sin", "cos", "tan", "cot", "sec", "csc", "log", "exp")},
           "quad": "  ", "qquad": "    ", "left": "", "right": ""}
-_SPACES = {r"\,": " ", r"\;": " ", r"\!": "", r"\mathbf{0}": "0", r"\mathbb{R}": "ℝ"}
+_SPACES = {r"\,": " ", r"\;": " ", r"\!": "", r"\mathbf{0}": "0", r"\mathbb{R}": "ℝ", r"^\circ": "°"}
 
 
 def tex_to_unicode(tex: str) -> str:

@@ -48,7 +48,8 @@ def boltzmann_hamel(mech, simp, steps, given=None):
     u_c = sp.Matrix(mech.l, 1, [sp.Symbol(f"u_c{i + 1}", real=True) for i in range(mech.l)])
     u_all = u.col_join(u_c)
     Y_full = Y.col_join(mech.C_bar)
-    T_star = simp(sp.expand(mech.T.xreplace(dict(zip(mech.qd, Z * u_all)))))
+    M_star = simp(Z.T * mech.M * Z)  # T = q'^T M q' / 2 (scleronomic): a quadratic form in u
+    T_star = sp.Add(*(M_star[i, j] * u_all[i] * u_all[j] / 2 for i in range(mech.k) for j in range(mech.k)))
     gamma = hamel_coefficients(mech, Y_full, Z, simp)
     defs = ", ".join(f"{sp.latex(tr.display_symbols(s))} = {sp.latex(tr.display_symbols(e))}"
                      for s, e in zip(u_all, Y_full * mech.qd))

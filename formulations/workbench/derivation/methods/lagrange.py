@@ -28,8 +28,28 @@ def lagrange_expressions(mech, simp, L=None):
 
 
 def opening_steps(mech):
-    """The steps every method starts with: the energies, and the rows in q' where there are rows."""
-    return [energy_step(mech)] + ([rows_step(mech)] if mech.l else [])
+    """The steps every method starts with: the angles for Euler parameters where the system has them,
+    the energies, and the rows in q' where there are rows."""
+    angles = [angles_step(mech)] if mech.system.unit_norm_blocks else []
+    return angles + [energy_step(mech)] + ([rows_step(mech)] if mech.l else [])
+
+
+def angles_step(mech):
+    """Euler parameters written in yaw, pitch and roll (methods.angles)."""
+    system = mech.system
+    e = [i for block in system.unit_norm_blocks for i in block]
+    return Step("angles", "Angles for the Euler parameters",
+                "Euler parameters are not generalized coordinates: four of them describe an orientation, held to "
+                "unit norm. The methods write each orientation in yaw, pitch and roll, "
+                "$\\mathbf{R} = \\mathbf{R}_z(\\psi)\\mathbf{R}_y(\\theta)\\mathbf{R}_x(\\phi)$, a chart "
+                "of every orientation but those with pitch $\\pm 90^\\circ$; the velocities keep their meaning, "
+                "$\\mathbf{v} = \\mathbf{D}\\dot{\\mathbf{q}}$ with $\\mathbf{D} = (\\mathbf{A}^{T}\\mathbf{A})^{-1}"
+                "\\mathbf{A}^{T}\\partial\\mathbf{g}/\\partial\\mathbf{q}$.",
+                (r"e_0 = c_\phi c_\theta c_\psi + s_\phi s_\theta s_\psi, \quad e_1 = s_\phi c_\theta c_\psi - "
+                 r"c_\phi s_\theta s_\psi, \quad e_2 = c_\phi s_\theta c_\psi + s_\phi c_\theta s_\psi, \quad "
+                 r"e_3 = c_\phi c_\theta s_\psi - s_\phi s_\theta c_\psi",
+                 r"c_\phi = \cos\tfrac{\phi}{2}, \; s_\phi = \sin\tfrac{\phi}{2}, \dots"),
+                (("e", sp.Matrix([system.embedding.g[i] for i in e])), ("D", mech.D)))
 
 
 def energy_step(mech):

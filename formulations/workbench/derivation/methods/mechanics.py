@@ -3,7 +3,8 @@ energy T(q, q'), potential V(q), generalized forces Q(q, q', t), the nonholonomi
 (C_bar_nh q' = 0), the independent velocities, generalized speeds u = Y(q) q' and the map back,
 q' = W(q) u on the constrained velocities.
 
-Every method starts from T, V and Q alone; the system's own inertia terms d (from Newton-Euler or
+Euler parameters are written in yaw, pitch and roll angles first (methods.angles). Every method
+starts from T, V and Q alone; the system's own inertia terms d (from Newton-Euler or
 Lagrange's equations, as its builder made them) are left for the comparison that ends a derivation.
 """
 from __future__ import annotations
@@ -14,7 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from systems.dependent_rows import velocity_partition
+
 from ..steps import _independent_choice, _velocity_map, with_identity_embedding
+from .angles import clean, has_euler_parameters, unit_norm_gram, with_angles
 
 _NAME = re.compile(r"^([A-Za-z]+)(\d[0-9A-Za-z]*)?(?:_dot)?$")
 
@@ -121,12 +125,14 @@ def mechanics(system, simp, method, independent=None) -> Mechanics:
     """The system in generalized coordinates (its embedding p = g(q) with q' = w), with ``independent``
     velocities by name (default: the minimal formulation's choice); NotApplicable naming why the
     classical methods do not apply to it."""
+    angled = has_euler_parameters(system)
+    system = with_angles(system)
     why = _refusal(system)
     if why:
         raise NotApplicable(f"derive: the {method} method does not apply to system {system.name!r}: {why}")
     if system.embedding is None:
         system = with_identity_embedding(system)
-    q, on_g, D = _velocity_map(system, simp)
+    q, on_g, D = _velocity_map(system, simp) if not angled else _angled_velocity_map(system, simp)
     emb = system.embedding
     w = sp.Matrix(emb.velocities)
     q = sp.Matrix(q)
@@ -135,28 +141,56 @@ def mechanics(system, simp, method, independent=None) -> Mechanics:
     no_multipliers = {lam: 0 for lam in system.multipliers}
     M_p = sp.Matrix(system.M).subs(on_g)
     T = sp.expand((w.T * D.T * M_p * D * w)[0, 0] / 2)
+    if angled:  # the angles' kinetic energy comes in products of sines and cosines
+        T = sp.expand(simp(clean(sp.Matrix([T])))[0, 0])
     V = simp(sp.sympify(system.potential).subs(on_g))
     Q = simp(D.T * sp.Matrix(system.f).subs(no_multipliers).subs(on_state))
     Q_nc = simp(Q + sp.Matrix([V]).jacobian(q).T)
-    C_bar = simp(sp.Matrix(system.C_nh).subs(on_g) * D) if system.l else sp.zeros(0, len(w))
+    C_bar = sp.Matrix(system.C_nh).subs(on_g) * D if system.l else sp.zeros(0, len(w))
+    C_bar = simp(clean(C_bar) if angled else C_bar)
     M = simp(sp.hessian(T, list(w)))
     qdd = sp.Matrix([rate_symbol(s) for s in w])
-    return Mechanics(system.name, q, w, qdd, D, T, V, M, Q, Q_nc, C_bar, _independent_choice(system, independent),
+    chosen = _pivoted(system, C_bar, independent) if angled else _independent_choice(system, independent)
+    return Mechanics(system.name, q, w, qdd, D, T, V, M, Q, Q_nc, C_bar, chosen,
                      [par.symbol for par in system.parameters], system)
+
+
+def _angled_velocity_map(system, simp):
+    """(q, p = g(q), D) of a system whose Euler parameters became angles (methods.angles):
+    D = (A^T A)^-1 A^T g_q, the unit norm used in A^T A."""
+    emb = system.embedding
+    q = list(emb.coordinates)
+    on_g = dict(zip(system.coordinates, emb.g))
+    A = sp.Matrix(system.A).subs(on_g)
+    g_q = sp.Matrix(emb.g).jacobian(q)
+    return q, on_g, simp(clean(unit_norm_gram(system).subs(on_g).LUsolve(A.T * g_q)))
+
+
+def _pivoted(system, C_bar, names):
+    """Indices of q' taken as independent: ``names``, or by pivoting on C_bar at a generic point."""
+    rates = [s.name for s in system.embedding.velocities]
+    if names:
+        unknown = [name for name in names if name not in rates]
+        if unknown:
+            raise ValueError(f"derive: independent velocities {unknown} are not rates of {', '.join(rates)}")
+        return [rates.index(name) for name in names]
+    if not C_bar.rows:
+        return list(range(len(rates)))
+    rng = np.random.default_rng(7)
+    point = {s: rng.uniform(0.3, 0.9) for s in C_bar.free_symbols}
+    return list(velocity_partition(np.array(C_bar.subs(point).evalf(), float))[2])
 
 
 def _refusal(system):
     """Why the classical methods here do not apply, or ''."""
     emb = system.embedding
-    if system.unit_norm_blocks or (emb is not None and emb.unit_norm_blocks):
-        return ("its coordinates include Euler parameters, which are not generalized coordinates with q' = w; "
-                "derive its formulations instead (derive(system, 'reduced'))")
     if system.is_rheonomic:
         return ("its constraints move with time (a rheonomic system); the minimal formulation derives it "
                 "(derive(system, 'minimal'))")
     if emb is None and not (system.m == 0 and sp.Matrix(system.A) == sp.eye(system.n)):
         return "it has no embedding in independent coordinates (p = g(q)) from which T(q, q') follows"
-    if emb is not None and (len(system.coordinates) != system.n or emb.A_q != sp.eye(len(emb.coordinates))):
+    if emb is not None and ((len(system.coordinates) != system.n and not system.unit_norm_blocks)
+                            or emb.A_q != sp.eye(len(emb.coordinates))):
         return "its embedding is not one of generalized coordinates with q' = w"
     return ""
 
@@ -179,7 +213,7 @@ def speeds(mech, given=None):
     if given is not None:
         return _given_speeds(mech, given)
     system = mech.system
-    if sp.Matrix(system.A) == sp.eye(system.n):
+    if sp.Matrix(system.A) == sp.eye(system.n) or system.unit_norm_blocks:  # angles: their rates are simplest
         return independent_speeds(mech)
     D = mech.D
     points = (_generic_point(mech), _default_point(mech))
