@@ -63,9 +63,7 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     guess : Trajectory or OptimalControlResult, optional
         Its states, and inputs, interpolated; None: a straight line between the boundary values (the rest from
         the default state) with a smooth bump on every coordinate, off the symmetries a straight line sits on,
-        moved onto Phi = 0 through the embedding, the velocities the bump's rates; for "minimal", the dependent
-        formulation's optimum from that guess (its NLP, with velocities solved from the rows at every node, has
-        narrower basins), which ``note`` says.
+        moved onto Phi = 0; for "minimal", the dependent formulation's optimum from it (``note`` says so).
     tol, max_iter : float and int, optional
         IPOPT's tolerance (default 1e-10) and iteration limit (default 1000).
     check, check_rtol : bool and float, optional
