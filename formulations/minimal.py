@@ -7,8 +7,8 @@ automatically by pivoting on C_bar_nh (coordinate partitioning). Then
     [C_bar_nh; E] gamma_bar = [-xi_bar; -E' w],   E' w = Y gamma + Y' v  (Y = S_v for names),
     M_barbar u' + d_barbar = f_barbar,  M_barbar = D_bar^T M_bar D_bar   (r, r).
 Rheonomic or affine rows, C_bar_nh w + c_bar_nh = 0 (c_bar_nh = C_nh d_0 + c_nh, v = D w + d_0 with a
-moving embedding), make the velocity map affine: u = E w + S_v d_0 and
-    w = D_bar u + d_bar_0,   [C_bar_nh; E] d_bar_0 = [-c_bar_nh; -S_v d_0],
+moving embedding), make the velocity map affine: u = E w + Y d_0 and
+    w = D_bar u + d_bar_0,   [C_bar_nh; E] d_bar_0 = [-c_bar_nh; -Y d_0],
 the particular solution d_bar_0 carrying the prescribed motion; the accelerations keep the form
 above, xi and gamma holding their terms in t.
 All reactions follow in resolved form, C^T lambda = f - d - M v'. Where [C_bar_nh; E] becomes

@@ -393,6 +393,19 @@ def _independent_velocities(system, problems):
         problems.append(f"expected r = n - m - l = {system.r} independent velocities but got {len(names)}")
 
 
+def speed_problem(expr, velocities, allowed) -> str:
+    """What is wrong with a quasi-velocity ``expr`` meant as y v, linear in ``velocities`` with
+    coefficients in the ``allowed`` symbols ('' where nothing is)."""
+    unknown = sorted(str(s) for s in expr.free_symbols - set(allowed) - set(velocities))
+    if unknown:
+        return f"names {', '.join(unknown)}, which is not a coordinate, velocity or parameter"
+    row = sp.Matrix([expr]).jacobian(list(velocities))
+    if row.free_symbols & set(velocities) or sp.expand(expr - (row * sp.Matrix(velocities))[0]) != 0:
+        return ("must be linear in the velocities, without a constant term, with coefficients in the coordinates "
+                "and parameters")
+    return ""
+
+
 def _speeds(system, problems):
     """Each declared quasi-velocity: a new name, linear in v, coefficients in p and the parameters."""
     taken = set(system.coordinate_names) | set(system.velocity_names) | set(system.parameter_names)
@@ -400,14 +413,8 @@ def _speeds(system, problems):
     for name, expr in system.speeds.items():
         if name in taken or not name.isidentifier():
             problems.append(f"speed {name!r} must be a new identifier, not a name of p, v or a parameter")
-            continue
-        row = sp.Matrix([expr]).jacobian(list(system.velocities))
-        unknown = sorted(str(s) for s in expr.free_symbols - allowed - set(system.velocities))
-        if unknown:
-            problems.append(f"speed {name!r} = {expr} names {', '.join(unknown)}, not a coordinate, velocity or "
-                            f"parameter")
-        elif row.free_symbols & set(system.velocities) or sp.expand(expr - (row * sp.Matrix(system.velocities))[0]):
-            problems.append(f"speed {name!r} = {expr} is not linear in the velocities without a constant term")
+        elif why := speed_problem(expr, system.velocities, allowed):
+            problems.append(f"speed {name!r} = {expr} {why}")
 
 
 def validate(system) -> list:

@@ -100,7 +100,7 @@ def test_bad_quasi_velocities_are_refused_with_the_reason():
     with pytest.raises(ArgumentError, match=r"do not determine the velocities at q = \(x=0, y=0, phi=0\)"):
         along_row.prepare(*TURNING)
     x, x_dot = sp.symbols("x x_dot", real=True)
-    with pytest.raises(systems.SystemDescriptionError, match="is not linear in the velocities"):
+    with pytest.raises(systems.SystemDescriptionError, match="must be linear in the velocities"):
         systems.from_lagrangian("cart", (x,), x_dot**2 / 2, velocities=(x_dot,), default_p=(0,), default_v=(1,),
                                 speeds={"s": x_dot**2})
 

@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from systems.errors import ArgumentError
+from systems.validation import speed_problem
 
 
 def is_component(entry, names) -> bool:
@@ -26,17 +27,11 @@ def is_component(entry, names) -> bool:
 def linear_row(expr, velocities, allowed, where: str, system_name: str, declared=()):
     """The row y (1, n) of an expression y v linear in ``velocities``, its coefficients in the
     ``allowed`` symbols; ArgumentError naming an unknown name, a nonlinear term or a constant."""
-    unknown = sorted(str(s) for s in expr.free_symbols - set(allowed) - set(velocities))
-    if unknown:
-        speeds = f" or a speed it names ({', '.join(declared)})" if declared else ""
-        raise ArgumentError(f"{where}: speed {expr} names {', '.join(unknown)}, which is not a coordinate, velocity "
-                            f"or parameter of {system_name!r}{speeds}", "independent")
-    row = sp.Matrix([expr]).jacobian(list(velocities))
-    if row.free_symbols & set(velocities) or sp.expand(expr - (row * sp.Matrix(velocities))[0]) != 0:
-        raise ArgumentError(f"{where}: speed {expr} must be linear in the velocities "
-                            f"{', '.join(map(str, velocities))}, without a constant term, with coefficients in the "
-                            f"coordinates and parameters", "independent")
-    return row
+    why = speed_problem(expr, velocities, allowed)
+    if why:
+        speeds = f" (or a speed {system_name!r} names: {', '.join(declared)})" if declared and "names" in why else ""
+        raise ArgumentError(f"{where}: speed {expr} of {system_name!r} {why}{speeds}", "independent")
+    return sp.Matrix([expr]).jacobian(list(velocities))
 
 
 def parse(system, entries, where="minimal formulation", components=()):

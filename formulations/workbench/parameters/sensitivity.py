@@ -1,4 +1,4 @@
-"""Forward sensitivities of a motion and of an integral output with respect to parameters.
+"""Sensitivities of a motion and of an integral output with respect to parameters, forward and adjoint.
 
 The formulation's own ODE y' = F(t, y; theta) is integrated together with its variational
 equations, one column per parameter theta_j:
@@ -14,6 +14,16 @@ solve_ivp, DOP853 by default), so the sensitivities share the motion's error con
 dv/dtheta follow from S through the formulation's map y -> (p, v), also by central differences.
 The formulation's post-steps (projection, a new choice of independent velocities, a new chart) are
 not applied: use a formulation that needs none over the interval (no stabilization by projection).
+
+The adjoint method (``adjoint=True``) gives the gradient of an integral output alone, for any
+number of parameters, from one forward run of the motion (kept as dense output) and one backward
+run of the adjoint variables lambda (n) and the accumulated gradient mu (k):
+
+    lambda' = -F_y^T lambda - g_y^T,   mu_j' = -(lambda^T F_theta_j + g_theta_j),   lambda(t1) = mu(t1) = 0,
+    dG/dtheta_j = mu_j(t0) + lambda(t0)^T dy0/dtheta_j
+
+(Cao, Li, Petzold & Serban, SIAM J. Sci. Comput. 24 (2003) 1076-1089), with F_y by central
+differences column by column.
 """
 from __future__ import annotations
 
@@ -53,6 +63,9 @@ class Sensitivities:
         For an integral output, {parameter name: dG/dθ}, else None.
     message : str
         How the run ended (scipy's message).
+    method : str
+        "forward" (the variational equations) or "adjoint" (the gradient of the output only: ``dp`` and ``dv``
+        are empty).
 
     Examples
     --------
@@ -73,10 +86,11 @@ class Sensitivities:
     output: float | None = None
     gradient: Mapping | None = None
     message: str = ""
+    method: str = "forward"
 
 
 def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None, t_eval=None, rtol=1e-10,
-                  atol=1e-10, method="DOP853") -> Sensitivities:
+                  atol=1e-10, method="DOP853", adjoint=False) -> Sensitivities:
     """Forward sensitivities of the motion of ``system`` with respect to parameters, in one adaptive run.
 
     Parameters
@@ -93,6 +107,9 @@ def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None,
         ``g(t, p, v) -> float`` for the integral output G = ∫ g dt over t_span, or "kinetic energy".
     t_eval, rtol, atol, method : optional
         Output times in s (default: the solver's steps); scipy ``solve_ivp``'s tolerances (1e-10) and method (DOP853).
+    adjoint : bool, optional
+        The gradient of the integral output by the adjoint method, one backward run whatever the number of
+        parameters (default False: forward sensitivities of the motion and of the output).
 
     Returns
     -------
@@ -135,6 +152,19 @@ def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None,
     S0 = np.zeros((k, n)) if state0 is not None else np.array(
         [(plus.own_state(*start(plus.system), t0) - minus.own_state(*start(minus.system), t0)) / (2 * d)
          for (plus, minus), d in zip(forms, deltas)])
+    if adjoint:
+        if g is None:
+            raise ArgumentError("sensitivities: adjoint=True gives the gradient of an integral output: pass output=")
+        return _adjoint(system, base, forms, deltas, names, g, (t0, t1), y0, S0, outputs,
+                        dict(method=method, rtol=rtol, atol=atol))
+
+    return _forward(system, base, forms, deltas, names, g, (t0, t1), y0, S0, outputs, grid,
+                    dict(method=method, rtol=rtol, atol=atol))
+
+
+def _forward(system, base, forms, deltas, names, g, span, y0, S0, outputs, grid, options) -> Sensitivities:
+    """The motion with its variational equations (and G with its gradient) in one adaptive run."""
+    n, k = y0.size, len(names)
 
     def rhs(t, z):
         y, S = z[:n], z[n:n + n * k].reshape(k, n)
@@ -149,12 +179,46 @@ def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None,
         return np.concatenate([np.ravel(x) for x in out])
 
     z0 = np.concatenate([y0, S0.ravel()] + ([np.zeros(1 + k)] if g is not None else []))
-    run = solve_ivp(rhs, (t0, t1), z0, method=method, t_eval=grid, rtol=rtol, atol=atol)
+    run = solve_ivp(rhs, span, z0, t_eval=grid, **options)
+    _check_run(system, run)
+    keep = slice(None) if outputs is None else slice(0, outputs.size)
+    return _result(system, base, forms, deltas, names, run, n, k, g is not None, keep)
+
+
+def _adjoint(system, base, forms, deltas, names, g, span, y0, S0, outputs, options) -> Sensitivities:
+    """The gradient of G = int g dt by one forward and one backward run (see the module docstring)."""
+    t0, t1 = span
+    n = y0.size
+
+    def output(t, y, form):
+        return g(t, *form.state_at(y, t), form.system)
+
+    forward = solve_ivp(lambda t, z: np.append(base.rhs(t, z[:n]), output(t, z[:n], base)), (t0, t1),
+                        np.append(y0, 0.0), dense_output=True, **options)
+    _check_run(system, forward)
+
+    def backward(t, z):
+        y, lam = forward.sol(t)[:n], z[:n]
+        F_y = np.column_stack([_along(lambda x: base.rhs(t, x), y, e) for e in np.eye(n)])
+        g_y = np.array([_along(lambda x: output(t, x, base), y, e)[0] for e in np.eye(n)])
+        mu = [lam @ (plus.rhs(t, y) - minus.rhs(t, y)) / (2 * d) + (output(t, y, plus) - output(t, y, minus)) / (2 * d)
+              for (plus, minus), d in zip(forms, deltas)]
+        return np.concatenate([-(F_y.T @ lam) - g_y, -np.array(mu)])
+
+    back = solve_ivp(backward, (t1, t0), np.zeros(n + len(names)), **options)
+    _check_run(system, back)
+    lam0, mu0 = back.y[:n, -1], back.y[n:, -1]
+    times = np.array(forward.t) if outputs is None else outputs
+    states = [base.state_at(forward.sol(t)[:n], t) for t in times]
+    return Sensitivities(times, np.array([p for p, _ in states]), np.array([v for _, v in states]), {}, {},
+                         tuple(names), float(forward.y[n, -1]),
+                         dict(zip(names, (mu0 + S0 @ lam0).tolist())), back.message, "adjoint")
+
+
+def _check_run(system, run):
     if run.status != 0:
         raise ArgumentError(f"sensitivities of system {system.name!r}: the run stopped at t = {run.t[-1]:.6g}: "
                             f"{run.message}")
-    keep = slice(None) if outputs is None else slice(0, outputs.size)
-    return _result(system, base, forms, deltas, names, run, n, k, g is not None, keep)
 
 
 def _prepared(formulation, system, state, t0):

@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from systems.dependent_rows import velocity_partition
+from systems.validation import speed_problem
 
 from ..steps import _independent_choice, _velocity_map, with_identity_embedding
 from .angles import clean, has_euler_parameters, unit_norm_gram, with_angles
@@ -239,19 +240,14 @@ def _given_speeds(mech, given):
     on_w = dict(zip(system.velocities, mech.D * mech.qd))
     names = {s.name: s for s in (*system.coordinates, *system.velocities, *mech.q, *mech.qd, *mech.parameters)}
     names.update({par.name: par.symbol for par in system.parameters})
-    allowed = set(mech.q) | set(mech.qd) | set(mech.parameters)
+    allowed = set(mech.q) | set(mech.parameters)
     rows = []
     declared = system.speeds
     for expr in given:
         e = sp.expand(sp.sympify(declared.get(expr, expr) if isinstance(expr, str) else expr, locals=names).subs(on_w))
-        unknown = sorted(str(s) for s in e.free_symbols - allowed)
-        if unknown:
-            raise ValueError(f"derive: speed {expr} names {', '.join(unknown)}, which is not a coordinate, velocity or "
-                             f"parameter of {system.name!r}")
-        if sp.hessian(e, list(mech.qd)) != sp.zeros(mech.k, mech.k) or e.xreplace({s: 0 for s in mech.qd}) != 0:
-            raise ValueError(f"derive: speed {expr} must be linear in the velocities "
-                             f"{', '.join(map(str, system.velocities))}, without a constant term, with coefficients "
-                             f"in the coordinates")
+        why = speed_problem(e, list(mech.qd), allowed)
+        if why:
+            raise ValueError(f"derive: speed {expr} of {system.name!r} {why}")
         rows.append(sp.Matrix([e]).jacobian(mech.qd))
     if len(rows) != mech.r:
         raise ValueError(f"derive: {len(rows)} speeds given but system {system.name!r} has r = {mech.r} velocity "
