@@ -426,6 +426,57 @@ def test_the_default_guess_leads_every_formulation_to_the_same_optimum():
     assert all(np.max(np.abs(res.p[:, 2])) > np.pi / 2 for res in results.values())
 
 
+def _turning_ball():
+    """A ball (inertia I = 2 kg m^2 about every axis) held by Euler parameters, turned by three torques."""
+    from systems.builders.rigid_body import RigidBody, from_rigid_bodies
+    from systems.builders.rotations import quaternion_rates_world_matrix
+
+    e = sp.symbols("e0:4", real=True)
+    omega = sp.symbols("omega_x omega_y omega_z", real=True)
+    inertia = sp.Symbol("I", positive=True)
+    tau = sp.symbols("tau_x tau_y tau_z", real=True)
+    body = RigidBody("ball", 1, inertia * sp.eye(3), sp.Matrix([0, 0, 0]), angular_velocity=sp.Matrix(omega),
+                     axes="world", torque=sp.Matrix(tau))
+    return systems.from_rigid_bodies(
+        "turning_ball", e, omega, quaternion_rates_world_matrix(e), [body],
+        parameters=[systems.Parameter(inertia, 2.0, "kg m^2", "moment of inertia")]
+        + [systems.Parameter(t, 0.0, "N m", "torque (an input)") for t in tau],
+        default_p=(1, 0, 0, 0), default_v=(0, 0, 0), unit_norm_blocks=((0, 1, 2, 3),))
+
+
+@pytest.mark.parametrize("formulation", ALL + ("reduced+none",))
+def test_a_rest_to_rest_turn_in_euler_parameters_is_the_eigenaxis_turn(formulation):
+    """Turned by 90 degrees about z in T = 2 s at least torque effort: the turn about the fixed axis with
+    the angle (pi / 2) (3 s^2 - 2 s^3), cost 12 I^2 theta^2 / T^3; the quaternion stays unit at every point."""
+    still = {"omega_x": 0.0, "omega_y": 0.0, "omega_z": 0.0}
+    upright = {"e0": 1.0, "e1": 0.0, "e2": 0.0, "e3": 0.0} | still
+    turned = {"e0": math.cos(math.pi / 4), "e1": 0.0, "e2": 0.0, "e3": math.sin(math.pi / 4)} | still
+    turn = formulations.optimal_control(_turning_ball(), formulation, (0.0, 2.0), upright, turned,
+                                        ["tau_x", "tau_y", "tau_z"], nodes=20, scheme="hermite-simpson")
+    assert turn.status == 0, turn.message
+    assert turn.cost == pytest.approx(12 * 2.0**2 * (math.pi / 2) ** 2 / 2.0**3, rel=1e-5)
+    assert np.max(np.abs(turn.inputs[:, :2])) < 1e-6  # about z only
+    s = turn.t / 2.0
+    assert np.max(np.abs(2 * np.arctan2(turn.p[:, 3], turn.p[:, 0]) - math.pi / 2 * (3 * s**2 - 2 * s**3))) < 1e-4
+    if formulation != "dependent+none":  # projected: unit at the mesh nodes; the midpoints to the collocation error
+        assert np.max(np.abs(np.linalg.norm(turn.p, axis=1) - 1)) < 1e-5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("formulation", ("dependent", "reduced", "minimal"))
+def test_the_sphere_in_the_cylinder_collocated_is_its_simulated_motion(formulation):
+    """Euler parameters through an embedding, with nonholonomic rows: with the only 'input' (gravity)
+    held by its bounds, the collocated motion over 0.1 s is the simulated one."""
+    sphere = systems.load("sphere_in_cylinder")
+    p0, v0 = sphere.default_state()
+    start = dict(zip(sphere.coordinate_names, p0)) | dict(zip(sphere.velocity_names, v0))
+    run = formulations.optimal_control(sphere, formulation, (0.0, 0.1), start, {}, {"g": (9.81, 9.81 + 1e-7)},
+                                       nodes=20, scheme="hermite-simpson", check=False)
+    truth = formulations.create("dependent", sphere, backend="numpy").simulate((0.0, 0.1), (p0, v0), rtol=1e-12,
+                                                                                 atol=1e-12)
+    assert run.status == 0 and np.max(np.abs(run.p[-1] - truth.p[-1])) < 1e-6
+
+
 def test_several_starts_return_the_best_and_the_local_optima_they_reached():
     """From the default guess and two perturbed ones: the best is at least as good as the single
     start, and the result lists the optima the starts reached, with their counts."""

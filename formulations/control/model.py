@@ -130,9 +130,6 @@ class _Pieces:
         self.parameter_names = tuple(par.name for par in kept) if symbolic else ()
         self.par = ca.SX.sym("par", len(self.parameter_names))
         self.parameters = {par.symbol: self.par[i] for i, par in enumerate(kept)} if symbolic else {}
-        if system.unit_norm_blocks:
-            raise CapabilityError(f"optimal_control: system {system.name!r} holds orientations by Euler parameters "
-                                  f"(A is not square); its transcription is not written yet")
         n_p, n = len(system.coordinates), system.n
         self.p, self.v, self.t = ca.SX.sym("p", n_p), ca.SX.sym("v", n), ca.SX.sym("t")
         self.u = ca.SX.sym("u", len(inputs))
@@ -158,6 +155,11 @@ class _Pieces:
         self.Phi_p = ca.jacobian(self.Phi, self.p) if system.m else ca.SX(0, n_p)
         self.C = ca.vertcat(self.Phi_p @ self.A, self.C_nh)
         self.G = ca.vertcat(self.Phi_p @ self.A @ self.v + ca.jacobian(self.Phi, self.t), self.C_nh @ self.v + self.c_nh)
+        # each unit quaternion's norm: a position row, kept by p' = A v itself (no multiplier, no velocity row)
+        self.norms = ca.vertcat(*[(ca.sumsqr(self.p[list(block)]) - 1) / 2 for block in system.unit_norm_blocks]) \
+            if system.unit_norm_blocks else ca.SX(0, 1)
+        self.norm_names = tuple(f"unit norm of ({', '.join(system.coordinate_names[i] for i in block)})"
+                                for block in system.unit_norm_blocks)
 
     def values(self):
         """{parameter symbol: value} for the parameters that are numbers here."""
@@ -170,11 +172,11 @@ def _dependent(b, ca, projected):
     a = ca.SX.sym("a", system.n)
     qdot = b.A @ b.v
     balance = ca.vertcat(b.M @ a + b.d - b.f + b.C.T @ b.lam, _rate(ca, b.G, b.p, b.v, qdot, a, b.t))
-    names = tuple(f"{name} (position)" for name in system.holonomic_names) \
+    names = tuple(f"{name} (position)" for name in system.holonomic_names) + b.norm_names \
         + tuple(f"{name} (velocity)" for name in system.holonomic_names) + system.nonholonomic_names
     return _model(ca, f"{Dependent.name}+{'projection' if projected else 'none'}", system.coordinate_names,
-                  system.velocity_names, b, b.p, b.v, b.lam, a, qdot, balance, ca.vertcat(b.Phi, b.G), b.p, b.v,
-                  tuple(system.constraint_names), projected, names, positions=system.m)
+                  system.velocity_names, b, b.p, b.v, b.lam, a, qdot, balance, ca.vertcat(b.Phi, b.norms, b.G), b.p,
+                  b.v, tuple(system.constraint_names), projected, names, positions=system.m + b.norms.shape[0])
 
 
 def _rate(ca, G, q, s, qdot, a, t):
@@ -183,10 +185,11 @@ def _rate(ca, G, q, s, qdot, a, t):
 
 
 def _embedded(b, ca):
-    """(q, w, p(q, t), V(q, w, t), q'(q, w)) of the embedding, or of q = p where m = 0."""
+    """(q, w, p(q, t), V(q, w, t), q'(q, w), the unit-norm rows of q) of the embedding, or of q = p
+    where m = 0."""
     system = b.system
     if not system.m:
-        return system.coordinate_names, system.velocity_names, b.p, b.v, b.p, b.v, b.A @ b.v
+        return system.coordinate_names, system.velocity_names, b.p, b.v, b.p, b.v, b.A @ b.v, b.norms
     emb = system.embedding
     if emb is None:
         raise CapabilityError(f"optimal_control: system {system.name!r} has holonomic rows but no embedding "
@@ -197,8 +200,11 @@ def _embedded(b, ca):
     g, A_q = conv.matrix(emb.g), conv.matrix(emb.A_q)
     p_of_q = g
     A = ca.substitute(b.A, b.p, p_of_q)
-    V = ca.solve(A, ca.jacobian(g, q) @ A_q @ w + ca.jacobian(g, b.t))
-    return emb.coordinate_names, tuple(s.name for s in emb.velocities), q, w, p_of_q, V, A_q @ w
+    rate = ca.jacobian(g, q) @ A_q @ w + ca.jacobian(g, b.t)
+    V = ca.solve(A, rate) if A.shape[0] == A.shape[1] else ca.solve(A.T @ A, A.T @ rate)  # A tall: Euler parameters
+    norms = ca.vertcat(*[(ca.sumsqr(q[list(block)]) - 1) / 2 for block in emb.unit_norm_blocks]) \
+        if emb.unit_norm_blocks else ca.SX(0, 1)
+    return emb.coordinate_names, tuple(s.name for s in emb.velocities), q, w, p_of_q, V, A_q @ w, norms
 
 
 def _kane(b, ca, q, s, qdot, p_of_q, V):
@@ -215,28 +221,36 @@ def _reduced(b, ca, projected):
         raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
                               f"multipliers (non-ideal rows); formulation 'reduced' does not carry them all: use "
                               f"'dependent'")
-    q_names, w_names, q, w, p_of_q, V, qdot = _embedded(b, ca)
+    q_names, w_names, q, w, p_of_q, V, qdot, norms = _embedded(b, ca)
     a, B, residual, at = _kane(b, ca, q, w, qdot, p_of_q, V)
     lam = ca.SX.sym("lambda_nh", b.system.l)
     G = at(b.C_nh) @ V + at(b.c_nh)
     balance = ca.vertcat(B.T @ residual + (at(b.C_nh) @ B).T @ lam, _rate(ca, G, q, w, qdot, a, b.t))
     names = tuple(b.system.nonholonomic_names)
     label = f"{Reduced.name}+{'projection' if projected else 'none'}"
-    return _model(ca, label, q_names, w_names, b, q, w, lam, a, qdot, balance, G, p_of_q, V, names, projected, names)
+    return _model(ca, label, q_names, w_names, b, q, w, lam, a, qdot, balance, ca.vertcat(norms, G), p_of_q, V, names,
+                  projected, _norm_names(q_names, b, norms) + names, positions=norms.shape[0])
+
+
+def _norm_names(q_names, b, norms):
+    """The names of the unit-norm rows of q (of p where q = p)."""
+    emb = b.system.embedding
+    blocks = emb.unit_norm_blocks if b.system.m else b.system.unit_norm_blocks
+    return tuple(f"unit norm of ({', '.join(q_names[i] for i in block)})" for block in blocks)[:norms.shape[0]]
 
 
 def _minimal(b, ca, independent, q_guess):
     if b.nonideal:
         raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
                               f"multipliers (non-ideal rows); formulation 'minimal' carries none: use 'dependent'")
-    q_names, w_names, q, w, p_of_q, V, qdot_w = _embedded(b, ca)
+    q_names, w_names, q, w, p_of_q, V, qdot_w, norms = _embedded(b, ca)
     system = b.system
     rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
     C_bar = ca.jacobian(rows, w)
     if independent is not None:
         names, Y = parse(system, tuple(independent), "optimal_control")
         if Y is not None:
-            return _quasi(b, ca, names, Y, (q_names, w, q, p_of_q, V, qdot_w), rows, C_bar)
+            return _quasi(b, ca, names, Y, (q_names, w, q, p_of_q, V, qdot_w, norms), rows, C_bar)
     numeric = ca.substitute(C_bar, b.par, ca.DM([system.parameter_dict[name] for name in b.parameter_names])) \
         if b.parameter_names else C_bar
     keep, note = _choose(system, ca, w_names, numeric, q, independent, q_guess, b.t)
@@ -253,14 +267,14 @@ def _minimal(b, ca, independent, q_guess):
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
     a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
     return _model(ca, Minimal.name, q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
-                  B.T @ residual, ca.SX(0, 1), p_of_q, V_u, (), False, (), note,
-                  partition=ca.det(C_bar[:, drop]) if drop else None)
+                  B.T @ residual, norms, p_of_q, V_u, (), bool(norms.shape[0]), _norm_names(q_names, b, norms), note,
+                  positions=norms.shape[0], partition=ca.det(C_bar[:, drop]) if drop else None)
 
 
 def _quasi(b, ca, names, Y, embedded, rows, C_bar):
     """The minimal model in quasi-velocities u = Y(p) v: w solves [C_bar_nh; Y V_w] w = [-c_bar_nh;
     u - Y V(q, 0)] (V_w = dV/dw), singular where det of that matrix vanishes."""
-    q_names, w, q, p_of_q, V, qdot_w = embedded
+    q_names, w, q, p_of_q, V, qdot_w, norms = embedded
     u = ca.SX.sym("u_ind", len(names))
     Y_q = ca.substitute(b.to_casadi.matrix(Y), b.p, p_of_q)
     zero = ca.SX.zeros(w.shape[0])
@@ -269,8 +283,9 @@ def _quasi(b, ca, names, Y, embedded, rows, C_bar):
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
     a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
     note = f"u = ({', '.join(names)}), quasi-velocities u = Y(p) v"
-    return _model(ca, Minimal.name, q_names, names, b, q, u, ca.SX(0, 1), a, qdot, B.T @ residual, ca.SX(0, 1), p_of_q,
-                  V_u, (), False, (), note, partition=ca.det(K))
+    return _model(ca, Minimal.name, q_names, names, b, q, u, ca.SX(0, 1), a, qdot, B.T @ residual, norms, p_of_q,
+                  V_u, (), bool(norms.shape[0]), _norm_names(q_names, b, norms), note, positions=norms.shape[0],
+                  partition=ca.det(K))
 
 
 def _choose(system, ca, w_names, C_bar, q, independent, q_guess, t):

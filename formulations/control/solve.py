@@ -8,6 +8,7 @@ import numpy as np
 
 from systems.catalogue import as_system
 from systems.errors import ArgumentError
+from systems.state import normalize_blocks
 
 from ..results.optimal_control import ControlStats, OptimalControlResult
 from ..results.status import Status
@@ -305,6 +306,8 @@ class _Guess:
         """p moved onto Phi = 0 through the embedding (p = g(h(p))), where the system has one: a
         straight line in p between the boundary values leaves the constraint manifold."""
         system = self.system
+        if system.unit_norm_blocks:  # a straight line between unit quaternions leaves the unit sphere
+            p = normalize_blocks(np.array(p, float), system.unit_norm_blocks)
         if not system.m or system.embedding is None:
             return p
         t = self.prob.t0 + fraction * (self.prob.t1 - self.prob.t0)
