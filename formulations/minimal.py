@@ -46,7 +46,8 @@ class Minimal(Formulation):
     def _configure(self, independent=None, rechoose=None, cond_limit=100.0, singular="stop"):
         """independent: names of w or v components (default: the system's choice, else pivoting), or
         quasi-velocities u = Y(p) v: speeds the system declares by name, expressions linear in v,
-        pairs (name, expression) (formulations.coordinates.speeds).
+        pairs (name, expression) or a dict of them (formulations.coordinates.speeds); these are kept
+        over the run (rechoose=True is refused with them).
 
         After every accepted step the choice is checked: it has become singular where
         cond([C_bar_nh; E]) passes cond_limit or det([C_bar_nh; E]) changed sign (the step went
@@ -73,6 +74,10 @@ class Minimal(Formulation):
             self._set_choice(self.requested)
         else:
             self.choice = None
+        if self.rechoose and getattr(self, "quasi", None) is not None:
+            raise ArgumentError(f"minimal formulation of {self.system.name!r}: rechoose=True chooses components of w "
+                                f"by pivoting, which would replace the quasi-velocities ({', '.join(self.choice)}); "
+                                f"leave it out", "rechoose")
 
     # -- the choice of u ------------------------------------------------------------------------
     def _set_choice(self, entries):
@@ -118,8 +123,9 @@ class Minimal(Formulation):
             where = ", ".join(f"{n}={x:.4g}" for n, x in zip(self.geometry.q_names, q))
             raise ArgumentError(f"minimal formulation of {self.system.name!r}: the independent velocities "
                                 f"({', '.join(self.choice)}) and the nonholonomic rows do not determine the velocities "
-                                f"at q = ({where}): [C_bar_nh; E] is singular there (cond = {self._cond_at_choice:.3g});"
-                                f" choose other independent velocities", "independent")
+                                f"at q = ({where}): [C_bar_nh; E] is singular there "
+                                f"(cond = {self._cond_at_choice:.3g}); choose other independent velocities",
+                                "independent")
 
     def choice_condition(self, q, t=0.0) -> float:
         """cond([C_bar_nh; E]) (2-norm) at the reduced coordinates q and time t: how well the
@@ -132,7 +138,9 @@ class Minimal(Formulation):
 
     def _Y(self, p):
         """Y (r, n) of u = S_w w + Y v at p: S_v for names, Y(p) for quasi-velocities."""
-        return self.S_v if self.quasi is None else self.quasi.at(p, np.zeros(self.system.n), self.par, self.backend)[0]
+        if self.quasi is None:
+            return self.S_v
+        return self.quasi.at(p, np.zeros(self.system.n), self.par, self.backend)[0]
 
     def _E_dot_w(self, p, v, gamma):
         """E' w = Y gamma + Y' v (r,): u' = E w' + E' w."""
@@ -250,7 +258,7 @@ class Minimal(Formulation):
         if self.on_charts and self.geometry.needs_new_chart(q, t):
             p, v = self.dependent_state(y, t)
             q, w = self.geometry.from_dependent(p, v, t)
-            self._choose(q, t=t)
+            self._choose(q, self.requested if self.quasi is not None else None, t=t)  # quasi-velocities are kept
             return StepChange(np.concatenate([q, self._u_of(w, p, v)]), charted=True)
         if self._det_sign is None:
             self._watch(q, t)

@@ -296,7 +296,9 @@ class System(DegreesOfFreedom, TimeDependence, DependentRows, MarkdownCard):
         object.__setattr__(self, "contacts", tuple(self.contacts))
         object.__setattr__(self, "invariants", self._checked_invariants())
         object.__setattr__(self, "units", dict(self.units or {}))  # a copy (a mapping proxy would not pickle)
-        object.__setattr__(self, "speeds", {str(k): sp.sympify(e) for k, e in dict(self.speeds or {}).items()})
+        names = {s.name: s for s in (*self.coordinates, *self.velocities)} | {p.name: p.symbol for p in self.parameters}
+        object.__setattr__(self, "speeds", {str(k): sp.sympify(e, locals=names) for k, e in
+                                            dict(self.speeds or {}).items()})
         if not self.multipliers:
             count = self.Phi.shape[0] + self.C_nh.shape[0]
             object.__setattr__(self, "multipliers", tuple(sp.symbols(f"lambda_1:{count + 1}", real=True)))

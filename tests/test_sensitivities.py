@@ -102,7 +102,7 @@ def test_the_idas_slider_crank_forward_and_adjoint_against_the_published_output(
     run = dict(wrt=["k", "c"], output="kinetic energy", rtol=1e-10, atol=1e-10)
     forward = F.sensitivities(crank, "dependent", (0.0, 10.0), **run)
     adjoint = F.sensitivities(crank, "dependent", (0.0, 10.0), adjoint=True, **run)
-    assert adjoint.method == "adjoint" and adjoint.dp == {} and adjoint.output == pytest.approx(forward.output, 1e-9)
+    assert adjoint.kind == "adjoint" and adjoint.dp == {} and adjoint.output == pytest.approx(forward.output, 1e-9)
     for name in ("k", "c"):
         assert adjoint.gradient[name] == pytest.approx(forward.gradient[name], rel=1e-6)
         d = 1e-4

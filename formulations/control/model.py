@@ -8,12 +8,16 @@ point, and the constraint rows themselves:
 
     dependent   q = p, s = v, V = v, B = I; z = lambda (all rows)
                 balance  M a + d - f + C^T lambda = 0,   G' = 0
-                rows     Phi = 0,  G = [C_h v + Phi_t;  C_nh v + c_nh] = 0
-    reduced     q, s = w of the embedding p = g(q, t), V = A^-1 (g_q A_q w + g_t), z = lambda_nh
+                rows     Phi = 0, N = 0,  G = [C_h v + Phi_t;  C_nh v + c_nh] = 0
+    reduced     q, s = w of the embedding p = g(q, t), V = A^+ (g_q A_q w + g_t), z = lambda_nh
                 balance  B^T (M v' + d - f) + (C_nh B)^T lambda_nh = 0,   G' = 0
-                rows     G = C_nh V + c_nh = 0
-    minimal     s = u, w = W(q, u) solves C_nh V(q, w) + c_nh = 0 for the dependent entries of w
-                balance  B^T (M v' + d - f) = 0;  no rows
+                rows     N = 0,  G = C_nh V + c_nh = 0
+    minimal     s = u, w = W(q, u) solves C_nh V(q, w) + c_nh = 0 for the dependent entries of w, or
+                [C_nh V_w; Y V_w] w = [-c_nh; u - Y V(q, 0)] for quasi-velocities u = Y(p) v
+                balance  B^T (M v' + d - f) = 0;  rows N = 0 only
+
+N holds (|e|^2 - 1) / 2 of each unit quaternion e among q (position rows without multipliers: e' =
+G(e) omega keeps the norm); A^+ = (A^T A)^-1 A^T where A is tall (Euler parameters).
 
 with v' = B a + (dV/dq) q' + dV/dt. Stabilization "projection" imposes the rows at every mesh
 node, with slack multipliers sigma that move each node's state along the rows' gradients: a
@@ -156,8 +160,7 @@ class _Pieces:
         self.C = ca.vertcat(self.Phi_p @ self.A, self.C_nh)
         self.G = ca.vertcat(self.Phi_p @ self.A @ self.v + ca.jacobian(self.Phi, self.t), self.C_nh @ self.v + self.c_nh)
         # each unit quaternion's norm: a position row, kept by p' = A v itself (no multiplier, no velocity row)
-        self.norms = ca.vertcat(*[(ca.sumsqr(self.p[list(block)]) - 1) / 2 for block in system.unit_norm_blocks]) \
-            if system.unit_norm_blocks else ca.SX(0, 1)
+        self.norms = unit_norms(ca, self.p, system.unit_norm_blocks)
         self.norm_names = tuple(f"unit norm of ({', '.join(system.coordinate_names[i] for i in block)})"
                                 for block in system.unit_norm_blocks)
 
@@ -202,8 +205,7 @@ def _embedded(b, ca):
     A = ca.substitute(b.A, b.p, p_of_q)
     rate = ca.jacobian(g, q) @ A_q @ w + ca.jacobian(g, b.t)
     V = ca.solve(A, rate) if A.shape[0] == A.shape[1] else ca.solve(A.T @ A, A.T @ rate)  # A tall: Euler parameters
-    norms = ca.vertcat(*[(ca.sumsqr(q[list(block)]) - 1) / 2 for block in emb.unit_norm_blocks]) \
-        if emb.unit_norm_blocks else ca.SX(0, 1)
+    norms = unit_norms(ca, q, emb.unit_norm_blocks)
     return emb.coordinate_names, tuple(s.name for s in emb.velocities), q, w, p_of_q, V, A_q @ w, norms
 
 
@@ -232,11 +234,15 @@ def _reduced(b, ca, projected):
                   projected, _norm_names(q_names, b, norms) + names, positions=norms.shape[0])
 
 
+def unit_norms(ca, x, blocks):
+    """(|e|^2 - 1) / 2 of each unit quaternion e = x[block]: position rows (len(blocks), 1)."""
+    return ca.vertcat(*[(ca.sumsqr(x[list(block)]) - 1) / 2 for block in blocks]) if blocks else ca.SX(0, 1)
+
+
 def _norm_names(q_names, b, norms):
     """The names of the unit-norm rows of q (of p where q = p)."""
-    emb = b.system.embedding
-    blocks = emb.unit_norm_blocks if b.system.m else b.system.unit_norm_blocks
-    return tuple(f"unit norm of ({', '.join(q_names[i] for i in block)})" for block in blocks)[:norms.shape[0]]
+    blocks = b.system.embedding.unit_norm_blocks if b.system.m else b.system.unit_norm_blocks
+    return tuple(f"unit norm of ({', '.join(q_names[i] for i in block)})" for block in blocks)
 
 
 def _minimal(b, ca, independent, q_guess):
@@ -248,7 +254,8 @@ def _minimal(b, ca, independent, q_guess):
     rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
     C_bar = ca.jacobian(rows, w)
     if independent is not None:
-        names, Y = parse(system, tuple(independent), "optimal_control")
+        names, Y = parse(system, independent, "optimal_control")
+        independent = names if Y is None else independent
         if Y is not None:
             return _quasi(b, ca, names, Y, (q_names, w, q, p_of_q, V, qdot_w, norms), rows, C_bar)
     numeric = ca.substitute(C_bar, b.par, ca.DM([system.parameter_dict[name] for name in b.parameter_names])) \

@@ -112,7 +112,7 @@ def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
     """(formulation, independent, result) of the first solve. Where the minimal formulation's choice
     is singular along its solution, the solve is repeated in the r speeds the system declares (if
     the choice was not given), else in the dependent formulation, and the note says why."""
-    seeded = guess is None and _base_name(formulation) == Minimal.name
+    seeded, seed = guess is None and _base_name(formulation) == Minimal.name, None
     if seeded:  # the minimal NLP's basins are narrower (its velocities are solved from the rows at every node)
         try:
             seed = _solve(system, Dependent.name, prob, None, None, tol, max_iter)
@@ -130,7 +130,8 @@ def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
             independent, result = speeds, dataclasses.replace(regular, note=(
                 f"{regular.note}, the speeds the system declares: by default {_why(result)}"))
     if not result.success and SINGULAR_CHOICE in result.message:  # fall back on the dependent formulation
-        fallback = _solve(system, Dependent.name, prob, guess, None, tol, max_iter)
+        fallback = seed if seeded and guess is not None else _solve(system, Dependent.name, prob, guess, None, tol,
+                                                                    max_iter)
         if fallback.success:
             formulation, result = Dependent.name, dataclasses.replace(fallback, note=(
                 f"solved in the dependent formulation: in {result.formulation!r}, {_why(result)}"))
@@ -267,7 +268,7 @@ class _Guess:
     """The first guess at a point of the horizon, in the model's own variables. Without a trajectory:
     the straight line between the boundary values (the free ones from the default state) plus a smooth
     bump BUMP sin^2(pi s) on every coordinate, of alternating sign, scaled by the largest change
-    between the ends: a straight line often sits on a symmetry of the problem (a blade parked beside
+    between the ends (at least 0.1): a straight line often sits on a symmetry of the problem (a blade parked beside
     where it starts keeps its heading along the line, where no sideways move is possible), from
     which the solver cannot leave."""
 

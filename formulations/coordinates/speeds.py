@@ -29,16 +29,22 @@ def linear_row(expr, velocities, allowed, where: str, system_name: str, declared
     ``allowed`` symbols; ArgumentError naming an unknown name, a nonlinear term or a constant."""
     why = speed_problem(expr, velocities, allowed)
     if why:
-        speeds = f" (or a speed {system_name!r} names: {', '.join(declared)})" if declared and "names" in why else ""
-        raise ArgumentError(f"{where}: speed {expr} of {system_name!r} {why}{speeds}", "independent")
+        speeds = f"; the speeds {system_name!r} declares: {', '.join(declared)}" if declared else ""
+        raise ArgumentError(f"{where}: independent velocity {expr} of {system_name!r} {why}{speeds}", "independent")
     return sp.Matrix([expr]).jacobian(list(velocities))
 
 
 def parse(system, entries, where="minimal formulation", components=()):
-    """(names, Y (r, n) Matrix or None): the choice ``entries`` as names of components (of v, the
+    """(names, Y (r, n) Matrix or None): the choice ``entries`` (a list, a dict {name: expression} or
+    one name) as names of components (of v, the
     embedding's w, or ``components``: a chart's) (Y None) or as quasi-velocities u = Y(p) v (every
     entry then a row of Y). Names of w components may not be mixed with expressions (their rows
     are not rows in v)."""
+    if isinstance(entries, dict):
+        entries = tuple(entries.items())
+    elif isinstance(entries, str):  # one name, not its characters
+        entries = (entries,)
+    entries = tuple(entries)
     declared = dict(getattr(system, "speeds", {}) or {})
     components = set(system.velocity_names) | set(components)
     if system.embedding is not None:
@@ -74,7 +80,7 @@ def _named(entry, i, declared):
     if isinstance(entry, str) and entry in declared:
         return entry, declared[entry]
     if isinstance(entry, str) and entry.isidentifier():
-        return entry, entry  # a velocity's own name
+        return entry, entry  # a velocity's own name, or an unknown one (linear_row names it)
     return f"u_{i + 1}", entry
 
 

@@ -274,8 +274,9 @@ def _tangent_map(form, G, Q, names):
 def _check_steady(form, names, ydot, modes, F0, tol):
     scale = 1.0 + np.max(np.abs(F0), initial=0.0)
     quasi = getattr(form, "quasi", None)
-    turning = {s.name for s in quasi.Y.free_symbols} if quasi is not None else set()
-    moving = {name: float(rate) for name, rate in zip(names, ydot) if name in turning and abs(rate) > tol * scale}
+    turning = quasi.Y.free_symbols if quasi is not None else set()
+    moving = {s.name: float(rate) for s, rate in zip(form.system.coordinates, F0) if s in turning
+              and abs(rate) > tol * scale}
     if moving:  # the velocities turn along the motion: a point of it is not an equilibrium of the state
         listed = ", ".join(f"d{name}/dt = {rate:.6g}" for name, rate in moving.items())
         raise NotSteadyError(

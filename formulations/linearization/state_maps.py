@@ -79,7 +79,8 @@ def reduced_map(form, pieces, at, p0, v0, independent) -> StateMap:
 
 
 def minimal_map(form, pieces, at, p0, v0, independent) -> StateMap:
-    """The minimal formulation: q and its own u = S_w w + S_v v (on the turned chart where there is one)."""
+    """The minimal formulation: q and its own u = S_w w + S_v v, or u = Y(p) v (Speeds) for
+    quasi-velocities (on the turned chart where there is one)."""
     if independent is not None:
         raise ArgumentError("linearize got independent= and a created minimal formulation: expected the "
                             "independent velocities in formulations.create('minimal', ..., independent=...)",

@@ -26,8 +26,9 @@ and where the work array keeps that output, the last h, the row swaps and LU fac
 S = Phi_a_p U, and D_p), TMP (where an evaluation's temporaries start), the program of the sparse LU
 of a square A (AL_*, formulations.kernels.sparse_pattern.symbolic_lu; AL_ROW, AL_COL the entries of
 A it reads, -1 for fill-in) and the kernels KINEMATICS, CHART (g, g_q A_q, A_q, A, C at q),
-EMBEDDING (g, g_q, A_q, g_t), EMBEDDING_ACC and HOLONOMIC_CHART. SPEEDS (Y and Y' v of quasi-velocities at p, v). A kernel a system does not have is
-a placeholder of the same type, never called.
+EMBEDDING (g, g_q, A_q, g_t), EMBEDDING_ACC, HOLONOMIC_CHART and SPEEDS (Y and Y' v of
+quasi-velocities at p, v). A kernel a system does not have is a placeholder of the same type, never
+called.
 
 The work array of an evaluation (EVAL_WORK zeros, reused from call to call): the dynamics output
 first, then (on a chart) the chart's part, then from TMP the temporaries, carved in order by
@@ -58,7 +59,8 @@ CHART_ITERATIONS = 25
 _FIELDS = (("N_P", INT), ("N", INT), ("C", INT), ("M_H", INT), ("L", INT), ("DYN", INT), ("CON", INT),
            ("DYN_AT", INDEX), ("A_CONSTANT", FLAG), ("K", INT), ("K_Q", INT), ("R", INT), ("QBLOCKS", BLOCKS),
            ("GEOMETRY", INT), ("TIMED", FLAG), ("MOVING", FLAG), ("SQUARE", FLAG),
-           ("NONIDEAL", FLAG), ("QUASI", FLAG), ("CHART_AT", INDEX), ("G_T_AT", INT), ("M_A", INT), ("HC", INT), ("W_H", INT),
+           ("NONIDEAL", FLAG), ("QUASI", FLAG), ("CHART_AT", INDEX), ("G_T_AT", INT), ("M_A", INT), ("HC", INT),
+           ("W_H", INT),
            ("W_Y", INT), ("W_S", INT), ("W_B", INT), ("W_D", INT), ("TMP", INT), ("EVAL_WORK", INT),
            ("SCRATCH", INT), ("WORK", INT), *((f"AL_{name}", INDEX) for name in LU_FIELDS), ("AL_ROW", INDEX),
            ("AL_COL", INDEX), ("AL_NNZ", INT), ("REJECT_FAILED_STAGES", FLAG), *PRIMITIVES,

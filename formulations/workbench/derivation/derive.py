@@ -180,8 +180,8 @@ def derive(system, formulation=None, *, method=None, seconds=20.0, simplify=True
     speeds : list of sympy expressions, optional
         For "gibbs-appell", "kane" and "boltzmann-hamel", and for the minimal formulation: the generalized
         speeds u, r expressions linear in the system's velocities or names of speeds it declares
-        (``System.speeds``) (default: its own velocities v where they are not coordinate rates, else the
-        independent velocities).
+        (``System.speeds``) (default, for a method: its own velocities v where they are not coordinate
+        rates, else the independent velocities; for the minimal formulation: its choice of components).
     prove : bool, optional
         For a method: end with the comparison of all methods at random rational states (default True).
     seconds : float, optional

@@ -276,7 +276,8 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
     emb = system.embedding
     q, w = pieces["q"], pieces["w"]
     k = len(w)
-    names, Y = parse(system, tuple(independent)) if independent else (None, None)
+    names, Y = parse(system, independent) if independent else (None, None)
+    independent = names if Y is None else independent
     ind = _independent_choice(system, independent) if Y is None else []
     dep = [j for j in range(k) if j not in ind]
     u = sp.Matrix([w[j] for j in ind]) if Y is None else sp.Matrix(sp.symbols(names, real=True))
@@ -297,8 +298,9 @@ def minimal_steps(system, simp, steps, independent=None, trivial=False):
     chosen = ", ".join(sp.latex(tr.display_symbols(s)) for s in u)
     steps.append(Step("independent", "Independent velocities",
                       f"Choosing the quasi-velocities ${B['u']} = ({chosen}) = \\mathbf{{Y}}(\\mathbf{{p}})"
-                      f"{B['v']}$ as independent velocities and solving them together with "
-                      f"${B['C_bar_nh']}{B['w']} = {ZERO}$ gives ${B['w']} = {B['D_bar']}{B['u']}$." if Y is not None
+                      f"{B['v']}$ as independent velocities and solving them"
+                      + (f" together with ${B['C_bar_nh']}{B['w']} = {ZERO}$" if system.l else "")
+                      + f" gives ${B['w']} = {B['D_bar']}{B['u']}$." if Y is not None
                       else f"Choosing ${B['u']} = ({chosen})$ as independent velocities and solving "
                       f"${B['C_bar_nh']}{B['w']} = {ZERO}$ for the others gives ${B['w']} = {B['D_bar']}{B['u']}$ "
                       f"with ${B['C_bar_nh']}{B['D_bar']} = {ZERO}$." if system.l else

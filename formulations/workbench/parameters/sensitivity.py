@@ -63,7 +63,7 @@ class Sensitivities:
         For an integral output, {parameter name: dG/dθ}, else None.
     message : str
         How the run ended (scipy's message).
-    method : str
+    kind : str
         "forward" (the variational equations) or "adjoint" (the gradient of the output only: ``dp`` and ``dv``
         are empty).
 
@@ -86,12 +86,13 @@ class Sensitivities:
     output: float | None = None
     gradient: Mapping | None = None
     message: str = ""
-    method: str = "forward"
+    kind: str = "forward"
 
 
 def sensitivities(system, formulation, t_span, state0=None, *, wrt, output=None, t_eval=None, rtol=1e-10,
                   atol=1e-10, method="DOP853", adjoint=False) -> Sensitivities:
-    """Forward sensitivities of the motion of ``system`` with respect to parameters, in one adaptive run.
+    """Sensitivities of the motion of ``system`` with respect to parameters, forward in one adaptive run, or
+    of an integral output alone by the adjoint method.
 
     Parameters
     ----------

@@ -46,17 +46,19 @@ def has_euler_parameters(system) -> bool:
 
 def with_angles(system):
     """A copy of ``system`` whose embedding takes angles in place of its Euler parameters (q' = w), or
-    ``system`` itself where it has none. The copy is not validated again: only its embedding
-    differs, and the methods read it."""
-    if not has_euler_parameters(system):
-        return system
+    ``system`` itself where it has none (or has holonomic rows without an embedding). The copy is not
+    validated again: only its embedding differs (and its default independent velocities, which named
+    rates of the Euler parameters, are dropped), and the methods read it."""
     emb = system.embedding
+    if not has_euler_parameters(system) or (emb is None and system.m):  # the latter: refused, no embedding
+        return system
     if emb is None:
         q, g, inverse, blocks = system.coordinates, sp.Matrix(system.coordinates), sp.Matrix(system.coordinates), \
             system.unit_norm_blocks
     else:
         q, g, inverse, blocks = emb.coordinates, sp.Matrix(emb.g), sp.Matrix(emb.inverse), emb.unit_norm_blocks
-    taken = {s.name for s in (*system.coordinates, *q)}
+    taken = {s.name for s in (*system.coordinates, *q, *system.velocities)} | set(system.parameter_names)
+    taken |= {f"{name}_dot" for name in taken}
     new_q, new_inverse, on_e = [], [], {}
     in_block = {i: b for b in blocks for i in b}
     for i, s in enumerate(q):

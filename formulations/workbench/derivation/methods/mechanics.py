@@ -18,7 +18,7 @@ import sympy as sp
 from systems.dependent_rows import velocity_partition
 from systems.validation import speed_problem
 
-from ..steps import _independent_choice, _velocity_map, with_identity_embedding
+from ..steps import _independent_choice, _velocity_map, on_g_of, with_identity_embedding
 from .angles import clean, has_euler_parameters, unit_norm_gram, with_angles
 
 _NAME = re.compile(r"^([A-Za-z]+)(\d[0-9A-Za-z]*)?(?:_dot)?$")
@@ -133,7 +133,7 @@ def mechanics(system, simp, method, independent=None) -> Mechanics:
         raise NotApplicable(f"derive: the {method} method does not apply to system {system.name!r}: {why}")
     if system.embedding is None:
         system = with_identity_embedding(system)
-    q, on_g, D = _velocity_map(system, simp) if not angled else _angled_velocity_map(system, simp)
+    q, on_g, D = _angled_velocity_map(system, simp) if angled else _velocity_map(system, simp)
     emb = system.embedding
     w = sp.Matrix(emb.velocities)
     q = sp.Matrix(q)
@@ -161,7 +161,7 @@ def _angled_velocity_map(system, simp):
     D = (A^T A)^-1 A^T g_q, the unit norm used in A^T A."""
     emb = system.embedding
     q = list(emb.coordinates)
-    on_g = dict(zip(system.coordinates, emb.g))
+    on_g = on_g_of(system)
     A = sp.Matrix(system.A).subs(on_g)
     g_q = sp.Matrix(emb.g).jacobian(q)
     return q, on_g, simp(clean(unit_norm_gram(system).subs(on_g).LUsolve(A.T * g_q)))
@@ -237,7 +237,7 @@ def _given_speeds(mech, given):
     if isinstance(given, (str, sp.Basic)) or not hasattr(given, "__iter__"):
         raise ValueError(f"derive: speeds got {given!r} but expected a list of {mech.r} expressions linear in the "
                          f"velocities {', '.join(map(str, system.velocities))}")
-    on_w = dict(zip(system.velocities, mech.D * mech.qd))
+    on_w = dict(zip(system.velocities, mech.D * mech.qd)) | dict(zip(system.coordinates, system.embedding.g))
     names = {s.name: s for s in (*system.coordinates, *system.velocities, *mech.q, *mech.qd, *mech.parameters)}
     names.update({par.name: par.symbol for par in system.parameters})
     allowed = set(mech.q) | set(mech.parameters)
