@@ -119,16 +119,15 @@ def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
         except (ArgumentError, CapabilityError):  # the problem's own error comes from its own formulation
             seed = None
         guess = seed if seed is not None and seed.success else None
+    first = "; first guess: the dependent formulation's optimum from the default guess" if seeded and guess else ""
     result = _solve(system, formulation, prob, guess, independent, tol, max_iter)
-    if seeded and guess is not None:
-        result = dataclasses.replace(result, note=f"{result.note}; first guess: the dependent formulation's optimum "
-                                                  f"from the default guess".lstrip("; "))
+    result = dataclasses.replace(result, note=f"{result.note}{first}".lstrip("; "))
     speeds = tuple(system.speeds)
     if not result.success and SINGULAR_CHOICE in result.message and independent is None and len(speeds) == system.r:
         regular = _solve(system, formulation, prob, guess, speeds, tol, max_iter)  # the system's quasi-velocities
         if regular.success:
             independent, result = speeds, dataclasses.replace(regular, note=(
-                f"{regular.note}, the speeds the system declares: by default {_why(result)}"))
+                f"{regular.note}, the speeds the system declares: by default {_why(result)}{first}"))
     if not result.success and SINGULAR_CHOICE in result.message:  # fall back on the dependent formulation
         fallback = seed if seeded and guess is not None else _solve(system, Dependent.name, prob, guess, None, tol,
                                                                     max_iter)
