@@ -87,23 +87,40 @@ def _named(entry, i, declared):
 class QuasiVelocities:
     """u = Y(p) v for a system: ``names`` (r,), ``Y`` (r, n) sympy Matrix in p and the parameters,
     and ``Y_dot_v`` (r,) = (d/dp (Y v)) A v. ``function(backend)`` evaluates (Y, Y' v) at
-    (p, v, params) (numpy or a compiled kernel, ``.kernel`` for the compiled loops)."""
+    (p, v, params) (numpy or a compiled kernel, ``.kernel`` for the compiled loops), made once per
+    process for each system structure and Y (the formulations of a parameter study share it)."""
 
     def __init__(self, system, names, Y):
         self.system, self.names, self.Y = system, tuple(names), sp.ImmutableMatrix(Y)
-        v = sp.Matrix(system.velocities)
-        pdot = sp.Matrix(system.A) * v
-        self.Y_dot_v = sp.ImmutableMatrix((self.Y * v).jacobian(list(system.coordinates)) * pdot)
-        self._functions = {}
+
+    @property
+    def Y_dot_v(self):
+        return _made(self.system, self.Y, "Y_dot_v", lambda: _rate(self.system, self.Y))
 
     def function(self, backend: str):
-        if backend not in self._functions:
-            self._functions[backend] = _function(self.system, self.Y, self.Y_dot_v, backend)
-        return self._functions[backend]
+        return _made(self.system, self.Y, backend, lambda: _function(self.system, self.Y, self.Y_dot_v, backend))
 
     def at(self, p, v, params, backend="numpy"):
         """(Y (r, n), Y' v (r,)) at (p, v) for the parameter values params."""
         return self.function(backend)(np.asarray(p, float), np.asarray(v, float), params)
+
+
+_MADE: dict = {}  # (system structure, Y, what) -> the derived rate or the generated function
+
+
+def _made(system, Y, what, make):
+    from systems.numeric.model import structure_hash
+
+    key = (structure_hash(system), Y, what)
+    if key not in _MADE:
+        _MADE[key] = make()
+    return _MADE[key]
+
+
+def _rate(system, Y):
+    """Y' v = (d/dp (Y v)) A v (r, 1)."""
+    v = sp.Matrix(system.velocities)
+    return sp.ImmutableMatrix((Y * v).jacobian(list(system.coordinates)) * sp.Matrix(system.A) * v)
 
 
 def _function(system, Y, Y_dot_v, backend):
