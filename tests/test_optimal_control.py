@@ -4,6 +4,7 @@ an independent CasADi transcription written here, under mesh refinement, and by 
 optimal inputs with simulate."""
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -161,20 +162,28 @@ def test_an_independent_transcription_finds_the_same_optimum():
     assert ours.cost == pytest.approx(theirs, rel=2e-4)   # different coordinates, each within ~1e-4 of the limit
 
 
-def test_rolling_disc_moved_sideways_by_its_torques():
-    disc = systems.load("rolling_disc")
+@pytest.mark.parametrize("resistance", [0.0, 0.02])
+def test_rolling_disc_moved_sideways_by_its_torques(resistance):
+    """With rolling resistance (a moment proportional to the normal force: non-ideal rows) the
+    reduced and minimal transcriptions carry every multiplier and meet the dependent one's."""
+    disc = systems.load("rolling_disc").with_parameters(rolling_resistance=resistance)
     p, v = disc.family("rolling").state(disc, spin=5.0)
     initial = dict(zip(disc.coordinate_names, p)) | dict(zip(disc.velocity_names, v))
     final = {"y": 0.5, "psi": 0.0, "theta": 0.0, "omega_1": 0.0, "omega_3": 0.0, "omega_2": 5.0}
-    costs = {}
+    runs = {}
     for formulation in registry.having("optimal control"):
         res = formulations.optimal_control(disc, formulation, (0.0, 2.0), initial, final,
                                            ["tau_drive", "tau_steer"], nodes=24, scheme="hermite-simpson")
         assert res.converged, res.message
-        costs[formulation] = res.cost
+        runs[formulation] = res
         assert res.resimulation.largest_miss < 2e-3 * res.resimulation.scale   # spin, lean rates: order 4 in h
-    assert costs["reduced"] == pytest.approx(costs["dependent"], rel=1e-4)
-    assert costs["minimal"] == pytest.approx(costs["dependent"], rel=1e-4)
+    dependent = runs["dependent"]
+    for formulation in ("reduced", "minimal"):
+        assert runs[formulation].cost == pytest.approx(dependent.cost, rel=1e-4)
+        if resistance:
+            assert runs[formulation].multiplier_names == dependent.multiplier_names == disc.constraint_names
+            scale = np.max(np.abs(dependent.multipliers))
+            assert np.max(np.abs(runs[formulation].multipliers - dependent.multipliers)) < 2e-4 * scale
 
 
 def test_minimum_time_with_a_bounded_force_is_bang_bang():
@@ -246,6 +255,8 @@ def test_simulate_refuses_bad_inputs(inputs, match):
     (dict(cost="F**2 + speed"), ArgumentError, "unknown names \\['speed'\\]"),
     (dict(path={"phi": (0.5, 1.0)}), ArgumentError, "exclude the initial value"),
     (dict(nodes=1), ArgumentError, "nodes"),
+    (dict(starts=0), ArgumentError, "starts=0"),
+    (dict(starts=2, budget=-1.0), ArgumentError, "budget=-1.0"),
     (dict(scheme="euler"), UnknownNameError, "euler"),
     (dict(formulation="manifold"), ArgumentError, "formulation='manifold'"),
     (dict(initial=REST | {"y_dot": 1.0}), ArgumentError, "y_dot = 1 does not follow from the others"),
@@ -342,6 +353,9 @@ def test_pfaff_optimize_prints_the_table_and_writes_the_report(tmp_path, capsys)
     import json
     record = json.loads(capsys.readouterr().out)
     assert record["table"][0]["formulation"] == "minimal" and len(record["solutions"][0]["t"]) == 21
+    assert main(args[:-2] + ["--starts", "2", "--seed", "3"]) in (0, 1)
+    assert re.search(r"minimal: local optimum [0-9.]+ reached from [12] of 2 starts; x in \[",
+                     capsys.readouterr().out)
     for bad, match in ((["--to", "y=abc"], "--to takes NAME=VALUE"), (["--path", "phi"], "--path takes NAME:LO:HI"),
                        (["--inputs", "push"], "'push'"), (["--t-end", "soon"], "--t-end takes")):
         assert main(args[:2] + ["--inputs", "F"] + bad) == 2
@@ -488,3 +502,31 @@ def test_several_starts_return_the_best_and_the_local_optima_they_reached():
     # the first start converges (it is the single start above); a perturbed one may not
     assert 1 <= sum(count for _, count, _ in best.optima) <= 3 and best.optima[0][0] == pytest.approx(best.cost)
     assert "local optimum" in str(best) and "phi in [" in best.optima[0][2]
+    # a budget spent by the first solve: no other start begins, and the message says so
+    spent = formulations.optimal_control("knife_edge", "dependent", (0.0, 2.0), nodes=20, scheme="hermite-simpson",
+                                         check=False, starts=3, budget=1e-9, **KNIFE)
+    assert spent.cost == one.cost and "1 of 3 starts within the budget" in spent.message
+    assert [count for _, count, _ in spent.optima] == [1]
+
+
+def _phi_range(description):
+    low, high = description.split("phi in [")[1].split("]")[0].split(", ")
+    return float(low), float(high)
+
+
+def test_several_starts_list_the_mirror_image_optimum_apart_with_the_same_cost():
+    """Parked beside where it starts, the knife edge's problem maps onto itself under t -> T - t,
+    y -> 0.5 - y, phi -> -phi (the blade's rows and gravity down the slope are unchanged by it), so
+    an optimum that turns the blade one way has an image that turns it the other way, at the same
+    cost. Without projection slacks (placed at the end of each interval, not symmetric in time) the
+    transcription keeps that symmetry, and the two are listed apart with costs equal to 1e-9."""
+    res = formulations.optimal_control("knife_edge", "dependent+none", (0.0, 2.0), REST,
+                                       SIDEWAYS | {"y": 0.5}, ["F", "tau"], nodes=40, scheme="hermite-simpson",
+                                       check=False, starts=8, seed=0)
+    assert res.status == 0
+    best = [o for o in res.optima if o[0] == pytest.approx(res.cost, rel=1e-9)]
+    assert len(best) == 2, res.optima
+    (low_a, high_a), (low_b, high_b) = (_phi_range(o[2]) for o in best)
+    assert low_a == pytest.approx(-high_b, abs=2e-3) and high_a == pytest.approx(-low_b, abs=2e-3)
+    assert max(abs(low_a), abs(high_a)) > np.pi / 2   # turned past 90 degrees, one way and the other
+    assert "on another path" in best[1][2] and "on another path" not in best[0][2]

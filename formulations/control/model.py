@@ -16,6 +16,12 @@ point, and the constraint rows themselves:
                 [C_nh V_w; Y V_w] w = [-c_nh; u - Y V(q, 0)] for quasi-velocities u = Y(p) v
                 balance  B^T (M v' + d - f) = 0;  rows N = 0 only
 
+Non-ideal rows (f depends on lambda, e.g. rolling resistance proportional to a normal force): the
+reduced and minimal forms then carry every multiplier, z = lambda, and their balance is the whole
+of M v' + d - f(lambda) + C^T lambda = 0 at p(q), V(q, s) (n rows; beside G' = 0 in reduced). Its
+unknowns (a, lambda) are determined: C B = 0, so [M B, C^T] is regular where C has full rank and
+M is positive definite, as the dependent formulation's saddle-point matrix is.
+
 N holds (|e|^2 - 1) / 2 of each unit quaternion e among q (position rows without multipliers: e' =
 G(e) omega keeps the norm); A^+ = (A^T A)^-1 A^T where A is tall (Euler parameters).
 
@@ -219,16 +225,16 @@ def _kane(b, ca, q, s, qdot, p_of_q, V):
 
 
 def _reduced(b, ca, projected):
-    if b.nonideal:
-        raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
-                              f"multipliers (non-ideal rows); formulation 'reduced' does not carry them all: use "
-                              f"'dependent'")
     q_names, w_names, q, w, p_of_q, V, qdot, norms = _embedded(b, ca)
     a, B, residual, at = _kane(b, ca, q, w, qdot, p_of_q, V)
-    lam = ca.SX.sym("lambda_nh", b.system.l)
     G = at(b.C_nh) @ V + at(b.c_nh)
-    balance = ca.vertcat(B.T @ residual + (at(b.C_nh) @ B).T @ lam, _rate(ca, G, q, w, qdot, a, b.t))
-    names = tuple(b.system.nonholonomic_names)
+    if b.nonideal:
+        lam, names = b.lam, tuple(b.system.constraint_names)
+        balance = residual + at(b.C).T @ lam
+    else:
+        lam, names = ca.SX.sym("lambda_nh", b.system.l), tuple(b.system.nonholonomic_names)
+        balance = B.T @ residual + (at(b.C_nh) @ B).T @ lam
+    balance = ca.vertcat(balance, _rate(ca, G, q, w, qdot, a, b.t))
     label = f"{Reduced.name}+{'projection' if projected else 'none'}"
     return _model(ca, label, q_names, w_names, b, q, w, lam, a, qdot, balance, ca.vertcat(norms, G), p_of_q, V, names,
                   projected, _norm_names(q_names, b, norms) + names, positions=norms.shape[0])
@@ -246,9 +252,6 @@ def _norm_names(q_names, b, norms):
 
 
 def _minimal(b, ca, independent, q_guess):
-    if b.nonideal:
-        raise CapabilityError(f"optimal_control: system {b.system.name!r} has forces that depend on the "
-                              f"multipliers (non-ideal rows); formulation 'minimal' carries none: use 'dependent'")
     q_names, w_names, q, w, p_of_q, V, qdot_w, norms = _embedded(b, ca)
     system = b.system
     rows = ca.substitute([b.C_nh @ b.v + b.c_nh], [b.p, b.v], [p_of_q, V])[0]
@@ -272,10 +275,19 @@ def _minimal(b, ca, independent, q_guess):
     for j, i in enumerate(drop):
         W[i] = solved[j]
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
-    a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
-    return _model(ca, Minimal.name, q_names, tuple(w_names[i] for i in keep), b, q, u, ca.SX(0, 1), a, qdot,
-                  B.T @ residual, norms, p_of_q, V_u, (), bool(norms.shape[0]), _norm_names(q_names, b, norms), note,
+    a, B, residual, at = _kane(b, ca, q, u, qdot, p_of_q, V_u)
+    z, balance, carried = _projected(b, ca, B, residual, at)
+    return _model(ca, Minimal.name, q_names, tuple(w_names[i] for i in keep), b, q, u, z, a, qdot,
+                  balance, norms, p_of_q, V_u, carried, bool(norms.shape[0]), _norm_names(q_names, b, norms), note,
                   positions=norms.shape[0], partition=ca.det(C_bar[:, drop]) if drop else None)
+
+
+def _projected(b, ca, B, residual, at):
+    """(z, the minimal balance, the names of z): B^T (M v' + d - f) = 0 without multipliers; with
+    non-ideal rows the whole balance in (a, lambda) (module docstring)."""
+    if b.nonideal:
+        return b.lam, residual + at(b.C).T @ b.lam, tuple(b.system.constraint_names)
+    return ca.SX(0, 1), B.T @ residual, ()
 
 
 def _quasi(b, ca, names, Y, embedded, rows, C_bar):
@@ -288,10 +300,11 @@ def _quasi(b, ca, names, Y, embedded, rows, C_bar):
     K = ca.vertcat(C_bar, Y_q @ ca.jacobian(V, w))
     W = ca.solve(K, ca.vertcat(-ca.substitute(rows, w, zero), u - Y_q @ ca.substitute(V, w, zero)))
     V_u, qdot = ca.substitute(V, w, W), ca.substitute(qdot_w, w, W)
-    a, B, residual, _ = _kane(b, ca, q, u, qdot, p_of_q, V_u)
+    a, B, residual, at = _kane(b, ca, q, u, qdot, p_of_q, V_u)
     note = f"u = ({', '.join(names)}), quasi-velocities u = Y(p) v"
-    return _model(ca, Minimal.name, q_names, names, b, q, u, ca.SX(0, 1), a, qdot, B.T @ residual, norms, p_of_q,
-                  V_u, (), bool(norms.shape[0]), _norm_names(q_names, b, norms), note, positions=norms.shape[0],
+    z, balance, carried = _projected(b, ca, B, residual, at)
+    return _model(ca, Minimal.name, q_names, names, b, q, u, z, a, qdot, balance, norms, p_of_q,
+                  V_u, carried, bool(norms.shape[0]), _norm_names(q_names, b, norms), note, positions=norms.shape[0],
                   partition=ca.det(K))
 
 

@@ -22,14 +22,15 @@ from .problem import problem
 from .transcription import transcribe
 
 _CONVERGED = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
-OPTIMUM_TOL = 1e-6  # costs within this share of each other: the same local optimum
+OPTIMUM_TOL = 1e-6  # costs within this share of each other ...
+PATH_TOL = 1e-3     # ... and coordinates within this share of their size: the same local optimum
 SINGULAR_CHOICE = "the minimal formulation's choice"  # the message of an optimum that crosses its singular set
 
 
 def optimal_control(system, formulation, t_span, initial=None, final=None, inputs=(), cost="effort", *,
                     path=None, nodes=40, scheme="trapezoidal", free_time=False, t1_bounds=None, guess=None,
                     independent=None, tol=1e-10, max_iter=1000, check=True, check_rtol=1e-10, mesh_tol=None,
-                    max_nodes=640, starts=1, seed=0):
+                    max_nodes=640, starts=1, seed=0, budget=None):
     """Inputs that move ``system`` from ``initial`` to ``final`` at least ``cost``: direct collocation, by IPOPT.
 
     Parameters
@@ -37,28 +38,24 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     system : System or str
         The system, or a catalogue name.
     formulation : str
-        "dependent" (= "dependent+projection": the position and velocity constraints at every mesh node, slack
-        multipliers keeping the collocated motion on them), "dependent+none" (index 1, the constraints at t0 only,
-        their drift reported), "reduced" (= "reduced+projection"), "reduced+none" or "minimal" (where the optimum
-        crosses the singular set of its independent velocities, chosen by ``independent``, it is solved in the
-        quasi-velocities the system declares, ``System.speeds``, where there are r of them and ``independent``
-        is not given, else in the dependent formulation, and ``note`` says so).
+        "dependent" (= "dependent+projection": the rows at every mesh node, slack multipliers keeping the
+        collocated motion on them), "dependent+none" (index 1, the rows at t0 only, their drift reported), "reduced"
+        (= "reduced+projection"), "reduced+none" or "minimal" (where the optimum crosses the singular set of its
+        velocities, it is solved in the r speeds the system declares, ``System.speeds``, unless ``independent`` is
+        given, else in the dependent formulation; ``note`` says so).
     independent : list, optional
-        The minimal formulation's independent velocities: names of velocities, names of the speeds the
-        system declares, or expressions linear in the velocities (quasi-velocities u = Y(p) v; see
-        formulations.create("minimal", ...)) (default: the system's choice, else pivoting at the first node).
+        The minimal formulation's velocities: names of velocities or of the speeds the system declares, or
+        expressions linear in v (quasi-velocities u = Y(p) v) (default: the system's choice, else pivoting).
     t_span, free_time, t1_bounds : tuple of float, bool, and tuple of float
-        (t0, t1) in s; with free_time=True (default False) t1 is free, the given one its first guess, and t1 - t0
-        within t1_bounds, (lo, hi) in s (default: a hundredth to a hundred times t1 - t0).
+        (t0, t1) in s; with free_time=True (default False) t1 is free, the given one its first guess, t1 - t0 within
+        t1_bounds, (lo, hi) in s (default: from (t1 - t0) / 100 to 100 (t1 - t0)).
     initial, final : dict
         {name of p or v: value} in its unit; the names not given are free.
     inputs : list of str or dict
         Names of force or torque parameters, "NAME:lo:hi" or {name: (lo, hi)}, in their units (N, N m).
-    cost : str, optional
+    cost, path : str and dict, optional
         "effort" (default: the integral of the sum of the inputs' squares), "time" or an integrand in the names of
-        p, v, the inputs and t.
-    path : dict, optional
-        {name of p, v, an input or a carried multiplier (a constraint name): (lo, hi)}.
+        p, v, the inputs and t; {name of p, v, an input or a carried multiplier (constraint name): (lo, hi)}.
     nodes, scheme : int and str, optional
         Mesh intervals N (default 40); "trapezoidal" (default) or "hermite-simpson".
     guess : Trajectory or OptimalControlResult, optional
@@ -74,11 +71,13 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
         Estimate the collocation error of every interval (``interval_errors``, by simulating each) and double the
         mesh, from the last solution, until the largest is below mesh_tol or nodes would pass max_nodes (default
         640; then the status is WARNED).
-    starts, seed : int, optional
+    starts, seed, budget : int, int and float, optional
         Solve from that many first guesses (default 1), the first as given, the others perturbed from its solution
         (smooth random bumps of 30 % of each coordinate's and velocity's range, the ends kept; ``seed`` for the random
         numbers), and return the best, with ``optima`` listing the distinct local optima found (cost, how many starts
-        reached it, the coordinates' ranges along it); a failed first solve is perturbed from its last iterate.
+        reached it, the coordinates' ranges along it; equal costs on different paths, such as mirror images, apart);
+        a failed first solve is perturbed from its last iterate. No start begins after ``budget`` seconds (default
+        None: no limit), and the message then says how many ran.
 
     Returns
     -------
@@ -94,18 +93,27 @@ def optimal_control(system, formulation, t_span, initial=None, final=None, input
     >>> res.status.name, round(res.cost, 6), res.inputs.shape  # cost in N² s
     ('SUCCESS', 18.309019, (17, 1))
     """
+    began = time.perf_counter()
+    _check_starts(starts, budget)
     system = as_system(system)
     prob = problem(system, t_span, initial, final, inputs, cost, path=path, nodes=nodes, scheme=scheme,
                    free_time=free_time, t1_bounds=t1_bounds)
     formulation, independent, result = _first_solve(system, formulation, prob, guess, independent, tol, max_iter)
     if starts > 1:
-        result = _best_of(system, formulation, prob, result, independent, tol, max_iter, int(starts), seed)
+        result = _best_of(system, formulation, prob, result, independent, tol, max_iter, int(starts), seed,
+                          budget, began)
     if mesh_tol is not None and result.success:
         result = _refined(system, formulation, prob, result, independent, tol, max_iter, float(mesh_tol),
                           int(max_nodes), check_rtol)
-    if check and result.success:
-        result = with_resimulation(result, system, prob, rtol=check_rtol)
-    return result
+    return with_resimulation(result, system, prob, rtol=check_rtol) if check and result.success else result
+
+
+def _check_starts(starts, budget):
+    """ArgumentError unless starts is an int >= 1 and budget None or seconds > 0."""
+    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
+        raise ArgumentError(f"optimal_control got starts={starts!r} but expected an int >= 1", "starts")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0):
+        raise ArgumentError(f"optimal_control got budget={budget!r} but expected seconds > 0 or None", "budget")
 
 
 def _first_solve(system, formulation, prob, guess, independent, tol, max_iter):
@@ -142,22 +150,39 @@ def _why(failed) -> str:
     return failed.message.split(", but ")[-1].split(". Choose")[0]
 
 
-def _best_of(system, formulation, prob, first, independent, tol, max_iter, starts, seed):
-    """The best of ``starts`` solves (the first given), with the distinct local optima (docstring of
-    optimal_control)."""
+def _best_of(system, formulation, prob, first, independent, tol, max_iter, starts, seed, budget, began):
+    """The best of ``starts`` solves (the first given), within ``budget`` seconds from ``began``, with
+    the distinct local optima (docstring of optimal_control)."""
     rng = np.random.default_rng(seed)
-    found = [first] + [_solve(system, formulation, prob, _perturbed(first, rng), independent, tol, max_iter)
-                       for _ in range(starts - 1)]
+    found = [first]
+    while len(found) < starts and (budget is None or time.perf_counter() - began < budget):
+        found.append(_solve(system, formulation, prob, _perturbed(first, rng), independent, tol, max_iter))
+    ran = "" if len(found) == starts else f"; {len(found)} of {starts} starts within the budget of {budget:g} s"
     solved = sorted((r for r in found if r.success), key=lambda r: r.cost)
     if not solved:
-        return dataclasses.replace(first, message=f"{first.message}; none of {starts} starts converged")
-    optima = []
+        return dataclasses.replace(first, message=f"{first.message}; none of {len(found)} starts converged{ran}")
+    optima = []  # [cost, count, description, a solution that reached it]
     for r in solved:
-        if optima and abs(r.cost - optima[-1][0]) <= OPTIMUM_TOL * max(1.0, abs(optima[-1][0])):
-            optima[-1][1] += 1
+        same = next((o for o in optima if _same_optimum(o[3], r)), None)
+        if same is None:
+            twin = any(abs(r.cost - o[0]) <= OPTIMUM_TOL * max(1.0, abs(o[0])) for o in optima)
+            optima.append([r.cost, 1, _described(r) + ("; the cost of an optimum above, on another path" if twin else
+                                                       ""), r])
         else:
-            optima.append([r.cost, 1, _described(r)])
-    return dataclasses.replace(solved[0], optima=tuple(tuple(o) for o in optima))
+            same[1] += 1
+    return dataclasses.replace(solved[0], optima=tuple(tuple(o[:3]) for o in optima),
+                               message=solved[0].message + ran)
+
+
+def _same_optimum(a, b) -> bool:
+    """Two solutions on one mesh reached the same local optimum: their costs agree to OPTIMUM_TOL
+    and their coordinates to PATH_TOL of the coordinates' size. Equal costs on different paths (a
+    mirror image of an optimum, where the problem has a symmetry) are distinct optima."""
+    if abs(a.cost - b.cost) > OPTIMUM_TOL * max(1.0, abs(a.cost)):
+        return False
+    if a.p.shape != b.p.shape:
+        return True
+    return bool(np.max(np.abs(a.p - b.p)) <= PATH_TOL * max(1.0, np.max(np.abs(a.p))))
 
 
 def _perturbed(result, rng):

@@ -86,7 +86,9 @@ class OptimalControlResult:
     interval_errors : ndarray or None
         (N,) the collocation error per mesh interval, where estimated (``mesh_tol``).
     optima : tuple
-        With several starts: (cost, starts that reached it, description) per local optimum.
+        With several starts: (cost, starts that reached it, description) per local optimum, best first;
+        optima of equal cost on different paths (images of one another under a symmetry of the problem)
+        are listed apart, the later ones saying so.
 
     Examples
     --------

@@ -41,6 +41,12 @@ def add_parser(sub, command):
                         help=f"one of: {', '.join(kinds())}; repeat to compare (default: {Minimal.name})")
     parser.add_argument("--nodes", type=count(2), default=40, help="mesh intervals (default 40)")
     parser.add_argument("--scheme", default="hermite-simpson", choices=["trapezoidal", "hermite-simpson"])
+    parser.add_argument("--starts", type=count(1), default=1,
+                        help="solve from N first guesses (the default one and N-1 perturbed from its solution) and "
+                             "report the local optima found (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="random numbers of the perturbed starts (default 0)")
+    parser.add_argument("--budget", type=number(), default=None, metavar="S",
+                        help="wall-clock seconds for all starts of one formulation (default: no limit)")
     out_options(parser, "report.md, solutions.json and the figures")
     parser.add_argument("--html", metavar="FILE", help="write a 3D scene of the first solution re-simulated")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
@@ -96,10 +102,16 @@ def cmd_optimize(args):
         try:
             results.append(optimal_control(system, formulation, (0.0, t_end), _pairs(args.initial, "--from"),
                                            _pairs(args.final, "--to"), args.inputs, args.cost, path=_path(args.path),
-                                           nodes=args.nodes, scheme=args.scheme, free_time=free))
+                                           nodes=args.nodes, scheme=args.scheme, free_time=free,
+                                           starts=args.starts, seed=args.seed, budget=args.budget))
         except (ValueError, TypeError, KeyError) as exc:
             raise UsageError(explain(exc)) from None
     print(control_table.to_json(results) if args.json else control_table.markdown(results))
+    if not args.json:
+        for r in results:
+            for cost, starts, description in r.optima:
+                print(f"{r.formulation}: local optimum {cost:.10g} reached from {starts} of {args.starts} starts; "
+                      f"{description}")
     if folder is not None:
         _write(folder, results, args)
     if results[0].resimulation is not None and results[0].resimulation.trajectory is not None:

@@ -42,6 +42,7 @@ def to_json(results, indent=None) -> str:
                 "coordinates": {name: [finite(x) for x in r.state(name)] for name in r.coordinate_names},
                 "velocities": {name: [finite(x) for x in r.state(name)] for name in r.velocity_names},
                 "inputs": {name: [finite(x) for x in r.input(name)] for name in r.input_names},
-                "units": r.units}
+                "units": r.units,
+                "optima": [{"cost": finite(c), "starts": k, "description": d} for c, k, d in r.optima]}
     table = [dict(zip(COLUMNS, [finite(x) if isinstance(x, float) else x for x in row])) for row in rows(results)]
     return json.dumps({"table": table, "solutions": [solution(r) for r in results]}, indent=indent)
