@@ -1,12 +1,13 @@
 """``pfaff identify``: parameter values from measurements in a CSV file (formulations.identify).
 
-    pfaff identify pendulum_cartesian data.csv --param g [--param m] [--noise 0.001] --out fit
+    pfaff identify pendulum_cartesian data.csv --param g [--param m] [--noise 0.001] [--initial x x_dot] --out fit
 
 The CSV file has a header row: ``t``, then measured coordinates, velocities or reactions by name,
 and optionally ``trial`` (whole numbers; rows of one trial together, times increasing). An empty
 cell is a value not measured. Each trial starts from the system's default state (--set changes
 it), or, where the file measures every coordinate and velocity, from the consistent state nearest
-its first row. With --out the folder gets identification.md, identification.json and
+its first row; --initial names the coordinates and velocities whose initial values are unknowns
+too. With --out the folder gets identification.md, identification.json and
 identification.png.
 """
 from __future__ import annotations
@@ -32,6 +33,8 @@ def add_parser(sub, command):
                         help="a parameter to identify, starting from its value (repeatable)")
     parser.add_argument("--noise", type=number("positive"), default=None,
                         help="standard deviation of every measured value (default: estimated from the residuals)")
+    parser.add_argument("--initial", nargs="+", default=[], metavar="NAME",
+                        help="coordinates and velocities whose initial values are unknown too, one per trial")
     parser.add_argument("--formulation", default=Minimal.name, help="dependent, reduced, minimal or manifold")
     out_options(parser, "identification.md, identification.json and identification.png")
     parser.add_argument("--json", action="store_true", help="print one JSON object to stdout")
@@ -80,7 +83,8 @@ def cmd_identify(args):
     folder = output_folder(args)
     try:
         trials = read_trials(system, args.data)
-        fit = formulations.identify(system, args.formulation, trials, args.param, noise=args.noise)
+        fit = formulations.identify(system, args.formulation, trials, args.param, noise=args.noise,
+                                    initial=args.initial)
     except (ValueError, TypeError, KeyError) as exc:
         raise UsageError(explain(exc)) from None
     summary = {"system": system.name, "formulation": args.formulation, "estimates": fit.estimates,

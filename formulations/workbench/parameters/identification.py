@@ -146,7 +146,7 @@ class Identification:
         return fig
 
 
-def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, atol=1e-9,
+def identify(system, formulation, data, parameters, *, noise=None, initial=(), rtol=1e-9, atol=1e-9,
              **options) -> Identification:
     """The values of ``parameters`` that make ``system``, run through ``formulation``, match measured ``data``.
 
@@ -163,6 +163,11 @@ def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, at
     noise : dict or float, optional
         The standard deviation of each measured name {name: sigma}, or one number for all, in the unit of the
         measured quantity (default: unknown, estimated from the residuals).
+    initial : list of str, optional
+        Names of coordinates and velocities whose values at each trial's first time are unknowns too, one per
+        trial, named "NAME(t0), trial K" in the result (first guess: the trial's state, else the default state);
+        the rest of each initial state is held, then made consistent with the constraints with these held
+        (System.consistent_state). Default none: the initial states are known.
     rtol, atol, **options
         Go to simulate (default rtol = atol = 1e-9).
 
@@ -189,18 +194,23 @@ def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, at
     trials = tuple(_trial(system, item, k) for k, item in enumerate(data if isinstance(data, (list, tuple))
                                                                      else [data]))
     names, x0, lower, upper = _parameters(system, parameters)
+    free = _InitialStates(system, initial, trials, len(names))
     sigma = _noise(noise, trials)
     form_options = dict(rtol=rtol, atol=atol, **options)
+    k_par = len(names)
+    names, x0 = names + free.names, np.concatenate([x0, free.guess(system.with_parameters(**dict(zip(names, x0))))])
+    lower, upper = np.concatenate([lower, np.full(len(free.names), -np.inf)]), \
+        np.concatenate([upper, np.full(len(free.names), np.inf)])
 
     def runs(x, dense=False):
-        varied = system.with_parameters(**dict(zip(names, x)))
+        varied = system.with_parameters(**dict(zip(names[:k_par], x[:k_par])))
         form = create(formulation, varied)
         out = []
         for k, trial in enumerate(trials):
             t_eval = np.linspace(trial.t[0], trial.t[-1], CURVE_POINTS) if dense else trial.t
             where = f"the run of trial {k + 1} with {', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))}"
             try:  # without a state of its own, a trial starts from the varied system's default state
-                run = form.simulate((float(trial.t[0]), float(trial.t[-1])), trial.state0 or varied.default_state(),
+                run = form.simulate((float(trial.t[0]), float(trial.t[-1])), free.state(varied, trial, k, x),
                                     t_eval=t_eval, **form_options)
             except InconsistentStateError as exc:
                 raise ArgumentError(f"identify: {where} cannot start: {exc}") from None
@@ -225,6 +235,48 @@ def identify(system, formulation, data, parameters, *, noise=None, rtol=1e-9, at
         residuals=tuple(_named_residuals(t, run, sigma) for t, run in zip(trials, fits)),
         cost=float(solution.cost), points=points, fits=tuple(runs(solution.x, dense=True)), trials=trials,
         status=0 if solution.success else -1, message=solution.message, notes=tuple(notes))
+
+
+class _InitialStates:
+    """The initial values identify estimates beside the parameters: ``names`` (per trial, in trial
+    order), read from the least-squares vector after its ``offset`` parameter entries."""
+
+    def __init__(self, system, initial, trials, offset):
+        initial = (initial,) if isinstance(initial, str) else tuple(initial)
+        known = system.coordinate_names + system.velocity_names
+        for name in initial:
+            if name not in known:
+                raise UnknownNameError("coordinate or velocity (initial)", name, known, "initial")
+        if len(set(initial)) != len(initial):
+            raise ArgumentError(f"identify got initial={list(initial)} with a name twice", "initial")
+        self.initial, self.offset, self.trials = initial, offset, trials
+        self.names = [f"{name}(t0), trial {k + 1}" for k in range(len(trials)) for name in initial]
+
+    def guess(self, system):
+        """The first guess of every free initial value: the trial's state, else the default state."""
+        out = []
+        for trial in self.trials:
+            p, v = trial.state0 or system.default_state()
+            out += [_entry(system, p, v, name) for name in self.initial]
+        return np.array(out, dtype=float)
+
+    def state(self, system, trial, k, x):
+        """Trial k's initial (p, v) at the parameters of ``system``: its free values from x, the rest
+        held, made consistent with the constraints (ArgumentError where they cannot be)."""
+        p0, v0 = trial.state0 or system.default_state()
+        if not self.initial:
+            return p0, v0
+        p, v = np.array(p0, dtype=float), np.array(v0, dtype=float)
+        values = x[self.offset + k * len(self.initial):self.offset + (k + 1) * len(self.initial)]
+        for name, value in zip(self.initial, values):
+            kind, i = system.index_of(name)
+            (p if kind == "p" else v)[i] = value
+        return system.consistent_state(p, v, fix=self.initial, t=float(trial.t[0]))
+
+
+def _entry(system, p, v, name):
+    kind, i = system.index_of(name)
+    return (p if kind == "p" else v)[i]
 
 
 def _trial(system, item, k) -> Trial:
