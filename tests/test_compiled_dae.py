@@ -119,6 +119,19 @@ def test_compiled_ida_run_is_as_accurate_as_the_python_residual(stabilization):
     assert np.all(np.isfinite(runs["compiled"].vdot)) and np.all(np.isfinite(runs["compiled"].multipliers))
 
 
+def test_events_on_the_compiled_residual_are_ida_roots_as_on_numpy():
+    """IDA's root finding on the compiled residual: the slider-crank's crank angle passing 0.2 rad,
+    the same time as on the Python residual, an output point of the run, which stops there."""
+    system = systems.load("slider_crank")
+    passing = F.Event(lambda t, p, v: p[2] - 0.2, terminal=True, direction=1)
+    runs = {b: F.create("dependent", system, backend=b).simulate((0.0, 1.0), rtol=1e-10, atol=1e-10, method="IDA",
+                                                                  events=[passing]) for b in ("numpy", "compiled")}
+    for run in runs.values():
+        assert run.status == 1 and len(run.t_events) == 1 and run.t[-1] == run.t_events[0]
+        assert abs(run.p[-1, 2] - 0.2) < 1e-8
+    assert runs["compiled"].t_events[0] == pytest.approx(runs["numpy"].t_events[0], abs=1e-8)
+
+
 def test_compiled_ida_stops_at_max_steps_and_keeps_its_points():
     system = systems.load("slider_crank")
     run = F.create("dependent", system, backend="compiled").simulate((0.0, 1.0), method="IDA", max_steps=5)

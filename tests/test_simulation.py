@@ -228,3 +228,36 @@ def test_automatic_choice_follows_the_skate_round_its_circle(method, tol):
     assert tr.success, tr.message
     assert tr.stats.rechoices >= 3
     assert np.allclose(tr.p[-1], [0, 0, 2 * np.pi], atol=1e3 * tol)
+
+
+# every method that offers events, on the Cartesian pendulum: where x first crosses zero downwards
+ADAPTIVE_EVENT_METHODS = ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA", "dopri5", "IDA")
+FIXED_STEP_EVENT_METHODS = (("rk4", 4), ("augmented_lagrangian", 2), ("DLA", 2), ("NH-RATTLE", 2))
+
+
+def _crossing(method, **options):
+    pendulum = systems.load("pendulum_cartesian")
+    downward = F.Event(lambda t, p, v: p[0], terminal=True, direction=-1)
+    tr = F.create("dependent", pendulum, backend="numpy").simulate((0, 3), method=method, events=[downward], **options)
+    assert tr.status == 1 and len(tr.t_events) == 1 and tr.t[-1] == pytest.approx(tr.t_events[0], abs=1e-12)
+    return tr.t_events[0]
+
+
+def test_every_method_that_offers_events_locates_them_to_its_tolerance():
+    """Against DOP853 at rtol 1e-13: the adaptive methods within 1e-7 at rtol 1e-10; the fixed-step
+    ones at their order, the error falling by 2^order when the step halves. (The Lie-group
+    methods: tests/test_lie.py.)"""
+    from formulations.forms import EVENTS
+    from formulations.solvers import base
+
+    offering = {name for name in base.names() if EVENTS in base.solver_class(name).offers and "RKMK" not in name}
+    assert offering == set(ADAPTIVE_EVENT_METHODS) | {name for name, _ in FIXED_STEP_EVENT_METHODS}
+    truth = _crossing("DOP853", rtol=1e-13, atol=1e-13)
+    for method in ADAPTIVE_EVENT_METHODS:
+        assert abs(_crossing(method, rtol=1e-10, atol=1e-10) - truth) < 1e-7, method
+    for method, order in FIXED_STEP_EVENT_METHODS:
+        coarse, fine = (abs(_crossing(method, step=h) - truth) for h in (4e-3, 2e-3))
+        if order == 4:
+            assert coarse < 1e-9 and fine < coarse, method
+        else:
+            assert coarse < 1e-5 and 2 ** order * 0.85 < coarse / fine < 2 ** order * 1.15, (method, coarse, fine)

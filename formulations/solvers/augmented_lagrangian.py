@@ -36,7 +36,7 @@ import numpy as np
 from systems.state import project_velocities, renormalize
 
 from ..errors import StopRun
-from ..forms import INDEX3
+from ..forms import EVENTS, INDEX3
 from ..stabilization import ConstraintDynamics
 from .base import Problem, RunRecord, Solver, equal_steps, interruption_message, register
 
@@ -77,11 +77,13 @@ class AugmentedLagrangianSolver(Solver):
     """Fixed-step index-3 integration of the dependent formulation; ``settings`` an AugmentedLagrangian.
 
     Output at every step, or on the grid t_eval: between output points the steps are equal and at
-    most ``step``, so that every output point is a step point. No events, no post-step hook (the
-    method enforces the constraints itself)."""
+    most ``step``, so that every output point is a step point. Events are located by Brent's method
+    on the cubic Hermite interpolant of each step (p from p' = A v, v from v' = a at its ends); a
+    terminal one ends the run there with status 1. No post-step hook (the method enforces the
+    constraints itself)."""
 
     forms = (INDEX3,)
-    offers = frozenset()
+    offers = frozenset({EVENTS})
     order = 2
     fixed_step = True
 
@@ -91,10 +93,32 @@ class AugmentedLagrangianSolver(Solver):
 
     def integrate(self, problem: Problem) -> RunRecord:
         return _run(problem.formulation, problem.t_span, problem.y0, step=self.step, settings=self.settings,
-                    t_eval=problem.t_eval, record=problem.record, monitor=problem.monitor)
+                    t_eval=problem.t_eval, record=problem.record, monitor=problem.monitor,
+                    events=_EventWatch(problem) if problem.events else None)
 
 
-def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval, record, monitor) -> RunRecord:
+class _EventWatch:
+    """The run's events between fixed steps: crossings located on each step's cubic Hermite
+    interpolant of (p, v), kept in ``t_events`` as (t, index) (formulations.solvers.driver)."""
+
+    def __init__(self, problem):
+        self.problem, self.t_events = problem, []
+        self.g = problem.event_values(float(problem.t_span[0]), np.asarray(problem.y0, float))
+
+    def step(self, t0, y0, dy0, t1, y1, dy1):
+        """(the time of a terminal crossing in the step or None, the interpolant of the step)."""
+        from .driver import _crossings
+        from .explicit_rk import hermite
+
+        interp = hermite(t0, y0, dy0, t1, y1, dy1)
+        self.g, stop_at = _crossings(self.problem, interp, t0, t1, y1, self.g, 1.0, self.t_events)
+        if stop_at is not None:
+            self.t_events = [e for e in self.t_events if e[0] <= stop_at]
+        return stop_at, interp
+
+
+def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval, record, monitor,
+         events=None) -> RunRecord:
     """Integrate the index-3 form over t_span with fixed step ``step``."""
     system, num, par = formulation.system, formulation.num, formulation.par
     m = system.m
@@ -114,18 +138,25 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     grid = None if t_eval is None else np.asarray(t_eval, float)
     targets = [t1] if grid is None else sorted(set(grid[(grid > t0) & (grid < t1)]) | {t1})
     ends = equal_steps(t0, targets, step)  # equal steps of at most ``step`` landing on every target
-    if formulation.backend == "compiled" and formulation.compiled_dae and formulation.inputs is None:
+    if formulation.backend == "compiled" and formulation.compiled_dae and formulation.inputs is None and events is None:
         return _run_compiled(formulation, t0, np.concatenate([p, v]), ends, grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
     try:
         for t_next, on_target in zip(*ends):
+            before = (t, np.concatenate([p, v]), np.concatenate([A_of(p) @ v, a]))
             p, v, a, lam = _step(system, dynamics, A_of, num, par, m, t_next, t_next - t, p, v, a, lam, settings)
             steps += 1
             t = float(t_next)
             y = np.concatenate([p, v])
             _, a, lam = formulation.accelerations(t, y)  # the M-orthogonal projection of the accelerations
+            stop_at, interp = events.step(*before, t, y, np.concatenate([A_of(p) @ v, a])) if events else (None, None)
+            if stop_at is not None:
+                ts.append(stop_at)
+                ys.append(record(stop_at, interp(stop_at), True))
+                status, message = 1, f"a terminal event occurred at t = {stop_at:.6g}"
+                break
             if grid is None or on_target:
                 ts.append(t)
                 ys.append(record(t, y, False))
@@ -136,10 +167,11 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     except KeyboardInterrupt:
         del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
         status, message, interrupted = -1, interruption_message(ts, t0), True
-    if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points
-        keep = [i for i, tk in enumerate(ts) if np.any(grid == tk)]
+    if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points (and a terminal event's)
+        keep = [i for i, tk in enumerate(ts) if np.any(grid == tk) or (status == 1 and i == len(ts) - 1)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]
-    return RunRecord(ts, ys, status, message, steps, [], evaluations=evaluations[0], interrupted=interrupted)
+    return RunRecord(ts, ys, status, message, steps, events.t_events if events else [], evaluations=evaluations[0],
+                     interrupted=interrupted)
 
 
 def _run_compiled(formulation, t0, y0, step_ends, grid, settings) -> RunRecord:

@@ -115,12 +115,13 @@ def run_compiled(problem, max_steps, loop="integrate"):
 
 
 def recorded_run(formulation, module, t0, stretches, status, message, steps, rejected, evaluations, changes=None,
-                 interrupted=False):
+                 interrupted=False, t_events=()):
     """The RunRecord of states recorded by a loop in machine code (or by IDA on a compiled residual)
     from t0: ``stretches`` [(ts, ys, extra)], evaluated by one compiled pass (y', v', lambda; constraint
     errors, energy and rank measures), cut at the first point where Phi_p loses rank (the rank
     monitor of formulations.solvers.monitor, on the rows; not where rows are dependent from the
-    start) or where the formulation's own watch stops it; status and message as the loop ended."""
+    start) or where the formulation's own watch stops it; status and message as the loop ended;
+    ``t_events`` the (t, index) of the events located, those after the last point kept dropped."""
     import numpy as np
 
     from .base import RunRecord, StateChanges, interruption_message
@@ -160,7 +161,8 @@ def recorded_run(formulation, module, t0, stretches, status, message, steps, rej
     missing = ~ok[:end]
     vdots, lam = vdots[:end], lam[:end]
     vdots[missing], lam[missing] = np.nan, np.nan
-    return RunRecord(ts[:end].tolist(), None, status, message, steps, [], rejected=rejected,
+    kept_events = [e for e in t_events if end and e[0] <= ts[end - 1]]
+    return RunRecord(ts[:end].tolist(), None, status, message, steps, kept_events, rejected=rejected,
                      evaluations=evaluations, checks=checks[:end, :4], kinematic_ratio=checks[:end, 6],
                      interrupted=interrupted, columns=(ys[:end], ps[:end], vs[:end], vdots, lam),
                      changes=changes if changes is not None else StateChanges())

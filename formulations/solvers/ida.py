@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CapabilityError, StopRun
-from ..forms import ADAPTIVE, DENSE_OUTPUT, GGL_DAE, INDEX1_DAE
+from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, GGL_DAE, INDEX1_DAE
 from ..linalg import solve_square
 from ..results.status import LoopStop
 from .base import Problem, RunRecord, Solver, interruption_message, register
@@ -142,13 +142,14 @@ class IDASolver(Solver):
 
     Every internal step is an output point unless t_eval is given (then IDA's interpolant gives
     the grid). A failed step ends the run with status -1 and IDA's message; the points so far are
-    kept. Events and post-step hooks are not offered (IDA keeps a history that a projection would
-    break). On a compiled residual the points are evaluated after the run by one compiled pass, and
+    kept. Events are located by IDA's own root finding on the formulation's state (its step ends at
+    each, which is an output point; a terminal one ends the run with status 1). Post-step hooks are
+    not offered (IDA keeps a history that a projection would break). On a compiled residual the points are evaluated after the run by one compiled pass, and
     the rank watch applies to them as it does to the compiled loops' (compiled_rk.recorded_run).
     """
 
     forms = (INDEX1_DAE, GGL_DAE)
-    offers = frozenset({ADAPTIVE, DENSE_OUTPUT})
+    offers = frozenset({ADAPTIVE, DENSE_OUTPUT, EVENTS})
     order = 5
     max_steps = 10**7
 
@@ -183,7 +184,10 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
                    max_step=0.0 if not np.isfinite(run.max_step) else float(run.max_step))
     if run.first_step:
         options["first_step"] = float(run.first_step)
+    if run.events:
+        options.update(eventsfn=_events_function(run, problem.n_y), num_events=len(run.events))
     solver = IDA(problem.residual, **options)
+    t_events, seen = [], 0
     n_y = problem.n_y
     ts, ys = [], []
     grid = None if t_eval is None else np.asarray(t_eval, float)
@@ -204,18 +208,17 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
                 raise StopRun(f"IDA failed ({out.message})", quantity="IDA step")
             steps += 1
             t_now = float(out.t)
-            if grid is None:
-                ts.append(t_now)
-                ys.append(record(t_now, np.array(out.y[:n_y]), False))
-            else:
-                while next_eval < grid.size and grid[next_eval] <= t_now:
-                    te = float(grid[next_eval])
-                    at = out if te == t_now else solver.step(te, method="normal")
-                    ts.append(te)
-                    ys.append(record(te, np.array(at.y[:n_y]), True))
-                    next_eval += 1
+            next_eval = _output(solver, out, grid, next_eval, ts, ys, record, n_y)
             if monitor is not None:
                 monitor(t_now, np.array(out.y[:n_y]))
+            if out.status == ROOT_FOUND:
+                seen, stop = _roots(run, out, seen, t_events)
+                if stop:
+                    if grid is not None and (not ts or ts[-1] != t_now):
+                        ts.append(t_now)
+                        ys.append(record(t_now, np.array(out.y[:n_y]), False))
+                    status, message = 1, f"a terminal event occurred at t = {t_now:.6g}"
+                    break
             if steps >= max_steps and t_now < t1:
                 raise StopRun(LoopStop.MAX_STEPS.message(max_steps=max_steps), quantity="max_steps")
     except (StopRun, np.linalg.LinAlgError, FloatingPointError) as exc:
@@ -228,5 +231,49 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
 
         states = np.array(ys, float).reshape(len(ys), n_y)
         return recorded_run(run.formulation, problem.module, t0, [(np.array(ts, float), states, problem.extra)],
-                            status, message, steps, 0, problem.evaluations, interrupted=interrupted)
-    return RunRecord(ts, ys, status, message, steps, [], evaluations=problem.evaluations, interrupted=interrupted)
+                            status, message, steps, 0, problem.evaluations, interrupted=interrupted, t_events=t_events)
+    return RunRecord(ts, ys, status, message, steps, t_events, evaluations=problem.evaluations,
+                     interrupted=interrupted)
+
+
+def _output(solver, out, grid, next_eval, ts, ys, record, n_y):
+    """Record IDA's step that ended at out.t: the step point, or the grid points it passed (from
+    IDA's interpolant); the index of the next grid point."""
+    t_now = float(out.t)
+    if grid is None:
+        ts.append(t_now)
+        ys.append(record(t_now, np.array(out.y[:n_y]), False))
+        return next_eval
+    while next_eval < grid.size and grid[next_eval] <= t_now:
+        te = float(grid[next_eval])
+        at = out if te == t_now else solver.step(te, method="normal")
+        ts.append(te)
+        ys.append(record(te, np.array(at.y[:n_y]), True))
+        next_eval += 1
+    return next_eval
+
+
+ROOT_FOUND = 2  # IDASolve's return where a root of the events function was found (IDA_ROOT_RETURN)
+
+
+def _events_function(run, n_y):
+    """IDA's events function g(t, Y, Y', out): the run's event values on its own state, the first
+    n_y entries of Y; their directions and which are terminal as the Events say."""
+    def events(t, Y, Yp, out):
+        out[:] = run.event_values(t, np.asarray(Y[:n_y]))
+
+    events.direction = [int(ev.direction) for ev in run.events]
+    events.terminal = [bool(ev.terminal) for ev in run.events]
+    return events
+
+
+def _roots(run, out, seen, t_events):
+    """Append the events IDA found at this return (rows of out.i_events after the first ``seen``)
+    to t_events as (t, index): (the rows seen now, whether a terminal one is among them)."""
+    rows = np.atleast_2d(out.i_events)[seen:]
+    stop = False
+    for row in rows:
+        for i in np.flatnonzero(row):
+            t_events.append((float(out.t), int(i)))
+            stop = stop or bool(run.events[i].terminal)
+    return seen + len(rows), stop

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..discrete_lagrangian import model_of
 from ..errors import CapabilityError
-from ..forms import VARIATIONAL
+from ..forms import EVENTS, VARIATIONAL
 from .base import StepFailure, equal_steps, register
 from .driver import SteppingSolver
 
@@ -272,7 +272,7 @@ class Variational(SteppingSolver):
     are step points. ``settings``: a VariationalMethod (its gauge term)."""
 
     forms = (VARIATIONAL,)
-    offers = frozenset()
+    offers = frozenset({EVENTS})  # located on the linear interpolant of each step (second order, as the method)
     order = 2
     fixed_step = True
     step_hint = "or the configuration 'dependent@NH-RATTLE:1e-3'"

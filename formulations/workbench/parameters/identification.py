@@ -16,6 +16,7 @@ parameters in it.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -202,22 +203,7 @@ def identify(system, formulation, data, parameters, *, noise=None, initial=(), r
     lower, upper = np.concatenate([lower, np.full(len(free.names), -np.inf)]), \
         np.concatenate([upper, np.full(len(free.names), np.inf)])
 
-    def runs(x, dense=False):
-        varied = system.with_parameters(**dict(zip(names[:k_par], x[:k_par])))
-        form = create(formulation, varied)
-        out = []
-        for k, trial in enumerate(trials):
-            t_eval = np.linspace(trial.t[0], trial.t[-1], CURVE_POINTS) if dense else trial.t
-            where = f"the run of trial {k + 1} with {', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))}"
-            try:  # without a state of its own, a trial starts from the varied system's default state
-                run = form.simulate((float(trial.t[0]), float(trial.t[-1])), free.state(varied, trial, k, x),
-                                    t_eval=t_eval, **form_options)
-            except InconsistentStateError as exc:
-                raise ArgumentError(f"identify: {where} cannot start: {exc}") from None
-            if not run.success or run.t.size != t_eval.size:
-                raise ArgumentError(f"identify: {where} failed: {run.message}")
-            out.append(run)
-        return out
+    runs = functools.partial(_runs, system, formulation, trials, names, k_par, free, form_options)
 
     def residual(x):
         return np.concatenate([_weighted(trial, run, sigma) for trial, run in zip(trials, runs(x))])
@@ -226,7 +212,7 @@ def identify(system, formulation, data, parameters, *, noise=None, initial=(), r
                              ftol=1e-12, gtol=1e-12)
     fits = runs(solution.x)
     r = solution.fun
-    points, k = r.size, len(names)
+    points = r.size
     covariance, notes = _covariance(solution.jac, names, r, points, noise is not None, UNSEEN * rtol)
     errors = np.sqrt(np.diag(covariance))
     return Identification(
@@ -235,6 +221,27 @@ def identify(system, formulation, data, parameters, *, noise=None, initial=(), r
         residuals=tuple(_named_residuals(t, run, sigma) for t, run in zip(trials, fits)),
         cost=float(solution.cost), points=points, fits=tuple(runs(solution.x, dense=True)), trials=trials,
         status=0 if solution.success else -1, message=solution.message, notes=tuple(notes))
+
+
+def _runs(system, formulation, trials, names, k_par, free, form_options, x, dense=False):
+    """Every trial simulated at the least-squares vector x (its first k_par entries the parameters
+    ``names[:k_par]``, then the free initial values); at the measured times, or (dense) at
+    CURVE_POINTS over each trial. ArgumentError where a run cannot start or fails."""
+    varied = system.with_parameters(**dict(zip(names[:k_par], x[:k_par])))
+    form = create(formulation, varied)
+    out = []
+    for k, trial in enumerate(trials):
+        t_eval = np.linspace(trial.t[0], trial.t[-1], CURVE_POINTS) if dense else trial.t
+        where = f"the run of trial {k + 1} with {', '.join(f'{n} = {v:.6g}' for n, v in zip(names, x))}"
+        try:  # without a state of its own, a trial starts from the varied system's default state
+            run = form.simulate((float(trial.t[0]), float(trial.t[-1])), free.state(varied, trial, k, x),
+                                t_eval=t_eval, **form_options)
+        except InconsistentStateError as exc:
+            raise ArgumentError(f"identify: {where} cannot start: {exc}") from None
+        if not run.success or run.t.size != t_eval.size:
+            raise ArgumentError(f"identify: {where} failed: {run.message}")
+        out.append(run)
+    return out
 
 
 class _InitialStates:
