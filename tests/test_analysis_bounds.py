@@ -272,6 +272,7 @@ def test_system_parameter_values_and_assumptions_reach_the_row_tests():
         systems.analyze_constraints("knife_edge", values={"radius": 1.0})
 
 
+@pytest.mark.slow  # about 10 s; the smaller systems above check the same analysis by default
 def test_bicycle_gives_rank_growth_and_classification_within_twenty_seconds():
     # 9 coordinates, 2 holonomic and 4 nonholonomic rows: r = 3 admissible fields; the rolling
     # wheels let brackets reach every direction of the k = 7 dimensional configuration manifold
