@@ -87,6 +87,8 @@ def test_bad_data_and_names_are_refused_with_what_was_expected():
         F.identify(pendulum, "minimal", trial, ["g"], initial=["theta"])
     with pytest.raises(ArgumentError, match="with a name twice"):
         F.identify(pendulum, "minimal", trial, ["g"], initial=["x", "x"])
+    with pytest.raises(ArgumentError, match="whose values the constraints do not leave free in trial 1"):
+        F.identify(pendulum, "minimal", {"t": trial["t"], "x": trial["x"]}, ["g"], initial=["x", "y"])
 
 
 def test_the_command_line_reads_a_csv_file_of_two_trials(tmp_path, capsys):

@@ -354,7 +354,7 @@ def test_pfaff_optimize_prints_the_table_and_writes_the_report(tmp_path, capsys)
     record = json.loads(capsys.readouterr().out)
     assert record["table"][0]["formulation"] == "minimal" and len(record["solutions"][0]["t"]) == 21
     assert main(args[:-2] + ["--starts", "2", "--seed", "3"]) in (0, 1)
-    assert re.search(r"minimal: local optimum [0-9.]+ reached from [12] of 2 starts; x in \[",
+    assert re.search(r"minimal: local optimum [0-9.]+ reached from [12] starts?; x in \[",
                      capsys.readouterr().out)
     for bad, match in ((["--to", "y=abc"], "--to takes NAME=VALUE"), (["--path", "phi"], "--path takes NAME:LO:HI"),
                        (["--inputs", "push"], "'push'"), (["--t-end", "soon"], "--t-end takes")):

@@ -261,3 +261,23 @@ def test_every_method_that_offers_events_locates_them_to_its_tolerance():
             assert coarse < 1e-9 and fine < coarse, method
         else:
             assert coarse < 1e-5 and 2 ** order * 0.85 < coarse / fine < 2 ** order * 1.15, (method, coarse, fine)
+
+
+@pytest.mark.parametrize("method, options, tol", [
+    ("IDA", dict(rtol=1e-10, atol=1e-10), 1e-7), ("augmented_lagrangian", dict(step=2e-3), 4e-5),
+    ("DLA", dict(step=2e-3), 4e-5), ("NH-RATTLE", dict(step=2e-3), 4e-5)])
+def test_events_that_do_not_stop_the_run_are_all_located_with_an_output_grid(method, options, tol):
+    """x crossing zero either way, not terminal, with 161 output times: every crossing DOP853 finds
+    at rtol 1e-13, once each, and the output states unchanged by the events."""
+    pendulum = systems.load("pendulum_cartesian")
+    crossing = F.Event(lambda t, p, v: p[0], terminal=False, direction=0)
+    grid = np.linspace(0.0, 1.6, 161)
+
+    def run(method, **options):
+        return F.create("dependent", pendulum, backend="numpy").simulate((0, 1.6), method=method, t_eval=grid,
+                                                                         events=[crossing], **options)
+    truth, ours = run("DOP853", rtol=1e-13, atol=1e-13), run(method, **options)
+    assert ours.status == 0 and np.array_equal(ours.t, grid)
+    assert len(truth.t_events) == len(ours.t_events) == 2
+    assert np.max(np.abs(np.array(ours.t_events) - np.array(truth.t_events))) < tol
+    assert np.max(np.abs(ours.p - truth.p)) < 100 * tol

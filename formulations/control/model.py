@@ -19,8 +19,9 @@ point, and the constraint rows themselves:
 Non-ideal rows (f depends on lambda, e.g. rolling resistance proportional to a normal force): the
 reduced and minimal forms then carry every multiplier, z = lambda, and their balance is the whole
 of M v' + d - f(lambda) + C^T lambda = 0 at p(q), V(q, s) (n rows; beside G' = 0 in reduced). Its
-unknowns (a, lambda) are determined: C B = 0, so [M B, C^T] is regular where C has full rank and
-M is positive definite, as the dependent formulation's saddle-point matrix is.
+unknowns (a, lambda) are determined where the dependent formulation's saddle-point matrix is
+regular: in minimal C B = 0, so [M B, C^T] is; in reduced Phi_p A B = 0 and G' = C_nh B a + ... = 0
+gives the rest.
 
 N holds (|e|^2 - 1) / 2 of each unit quaternion e among q (position rows without multipliers: e' =
 G(e) omega keeps the norm); A^+ = (A^T A)^-1 A^T where A is tall (Euler parameters).
@@ -237,7 +238,8 @@ def _reduced(b, ca, projected):
     balance = ca.vertcat(balance, _rate(ca, G, q, w, qdot, a, b.t))
     label = f"{Reduced.name}+{'projection' if projected else 'none'}"
     return _model(ca, label, q_names, w_names, b, q, w, lam, a, qdot, balance, ca.vertcat(norms, G), p_of_q, V, names,
-                  projected, _norm_names(q_names, b, norms) + names, positions=norms.shape[0])
+                  projected, _norm_names(q_names, b, norms) + tuple(b.system.nonholonomic_names),
+                  positions=norms.shape[0])
 
 
 def unit_norms(ca, x, blocks):

@@ -167,6 +167,8 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     except KeyboardInterrupt:
         del ts[len(ys):], ys[len(ts):]  # a point half appended or half removed
         status, message, interrupted = -1, interruption_message(ts, t0), True
+        if events:
+            events.t_events = [e for e in events.t_events if ts and e[0] <= ts[-1]]
     if grid is not None and (t1 not in grid or t0 not in grid):  # only the requested points (and a terminal event's)
         keep = [i for i, tk in enumerate(ts) if np.any(grid == tk) or (status == 1 and i == len(ts) - 1)]
         ts, ys = [ts[i] for i in keep], [ys[i] for i in keep]

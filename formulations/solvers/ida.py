@@ -46,6 +46,7 @@ from ..forms import ADAPTIVE, DENSE_OUTPUT, EVENTS, GGL_DAE, INDEX1_DAE
 from ..linalg import solve_square
 from ..results.status import LoopStop
 from .base import Problem, RunRecord, Solver, interruption_message, register
+from .explicit_rk import hermite
 
 EXCLUDED = 1e12  # absolute tolerance that takes a variable out of IDA's error test
 
@@ -143,7 +144,7 @@ class IDASolver(Solver):
     Every internal step is an output point unless t_eval is given (then IDA's interpolant gives
     the grid). A failed step ends the run with status -1 and IDA's message; the points so far are
     kept. Events are located by IDA's own root finding on the formulation's state (its step ends at
-    each, which is an output point; a terminal one ends the run with status 1). Post-step hooks are
+    each; a terminal one ends the run with status 1 and an output point there). Post-step hooks are
     not offered (IDA keeps a history that a projection would break). On a compiled residual the points are evaluated after the run by one compiled pass, and
     the rank watch applies to them as it does to the compiled loops' (compiled_rk.recorded_run).
     """
@@ -198,6 +199,7 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
         next_eval = 0 if grid is None else 1
     status, message, steps, t_now = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
+    last = (t0, np.array(problem.Y0[:n_y], float), np.array(problem.YP0[:n_y], float)) if run.events else None
     try:
         start = solver.init_step(t0, problem.Y0, problem.YP0)
         if not start.success:
@@ -208,7 +210,9 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
                 raise StopRun(f"IDA failed ({out.message})", quantity="IDA step")
             steps += 1
             t_now = float(out.t)
-            next_eval = _output(solver, out, grid, next_eval, ts, ys, record, n_y)
+            next_eval = _output(solver, out, grid, next_eval, ts, ys, record, n_y, last)
+            if last is not None:
+                last = (t_now, np.array(out.y[:n_y], float), np.array(out.yp[:n_y], float))
             if monitor is not None:
                 monitor(t_now, np.array(out.y[:n_y]))
             if out.status == ROOT_FOUND:
@@ -236,19 +240,25 @@ def _run(IDA, run: Problem, max_steps) -> RunRecord:
                      interrupted=interrupted)
 
 
-def _output(solver, out, grid, next_eval, ts, ys, record, n_y):
-    """Record IDA's step that ended at out.t: the step point, or the grid points it passed (from
-    IDA's interpolant); the index of the next grid point."""
+def _output(solver, out, grid, next_eval, ts, ys, record, n_y, last=None):
+    """Record IDA's step that ended at out.t: the step point, or the grid points it passed; the
+    index of the next grid point. The grid points come from IDA's interpolant, or, in a run with
+    events (``last``: (t, y, y') where the step began), from the cubic Hermite interpolant of the
+    step: asking IDA for a time behind a root would make it find the root again."""
     t_now = float(out.t)
     if grid is None:
         ts.append(t_now)
         ys.append(record(t_now, np.array(out.y[:n_y]), False))
         return next_eval
+    step = None if last is None else hermite(*last, t_now, np.array(out.y[:n_y]), np.array(out.yp[:n_y]))
     while next_eval < grid.size and grid[next_eval] <= t_now:
         te = float(grid[next_eval])
-        at = out if te == t_now else solver.step(te, method="normal")
+        if te == t_now:
+            y = np.array(out.y[:n_y])
+        else:
+            y = step(te) if step is not None else np.array(solver.step(te, method="normal").y[:n_y])
         ts.append(te)
-        ys.append(record(te, np.array(at.y[:n_y]), True))
+        ys.append(record(te, y, True))
         next_eval += 1
     return next_eval
 
@@ -270,10 +280,10 @@ def _events_function(run, n_y):
 def _roots(run, out, seen, t_events):
     """Append the events IDA found at this return (rows of out.i_events after the first ``seen``)
     to t_events as (t, index): (the rows seen now, whether a terminal one is among them)."""
-    rows = np.atleast_2d(out.i_events)[seen:]
+    rows, times = np.atleast_2d(out.i_events)[seen:], np.atleast_1d(out.t_events)[seen:]
     stop = False
-    for row in rows:
+    for row, t in zip(rows, times):
         for i in np.flatnonzero(row):
-            t_events.append((float(out.t), int(i)))
+            t_events.append((float(t), int(i)))
             stop = stop or bool(run.events[i].terminal)
     return seen + len(rows), stop

@@ -272,7 +272,8 @@ class Variational(SteppingSolver):
     are step points. ``settings``: a VariationalMethod (its gauge term)."""
 
     forms = (VARIATIONAL,)
-    offers = frozenset({EVENTS})  # located on the linear interpolant of each step (second order, as the method)
+    offers = frozenset({EVENTS})  # located on the linear interpolant of each step: to the order of the step
+    # points (second in p; in v second for NH-RATTLE, first for DLA, whose step-point velocity is first order)
     order = 2
     fixed_step = True
     step_hint = "or the configuration 'dependent@NH-RATTLE:1e-3'"

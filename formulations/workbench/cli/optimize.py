@@ -110,8 +110,8 @@ def cmd_optimize(args):
     if not args.json:
         for r in results:
             for cost, starts, description in r.optima:
-                print(f"{r.formulation}: local optimum {cost:.10g} reached from {starts} of {args.starts} starts; "
-                      f"{description}")
+                plural = "s" if starts > 1 else ""
+                print(f"{r.formulation}: local optimum {cost:.10g} reached from {starts} start{plural}; {description}")
     if folder is not None:
         _write(folder, results, args)
     if results[0].resimulation is not None and results[0].resimulation.trajectory is not None:

@@ -204,6 +204,7 @@ def identify(system, formulation, data, parameters, *, noise=None, initial=(), r
         np.concatenate([upper, np.full(len(free.names), np.inf)])
 
     runs = functools.partial(_runs, system, formulation, trials, names, k_par, free, form_options)
+    free.check(system.with_parameters(**dict(zip(names[:k_par], x0[:k_par]))), x0)
 
     def residual(x):
         return np.concatenate([_weighted(trial, run, sigma) for trial, run in zip(trials, runs(x))])
@@ -266,6 +267,19 @@ class _InitialStates:
             p, v = trial.state0 or system.default_state()
             out += [_entry(system, p, v, name) for name in self.initial]
         return np.array(out, dtype=float)
+
+    def check(self, system, x):
+        """ArgumentError where initial states near the first guess cannot be made consistent with the
+        named values held (more coordinates or velocities named than the constraints leave free):
+        each named value moved by 1e-4 of its size, the state is made consistent."""
+        moved = np.array(x, dtype=float)
+        moved[self.offset:] += 1e-4 * (1.0 + np.abs(moved[self.offset:]))
+        for k, trial in enumerate(self.trials):
+            try:
+                self.state(system, trial, k, moved)
+            except InconsistentStateError as exc:
+                raise ArgumentError(f"identify got initial={list(self.initial)}, whose values the constraints do not "
+                                    f"leave free in trial {k + 1}: {exc}", "initial") from None
 
     def state(self, system, trial, k, x):
         """Trial k's initial (p, v) at the parameters of ``system``: its free values from x, the rest
