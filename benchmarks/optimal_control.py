@@ -7,7 +7,8 @@ transcription of the same problem.
 Problems: the knife edge parked 1 m sideways in 2 s (heading within +-1.2 rad, Hermite-Simpson,
 40 intervals), the rolling disc moved 0.5 m sideways in 2 s by its driving and steering torques
 (Hermite-Simpson, 24 intervals; also with rolling resistance, a moment proportional to the normal
-force), and the torque-driven pendulum swung up in 3 s (Hermite-Simpson, 60 intervals). Per formulation: the NLP's size, Jacobian non-zeros, IPOPT iterations, the solve
+force), and the torque-driven pendulum swung up in 3 s (Hermite-Simpson, 60 intervals). Per
+formulation: the NLP's size, Jacobian non-zeros, IPOPT iterations, the solve
 time (median of --repeat solves, the formulations interleaved A B C ... A B C ...), the time to
 build the NLP, the cost, the largest constraint residual and the miss of the re-simulated inputs.
 Then the knife edge parked with no heading bound from the default guess, 8 starts per
@@ -55,7 +56,8 @@ def problems():
             disc.with_parameters(rolling_resistance=0.02), (0.0, 2.0), dict(
                 initial=rolling, final={"y": 0.5, "psi": 0.0, "theta": 0.0, "omega_1": 0.0, "omega_3": 0.0,
                                         "omega_2": 5.0}, inputs=["tau_drive", "tau_steer"], nodes=24,
-                scheme="hermite-simpson"), ("dependent", "dependent+none", "reduced", "minimal"), ("y", "psi", "theta")),
+                scheme="hermite-simpson"),
+            ("dependent", "dependent+none", "reduced", "minimal"), ("y", "psi", "theta")),
         "pendulum swing-up": (systems.load("n_pendulum", n=1), (0.0, 3.0), dict(
             initial={"theta1": 0.0, "theta1_dot": 0.0}, final={"theta1": math.pi, "theta1_dot": 0.0}, inputs=["tau"],
             nodes=60, scheme="hermite-simpson"), ("minimal", "reduced", "dependent", "dependent+none"), ("theta1",)),

@@ -145,8 +145,9 @@ class IDASolver(Solver):
     the grid). A failed step ends the run with status -1 and IDA's message; the points so far are
     kept. Events are located by IDA's own root finding on the formulation's state (its step ends at
     each; a terminal one ends the run with status 1 and an output point there). Post-step hooks are
-    not offered (IDA keeps a history that a projection would break). On a compiled residual the points are evaluated after the run by one compiled pass, and
-    the rank watch applies to them as it does to the compiled loops' (compiled_rk.recorded_run).
+    not offered (IDA keeps a history that a projection would break). On a compiled residual the
+    points are evaluated after the run by one compiled pass, and the rank watch applies to them as
+    it does to the compiled loops' (compiled_rk.recorded_run).
     """
 
     forms = (INDEX1_DAE, GGL_DAE)
