@@ -165,7 +165,7 @@ def _best_of(system, formulation, prob, first, independent, tol, max_iter, start
     for r in solved:
         same = next((o for o in optima if _same_optimum(o[3], r)), None)
         if same is None:
-            twin = any(abs(r.cost - o[0]) <= OPTIMUM_TOL * max(1.0, abs(o[0])) for o in optima)
+            twin = any(_same_cost(o[3], r) for o in optima)
             optima.append([r.cost, 1, _described(r) + ("; the cost of an optimum above, on another path" if twin else
                                                        ""), r])
         else:
@@ -178,11 +178,12 @@ def _same_optimum(a, b) -> bool:
     """Two solutions on one mesh reached the same local optimum: their costs agree to OPTIMUM_TOL
     and their coordinates to PATH_TOL of the coordinates' size. Equal costs on different paths (a
     mirror image of an optimum, where the problem has a symmetry) are distinct optima."""
-    if abs(a.cost - b.cost) > OPTIMUM_TOL * max(1.0, abs(a.cost)):
-        return False
-    if a.p.shape != b.p.shape:
-        return True
-    return bool(np.max(np.abs(a.p - b.p)) <= PATH_TOL * max(1.0, np.max(np.abs(a.p))))
+    return _same_cost(a, b) and bool(np.max(np.abs(a.p - b.p)) <= PATH_TOL * max(1.0, np.max(np.abs(a.p))))
+
+
+def _same_cost(a, b) -> bool:
+    """The costs of two solutions agree to OPTIMUM_TOL (relative, absolute below 1)."""
+    return abs(a.cost - b.cost) <= OPTIMUM_TOL * max(1.0, abs(a.cost))
 
 
 def _perturbed(result, rng):

@@ -99,21 +99,21 @@ class AugmentedLagrangianSolver(Solver):
 
 class _EventWatch:
     """The run's events between fixed steps: crossings located on each step's cubic Hermite
-    interpolant of (p, v), kept in ``t_events`` as (t, index) (formulations.solvers.driver)."""
+    interpolant of (p, v) (formulations.solvers.driver.crossings), kept in ``t_events`` as (t, index).
+    ``last`` is (t, y, y') where the next step begins."""
 
     def __init__(self, problem):
-        self.problem, self.t_events = problem, []
+        self.problem, self.t_events, self.last = problem, [], None
         self.g = problem.event_values(float(problem.t_span[0]), np.asarray(problem.y0, float))
 
-    def step(self, t0, y0, dy0, t1, y1, dy1):
-        """(the time of a terminal crossing in the step or None, the interpolant of the step)."""
-        from .driver import _crossings
+    def step(self, t1, y1, dy1):
+        """(the time of a terminal crossing in the step from ``last`` to t1 or None, its interpolant)."""
+        from .driver import crossings
         from .explicit_rk import hermite
 
-        interp = hermite(t0, y0, dy0, t1, y1, dy1)
-        self.g, stop_at = _crossings(self.problem, interp, t0, t1, y1, self.g, 1.0, self.t_events)
-        if stop_at is not None:
-            self.t_events = [e for e in self.t_events if e[0] <= stop_at]
+        interp = hermite(*self.last, t1, y1, dy1)
+        self.g, stop_at = crossings(self.problem, interp, self.last[0], t1, y1, self.g, 1.0, self.t_events)
+        self.last = (t1, y1, dy1)
         return stop_at, interp
 
 
@@ -141,17 +141,18 @@ def _run(formulation, t_span, y0, *, step, settings: AugmentedLagrangian, t_eval
     if formulation.backend == "compiled" and formulation.compiled_dae and formulation.inputs is None and events is None:
         return _run_compiled(formulation, t0, np.concatenate([p, v]), ends, grid, settings)
     ts, ys = [t0], [record(t0, np.concatenate([p, v]), False)]
+    if events:
+        events.last = (t0, np.concatenate([p, v]), np.concatenate([A_of(p) @ v, a]))
     status, message, steps, t = 0, "the integration reached the end of the interval", 0, t0
     interrupted = False
     try:
         for t_next, on_target in zip(*ends):
-            before = (t, np.concatenate([p, v]), np.concatenate([A_of(p) @ v, a]))
             p, v, a, lam = _step(system, dynamics, A_of, num, par, m, t_next, t_next - t, p, v, a, lam, settings)
             steps += 1
             t = float(t_next)
             y = np.concatenate([p, v])
             _, a, lam = formulation.accelerations(t, y)  # the M-orthogonal projection of the accelerations
-            stop_at, interp = events.step(*before, t, y, np.concatenate([A_of(p) @ v, a])) if events else (None, None)
+            stop_at, interp = events.step(t, y, np.concatenate([A_of(p) @ v, a])) if events else (None, None)
             if stop_at is not None:
                 ts.append(stop_at)
                 ys.append(record(stop_at, interp(stop_at), True))

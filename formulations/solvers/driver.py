@@ -106,10 +106,9 @@ def _steps(stepper, problem, out, next_eval, g_old):
         interp = stepper.interpolant() if (events or t_eval is not None) else None
         stop_at = None
         if events:
-            g_old, stop_at = _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, out.t_events)
+            g_old, stop_at = crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, out.t_events)
         next_eval = _output_step(out, t_eval, t_new, y_new, interp, stop_at, next_eval, direction)
-        if stop_at is not None:  # the crossings past the terminal one did not happen
-            out.t_events = [e for e in out.t_events if direction * (e[0] - stop_at) <= 0]
+        if stop_at is not None:
             return 1, f"a terminal event occurred at t = {stop_at:.6g}"
         if problem.monitor is not None:
             _run_monitor(problem.monitor, stepper, out, t_prev, t_new, y_new, direction)
@@ -131,9 +130,11 @@ def _post_step(post_step, stepper, out, t_new, y_new, every_step):
         out.ys[-1] = out.record(t_new, np.array(change.y), False)
 
 
-def _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events):
-    """Locate the events that cross zero within the step (appended to ``t_events``): (the event
-    values at t_new, the time of the first terminal crossing or None)."""
+def crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events):
+    """Locate the events that cross zero within the step on its interpolant ``interp`` (appended to
+    ``t_events`` as (t, index); those past a terminal crossing, which did not happen, dropped): (the
+    event values at t_new, the time of the first terminal crossing or None). Every solver that
+    locates events between its own steps calls this."""
     event_values = problem.event_values
     g_new = event_values(t_new, y_new)
     stop_at = None
@@ -145,6 +146,8 @@ def _crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events
             t_events.append((tc, i))
             if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
                 stop_at = tc
+    if stop_at is not None:
+        t_events[:] = [e for e in t_events if direction * (e[0] - stop_at) <= 0]
     return g_new, stop_at
 
 

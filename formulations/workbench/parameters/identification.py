@@ -198,13 +198,12 @@ def identify(system, formulation, data, parameters, *, noise=None, initial=(), r
     free = _InitialStates(system, initial, trials, len(names))
     sigma = _noise(noise, trials)
     form_options = dict(rtol=rtol, atol=atol, **options)
-    k_par = len(names)
-    names, x0 = names + free.names, np.concatenate([x0, free.guess(system.with_parameters(**dict(zip(names, x0))))])
+    k_par, first = len(names), system.with_parameters(**dict(zip(names, x0)))
+    names, x0 = names + free.names, np.concatenate([x0, free.guess(first)])
     lower, upper = np.concatenate([lower, np.full(len(free.names), -np.inf)]), \
         np.concatenate([upper, np.full(len(free.names), np.inf)])
-
+    free.check(first, x0)
     runs = functools.partial(_runs, system, formulation, trials, names, k_par, free, form_options)
-    free.check(system.with_parameters(**dict(zip(names[:k_par], x0[:k_par]))), x0)
 
     def residual(x):
         return np.concatenate([_weighted(trial, run, sigma) for trial, run in zip(trials, runs(x))])
@@ -265,7 +264,7 @@ class _InitialStates:
         out = []
         for trial in self.trials:
             p, v = trial.state0 or system.default_state()
-            out += [_entry(system, p, v, name) for name in self.initial]
+            out += [array[i] for array, i in (_slot(system, p, v, name) for name in self.initial)]
         return np.array(out, dtype=float)
 
     def check(self, system, x):
@@ -290,14 +289,15 @@ class _InitialStates:
         p, v = np.array(p0, dtype=float), np.array(v0, dtype=float)
         values = x[self.offset + k * len(self.initial):self.offset + (k + 1) * len(self.initial)]
         for name, value in zip(self.initial, values):
-            kind, i = system.index_of(name)
-            (p if kind == "p" else v)[i] = value
+            array, i = _slot(system, p, v, name)
+            array[i] = value
         return system.consistent_state(p, v, fix=self.initial, t=float(trial.t[0]))
 
 
-def _entry(system, p, v, name):
+def _slot(system, p, v, name):
+    """(p or v, the index of coordinate or velocity ``name`` in it)."""
     kind, i = system.index_of(name)
-    return (p if kind == "p" else v)[i]
+    return (p if kind == "p" else v), i
 
 
 def _trial(system, item, k) -> Trial:
