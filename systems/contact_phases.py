@@ -35,11 +35,12 @@ def offset_names(system, contact) -> tuple:
     return tuple(f"slip_offset_{system.contacts.index(contact)}_{k}" for k in range(len(contact.tangential)))
 
 
-def phase_system(system, open_contacts=(), sliding=()):
+def phase_system(system, open_contacts=(), sliding=(), state=None):
     """``system`` with the rows of the open contacts left out and the friction rows of the sliding
     ones replaced by Coulomb's force (module docstring); the result keeps the contacts that are
     closed and sticking, and declares no embedding and no choice of independent velocities (the
-    rows changed)."""
+    rows changed). ``state`` (p, v), where given, is its default state: one in this mode (the
+    system's own default state may have a contact open that the phase holds closed)."""
     contacts = {c.name: c for c in system.contacts}
     names, m = system.constraint_names, system.m
     drop, zero = set(), {}
@@ -63,7 +64,9 @@ def phase_system(system, open_contacts=(), sliding=()):
     gone = {system.multipliers[names.index(n)] for n in drop}
     visuals = tuple(vis for vis in system.visuals  # an arrow of a force the phase does not carry is left out
                     if vis.end is None or not set().union(*(sp.sympify(e).free_symbols for e in vis.end)) & gone)
-    return replace(system, name=f"{system.name} ({label(open_contacts, sliding)})", f=f,
+    defaults = {} if state is None else {"default_p": tuple(map(float, state[0])),
+                                         "default_v": tuple(map(float, state[1]))}
+    return replace(system, name=f"{system.name} ({label(open_contacts, sliding)})", f=f, **defaults,
                    Phi=sp.Matrix(Phi) if Phi else None, C_nh=C_nh, c_nh=c_nh,
                    constraint_names=tuple(names[i] for i in keep),
                    multipliers=tuple(system.multipliers[i] for i in keep),

@@ -185,6 +185,17 @@ def free_rows(system, Phi, Cv, tol):
     return Phi, Cv
 
 
+def starts_let_go(system) -> bool:
+    """Whether the system's default state has a contact open or sliding: rows it breaks that only its
+    contacts may leave (then a bilateral run cannot start there; formulations.simulate_contacts can)."""
+    if not system.contacts:
+        return False
+    p, v = system.default_state()
+    scale = 1e-9 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
+    Phi, Cv = system.residuals(p, v)
+    return bool(max(np.max(np.abs(Phi), initial=0.0), np.max(np.abs(Cv), initial=0.0)) > scale)
+
+
 def _share(mask) -> str:
     return f"{np.count_nonzero(mask)} of {mask.size}"
 

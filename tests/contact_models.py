@@ -7,31 +7,16 @@ P = systems.Parameter
 
 
 def sliding_ball(v0=2.0, mu=0.2):
-    """A solid ball (radius a) launched along x without spin on a rough horizontal plane: it slides
+    """The catalogue's ball launched along x at v0 without spin on a plane of friction mu: it slides
     until t = 2 v0 / (7 mu g), a distance 12 v0^2 / (49 mu g), then rolls at 5 v0 / 7."""
-    x, z, phi = sp.symbols("x z phi", real=True)
-    xd, zd, phid = sp.symbols("x_dot z_dot phi_dot", real=True)
-    m, a, g = sp.symbols("m a g", positive=True)
-    mu_ = sp.Symbol("mu", nonnegative=True)
-    params = (P(m, 1.0, "kg", "mass"), P(a, 0.1, "m", "radius"), P(g, 9.81, "m/s^2", "gravity"),
-              P(mu_, mu, "", "friction coefficient"))
-    T = m * (xd**2 + zd**2) / 2 + sp.Rational(2, 5) * m * a**2 * phid**2 / 2
-    return systems.from_lagrangian(
-        "sliding_ball", (x, z, phi), T, m * g * z, parameters=params,
-        unilateral=[("normal force", z - a)], nonholonomic=[("friction force", a * phid - xd)],
-        friction=[("normal force", ["friction force"], "mu")], default_p=(0, a, 0), default_v=(v0, 0, 0))
+    return systems.load("sliding_ball", v_0=v0, mu=mu)
 
 
-def bouncing_ball(h=1.0, e=0.5, ground=0.0):
-    """A ball dropped from rest at height h onto the ground at z = ground, restitution e: impacts at
-    T1 (1 + 2 e + ... + 2 e^(k-1)), T1 = sqrt(2 h / g), at rest from T1 (1 + e) / (1 - e)."""
-    z, zd = sp.Symbol("z", real=True), sp.Symbol("z_dot", real=True)
-    m, g = sp.symbols("m g", positive=True)
-    e_ = sp.Symbol("e", nonnegative=True)
-    params = (P(m, 1.0, "kg", "mass"), P(g, 9.81, "m/s^2", "gravity"), P(e_, e, "", "restitution"))
-    return systems.from_lagrangian("bouncing_ball", (z,), m * zd**2 / 2, m * g * z, parameters=params,
-                                   unilateral=[("ground force", z - ground, "e")], default_p=(ground + h,),
-                                   default_v=(0,))
+def bouncing_ball(h=1.0, e=0.5, radius=0.033):
+    """The catalogue's ball dropped from rest with its lowest point h above the ground (its centre at
+    z = radius + h), restitution e: impacts at T1 (1 + 2 e + ... + 2 e^(k-1)), T1 = sqrt(2 h / g), at
+    rest from T1 (1 + e) / (1 - e)."""
+    return systems.load("bouncing_ball", h=h, e=e, a=radius)
 
 
 def particle_on_sphere(v0=0.1):

@@ -32,7 +32,7 @@ CATALOGUE = [(n, f) for n in systems.names() for f in COMPILED_FORMULATIONS
 
 def _states(system, count=3, seed=11):
     rng = np.random.default_rng(seed)
-    p0, v0 = system.default_state()
+    p0, v0 = system.consistent_state(*system.default_state())  # a contact's ball may start open or sliding
     states = [(p0, v0)]
     while len(states) < count:
         try:

@@ -182,3 +182,36 @@ def test_cli_refuses_a_scene_it_cannot_draw_before_running(tmp_path, capsys):
     assert "has no visuals" in capsys.readouterr().err
     assert main(["simulate", "rolling_disc", "--t-end", "0.01", "--html", str(tmp_path / "no" / "s.html")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_run_with_contacts_carries_its_modes_and_events_to_the_page():
+    """simulate_contacts' modes and events go to the page's data, which shows them for each frame's time."""
+    ball = systems.load("sliding_ball")
+    run = F.simulate_contacts(ball, (0.0, 0.5))
+    data = scene_data(run, ball)
+    assert [m["label"] for m in data["modes"]] == ["sliding: normal force", "all closed, sticking"]
+    assert data["events"] == [{"t": round(run.events[0].t, 9), "text": "rolls normal force"}]
+    assert "modes" not in scene_data(_run(systems.load("rolling_disc")), systems.load("rolling_disc"))
+
+
+def test_the_page_shows_the_contact_state_of_the_frame_in_chromium(browser, tmp_path):
+    ball = systems.load("sliding_ball")
+    run = F.simulate_contacts(ball, (0.0, 0.5), t_eval=np.linspace(0.0, 0.5, 51))
+    path = show(run, system=ball, path=tmp_path / "scene.html").save(tmp_path / "scene.html")
+    context = browser.new_context(viewport={"width": 800, "height": 560})
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri())
+        page.wait_for_function("window.pfaffScene && window.pfaffScene.ready", timeout=60_000)
+        first = page.locator("#contacts").inner_text()
+        last_frame = page.evaluate("window.pfaffScene.frames") - 1
+        page.locator("#frame").fill(str(last_frame))
+        page.wait_for_function(f"window.pfaffScene.frame === {last_frame}")
+        last = page.locator("#contacts").inner_text()
+    finally:
+        context.close()
+    assert not errors, errors
+    assert first == "contacts: sliding: normal force"
+    assert last.startswith("contacts: all closed, sticking") and "last event: rolls normal force at t = 0.2912" in last

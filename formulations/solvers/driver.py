@@ -142,7 +142,10 @@ def crossings(problem, interp, t_prev, t_new, y_new, g_old, direction, t_events)
         a, b = g_old[i], g_new[i]
         crossed = np.sign(a) != np.sign(b) and a != 0
         if crossed and (ev.direction == 0 or np.sign(b - a) == ev.direction):
-            tc = brentq(lambda s: event_values(s, interp(s))[i], t_prev, t_new, xtol=1e-14)
+            on_interpolant = lambda s: event_values(s, interp(s))[i]  # noqa: E731
+            # the interpolant's ends may miss the step's values by its error: then the crossing is the step's end
+            tc = (brentq(on_interpolant, t_prev, t_new, xtol=1e-14)
+                  if np.sign(on_interpolant(t_prev)) != np.sign(on_interpolant(t_new)) else t_new)
             t_events.append((tc, i))
             if ev.terminal and (stop_at is None or direction * (tc - stop_at) < 0):
                 stop_at = tc

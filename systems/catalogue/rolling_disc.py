@@ -34,9 +34,22 @@ from ..visuals import Visual
 from ._rotations import Rx, Ry, Rz
 
 NAME = "rolling_disc"
+SMOOTHING = sp.Rational(1, 1000)  # rad/s: the "horizontal" rolling resistance is smooth below this rate
 
 
 def build():
+    return disc_system(NAME, description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev")
+
+
+def disc_system(name, *, values=None, resistance="axle", default=None, families=None, description, reference):
+    """The disc on the plane, shared with eulers_disk. values: parameter defaults by name (m, r, thickness,
+    rolling_resistance, mu); resistance: "axle" (a moment -delta N sign(omega_2) about the axle) or
+    "horizontal" (-delta N w / sqrt(|w|^2 + SMOOTHING^2), w the horizontal part of the disc's angular
+    velocity in world axes: resistance to rolling about whichever horizontal axis it rolls, smooth where w
+    passes zero); default: a function (r, h) -> the
+    default (p, v) as expressions (default: rolling straight at lean 0.3 rad); families (default:
+    rolling and turning)."""
+    values = {"m": 1.0, "r": 0.5, "thickness": 0.0, "rolling_resistance": 0.0, "mu": 0.5, **(values or {})}
     x, y, z, psi, theta, phi = sp.symbols("x y z psi theta phi", real=True)
     vx, vy, vz = sp.symbols("v_x v_y v_z", real=True)
     w1, w2, w3 = sp.symbols("omega_1 omega_2 omega_3", real=True)
@@ -50,7 +63,12 @@ def build():
     R_lean = Rz(psi) * Rx(theta)
     omega_lean = sp.Matrix([w1, w2, w3])
     N = sp.Symbol("lambda_N", real=True)
-    torque = R_lean * sp.Matrix([0, tau_drive - delta * N * sp.sign(w2), 0]) + sp.Matrix([0, 0, tau_steer])
+    torque = R_lean * sp.Matrix([0, tau_drive, 0]) + sp.Matrix([0, 0, tau_steer])
+    if resistance == "axle":
+        torque -= R_lean * sp.Matrix([0, delta * N * sp.sign(w2), 0])
+    else:  # against the horizontal part of the angular velocity in world axes
+        w_h = sp.Matrix((R_lean * omega_lean)[:2] + [0])
+        torque -= delta * N * w_h / sp.sqrt(w_h[0] ** 2 + w_h[1] ** 2 + SMOOTHING**2)
     disc = RigidBody("disc", m, sp.diag(m * (r**2 / 4 + h**2 / 12), m * r**2 / 2, m * (r**2 / 4 + h**2 / 12)),
                      sp.Matrix([x, y, z]), rotation=R_lean * Ry(phi),
                      angular_velocity=Ry(phi).T * omega_lean, torque=torque)
@@ -58,36 +76,43 @@ def build():
     e1, e2, e3 = (R_lean[:, i] for i in range(3))
     r_GP = -r * e3 - h / 2 * e2
     lateral = sp.Matrix([-sp.sin(psi), sp.cos(psi), 0])
-    t0 = sp.Rational(3, 10)
-    params = (Parameter(m, 1.0, "kg", "mass"), Parameter(r, 0.5, "m", "radius"),
+    params = (Parameter(m, values["m"], "kg", "mass"), Parameter(r, values["r"], "m", "radius"),
               Parameter(g, 9.81, "m/s^2", "gravitational acceleration"),
-              Parameter(h, 0.0, "m", "thickness (0: thin disc)", alias="thickness"),
-              Parameter(delta, 0.0, "m", "rolling-resistance lever arm of the normal force",
+              Parameter(h, values["thickness"], "m", "thickness (0: thin disc)", alias="thickness"),
+              Parameter(delta, values["rolling_resistance"], "m", "rolling-resistance lever arm of the normal force",
                         alias="rolling_resistance"),
               Parameter(tau_drive, 0.0, "N m", "driving torque about the axle (an input)"),
               Parameter(tau_steer, 0.0, "N m", "steering torque about the vertical (an input)"),
-              Parameter(mu, 0.5, "", "friction coefficient at the contact (checked after each run, not enforced)"))
+              Parameter(mu, values["mu"], "", "friction coefficient at the contact (checked after each run; "
+                        "formulations.simulate_contacts lets it slide)"))
     q = (x, y, psi, theta, phi)
     embedding = Embedding(coordinates=q, g=sp.Matrix([x, y, r * c + h / 2 * s, psi, theta, phi]),
                           inverse=sp.Matrix([x, y, psi, theta, phi]))
-    omega3 = sp.cos(t0)
+    default_p, default_v = (default or _rolling_default)(r, h, g)
     lam_long, lam_lat = sp.symbols("lambda_long lambda_lat", real=True)
     contact = sp.Matrix([x, y, z]) + r_GP
     force = N * sp.Matrix([0, 0, 1]) + lam_long * e1 + lam_lat * lateral  # on the disc at the contact point
     return from_rigid_bodies(
-        NAME, p, v, A, [disc], gravity=(0, 0, -g),
+        name, p, v, A, [disc], gravity=(0, 0, -g),
         holonomic=[("contact normal force", r * c + h / 2 * s - z)],
         nonholonomic=[("longitudinal friction force", kin.reaction_row(disc, r_GP, e1)),
                       ("lateral friction force", kin.reaction_row(disc, r_GP, lateral))],
         parameters=params, multipliers=(N, lam_long, lam_lat),
         contacts=[Contact("contact normal force", ("longitudinal friction force", "lateral friction force"), "mu",
                           name="ground")],
-        default_p=(0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
-        default_v=(r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3),
+        default_p=default_p, default_v=default_v,
         embedding=embedding, independent_velocities=("psi_dot", "theta_dot", "phi_dot"),
         speeds=dict(zip(("omega_x", "omega_y", "omega_z"), Ry(phi).T * omega_lean)),
-        description=__doc__, reference="Blajer (rolling disc); Neimark & Fufaev", families=(ROLLING, TURNING),
+        description=description, reference=reference, families=(ROLLING, TURNING) if families is None else families,
         visuals=_visuals(disc, r, h, m * g, contact, force))
+
+
+def _rolling_default(r, h, g):
+    """Rolling straight at lean 0.3 rad, spin sin(0.3) + 8 rad/s about the axle and cos(0.3) about e_3."""
+    t0 = sp.Rational(3, 10)
+    omega3 = sp.cos(t0)
+    return ((0, 0, r * sp.cos(t0) + h / 2 * sp.sin(t0), 0, t0, 0),
+            (r * (sp.sin(t0) + 8) - h * omega3 / 2, 0, 0, 0, sp.sin(t0) + 8, omega3))
 
 
 def _visuals(disc, r, h, weight, contact, force):
@@ -132,14 +157,17 @@ def _turning(system, values):
     if yaw_rate == 0.0:
         raise ValueError("steady turning of rolling_disc got yaw_rate = 0 but expected a turning rate (rolling "
                          "straight upright is the family 'rolling' at lean 0)")
-    c, s, t = np.cos(lean), np.sin(lean), np.tan(lean)
+    return (*steady_turning(r, h, g, lean, yaw_rate, np), ("psi", "theta", "phi", "omega_1", "omega_2", "omega_3"))
+
+
+def steady_turning(r, h, g, lean, yaw_rate, lib=np):
+    """(p, v) of steady turning (``_turning``), in numbers (lib=numpy) or expressions (lib=sympy)."""
+    c, s, t = lib.cos(lean), lib.sin(lean), lib.tan(lean)
     w3 = yaw_rate * c
     I1, I3 = r**2 / 4 + h**2 / 12, r**2 / 2  # per unit mass
     w2 = (I1 * w3**2 * t + r * h / 2 * w3**2 + h**2 / 4 * w3**2 * t - g * r * s + h / 2 * g * c) / (
         w3 * (I3 + r**2 + h * r / 2 * t))
-    p = (0.0, 0.0, r * c + h / 2 * s, 0.0, lean, 0.0)
-    v = (r * w2 - h / 2 * w3, 0.0, 0.0, 0.0, w2, w3)
-    return p, v, ("psi", "theta", "phi", "omega_1", "omega_2", "omega_3")
+    return (0, 0, r * c + h / 2 * s, 0, lean, 0), (r * w2 - h / 2 * w3, 0, 0, 0, w2, w3)
 
 
 TURNING = StateFamily(

@@ -12,6 +12,7 @@ import systems
 from formulations.configuration import parse_configuration
 from formulations.dependent import Dependent
 from formulations.solvers.options import tolerances
+from systems.contacts import starts_let_go
 
 from ..comparison import estimate
 from .parsing import UsageError, explain, load_system, output_folder
@@ -118,6 +119,10 @@ def cmd_simulate(args):
                    **_max_steps(args))
     if getattr(args, "contacts", False):
         return _simulate_contacts(args, system, parts, options)
+    if args.formulation == Dependent.name and args.stabilization == "none" and starts_let_go(system):
+        print(f"pfaff: {system.name} starts with a contact open or sliding: run with its contacts (--contacts)",
+              file=sys.stderr)
+        return _simulate_contacts(args, system, parts, options)
 
     try:
         form = formulations.create(name, system, **{"stabilization": stabilization, "backend": args.backend,
@@ -176,6 +181,7 @@ def _simulate_contacts(args, system, parts, options):
             print(f"  t = {event.t:.9g} s: contact {event.constraint!r} {event.kind}")
         for mode in traj.modes:
             print(f"  {mode.start:.6g} .. {mode.end:.6g} s: {mode.label}")
+    _write_scene(args, system, traj)
     return _exit_status(traj)
 
 
@@ -266,6 +272,10 @@ def cmd_compare(args):
     from ..comparison.compare import REFERENCE_TOL
 
     system = load_system(args.system, args.set)
+    if starts_let_go(system):
+        raise UsageError(f"{system.name} starts with a contact open or sliding, where the formulations, which hold "
+                         f"every row, cannot start: `pfaff simulate {system.name}` runs it with its contacts opening, "
+                         f"closing and sliding, and lists the events")
     if args.long is not None:
         from .long import cmd_compare_long
 

@@ -37,18 +37,19 @@ from systems.catalogue import as_system
 from systems.contact_phases import SLIP_ONSET, offset_names, phase_system
 from systems.arguments import state_pair, time_grid, time_span
 from systems.errors import ArgumentError
-from systems.state import on_constraints
+from systems.state import on_constraints, renormalize
 
 from ...base import create
 from ...dependent import Dependent
 from ...results.reactions import reactions
-from ...results.trajectory import (FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats,
+from ...results.trajectory import (EVENT, FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats,
                                    Trajectory)
 from ...solvers.base import Event
-from .moreau_jean import moreau_jean
+from .moreau_jean import contact_blocks, impulses_of, moreau_jean
 
 RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
 SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below zero: its impact was missed
+RESOLUTION = 1024  # the gap's rounding in units of eps x (1 + max |p|), for the slowest bounce (_resolved_speed)
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
 
@@ -60,10 +61,13 @@ class _Phases:
         self.system, self.built, self.last = system, {}, (None, None)
         self.names = system.constraint_names
 
-    def system_of(self, open_contacts, sliding, offsets=None):
+    def system_of(self, open_contacts, sliding, offsets=None, state=None):
+        """The system of the mode, built at its first ``state`` (t, p, v), which, put on the rows the mode
+        holds (to round-off: a run leaves it on them to its tolerance), becomes its default."""
         key = (tuple(sorted(open_contacts)), tuple(sorted(sliding)))
         if key not in self.built:
-            self.built[key] = phase_system(self.system, *key)
+            held = None if state is None else _onto_rows(self.system, _held(self.system, *key), *state)
+            self.built[key] = phase_system(self.system, *key, state=held)
         phase = self.built[key]
         return phase.with_parameters(**offsets) if offsets else phase
 
@@ -83,8 +87,32 @@ class _Phases:
         return -self.system.residuals(p, v, t)[0][self.names.index(contact.normal)]
 
 
+def _held(system, open_contacts, sliding):
+    """The indices of the rows a mode holds: all but the rows of its open contacts and the friction rows of
+    its sliding ones."""
+    free = {row for c in system.contacts if c.name in open_contacts for row in (c.normal, *c.tangential)}
+    free |= {row for c in system.contacts if c.name in sliding for row in c.tangential}
+    return [i for i, name in enumerate(system.constraint_names) if name not in free]
+
+
+def _onto_rows(system, rows, t, p, v, sweeps=4):
+    """(p, v) moved least (Gauss-Newton, minimum-norm steps) onto the rows ``rows`` of ``system``: the
+    holonomic ones at position level, all at velocity level."""
+    p, v = np.array(p, dtype=float), np.array(v, dtype=float)
+    holonomic = [i for i in rows if i < system.m]
+    for _ in range(sweeps):
+        Phi, Phi_p = system.numeric.constraint_terms(p, system.params, t)[:2]
+        if holonomic:
+            p = p - np.linalg.lstsq(Phi_p[holonomic], Phi[holonomic], rcond=None)[0]
+            p = renormalize(system, p) if system.unit_norm_blocks else p
+    _, _, C, c = system.numeric.constraint_terms(p, system.params, t)
+    if rows:
+        v = v - np.linalg.lstsq(C[rows], C[rows] @ v + c[rows], rcond=None)[0]
+    return p, v
+
+
 def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, rest_speed=None, max_phases=500,
-                      scheme="events", step=None, t_eval=None, **options) -> Trajectory:
+                      scheme="events", step=None, t_eval=None, events=(), **options) -> Trajectory:
     """Run ``system`` while its contacts open, close on impact, slide and roll.
 
     Event-driven (default): each phase is a smooth run of the dependent formulation with the contacts
@@ -112,6 +140,10 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
         The event-driven scheme or Moreau–Jean's time stepping (fixed steps of ``step`` s).
     t_eval : array_like, optional
         Output times inside t_span (event-driven scheme).
+    events : sequence of Event, optional
+        Events of your own (formulations.Event, g(t, p, v)), watched in every phase (event-driven
+        scheme): each crossing is recorded in ``events`` as kind "event" under its name, and a terminal
+        one ends the run there (status 1).
     **options
         Passed to each phase's simulate (method, max_step, ...), on the numpy backend.
 
@@ -136,10 +168,7 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     >>> [e.kind for e in run.events], [m.open for m in run.modes], run.status.name
     (['impact', 'closes'], [('ground',), ()], 'SUCCESS')
     """
-    system = as_system(system)
-    if not system.contacts:
-        raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
-                            f"formulations.create(...).simulate")
+    system = _with_contacts(system)
     t, t_end = time_span(t_span)
     p, v = (np.array(x, dtype=float) for x in state_pair(system, state0 if state0 is not None
                                                           else system.default_state()))
@@ -147,7 +176,7 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     if scheme not in ("events", "moreau-jean"):
         raise ArgumentError(f"simulate_contacts got scheme {scheme!r} but expected 'events' or 'moreau-jean'")
     if scheme == "moreau-jean":
-        unused = sorted(options) + (["t_eval"] if t_eval is not None else [])
+        unused = sorted(options) + (["t_eval"] if t_eval is not None else []) + (["events"] if events else [])
         if unused:
             raise ArgumentError(f"simulate_contacts with scheme 'moreau-jean' takes fixed steps (step=) and no "
                                 f"{', '.join(unused)}")
@@ -160,12 +189,26 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
     if velocity_rows:
         raise ArgumentError(f"system {system.name!r}: contact {velocity_rows[0]!r} has a velocity row as its normal "
                             f"row; a contact that opens and closes needs its gap, a holonomic row")
-    return _run_phases(system, (t, t_end), (p, v), rest, t_eval, max_phases, rtol, atol, options)
+    return _run_phases(system, (t, t_end), (p, v), rest, t_eval, max_phases, rtol, atol,
+                       dict(options, events=tuple(events)))
+
+
+def _with_contacts(system):
+    """The System of ``system`` (or of a catalogue name), refused where it has no contacts or a restitution
+    parameter above 1."""
+    system = as_system(system)
+    if not system.contacts:
+        raise ArgumentError(f"system {system.name!r} declares no contacts (systems.Contact); simulate it with "
+                            f"formulations.create(...).simulate")
+    for contact in system.contacts:
+        contact.restitution_coefficient(system)
+    return system
 
 
 def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, options) -> Trajectory:
     """The event-driven scheme: phases from one contact event to the next, joined."""
     (t, t_end), (p, v) = t_span, state
+    own = tuple(options.pop("events"))
     phases = _Phases(system)
     open_, sliding, offsets = _initial_mode(phases, t, p, v, rest)
     pieces, events, message, status = [], [], "", SUCCESS
@@ -176,9 +219,10 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
                                        f"(the contacts switched at t = {t:.9g} and ever faster: raise max_phases or "
                                        f"the rest speed {rest:.3g}); the phases so far are kept")
             break
-        phase = phases.system_of(open_, sliding, offsets)
+        phase = phases.system_of(open_, sliding, offsets, state=(t, p, v))
         p, v = on_constraints(phase, p, v, t)
-        watch = _events(phases, phase, (open_, sliding), rest, (t, p, v))
+        start = (t, p, v)
+        watch = _events(phases, phase, (open_, sliding), rest, start) + [(ev, "event", None) for ev in own]
         times = None if t_eval is None else t_eval[t_eval >= t]  # the output times left (time_grid kept them in span)
         times = None if times is None else (times if times.size else np.array([t, t_end]))
         run, missed = _phase_run(phases, phase, (t, t_end), (p, v), watch, times, rtol, atol, options)
@@ -186,22 +230,43 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
         if missed:
             status, message = FAILED, missed
             break
+        events += [ContactEvent(e.t, e.name, -1, "event", "", (run.p[k], run.v[k]), (run.p[k], run.v[k]))
+                   for e in run.events if watch[e.index][1] == "event" for k in [_at(run.t, e.t)]]
         if run.status != 1:
             if not run.success and run.status != 2:
                 status, message = FAILED, f"the phase with {pieces[-1][1].label} failed: {run.message}"
             break
         t, p, v = float(run.t[-1]), run.p[-1].copy(), run.v[-1].copy()
         _, kind, contact = watch[run.events[-1].index]
+        if kind == "event":
+            status, message = EVENT, f"event {run.events[-1].name!r} ended the run at t = {t:.9g}"
+            break
         try:
-            open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding, rest)
-        except np.linalg.LinAlgError as exc:
+            floor = _resolved_speed(system, contact, t, p, run.vdot[-1]) if kind == "impact" else 0.0
+            open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding,
+                                                              max(rest, floor))
+        except (np.linalg.LinAlgError, ValueError) as exc:  # a singular M, or impulses that did not converge
             status, message = FAILED, (f"system {system.name!r}: the {kind} of contact {contact.name!r} at t = "
-                                       f"{t:.9g} failed: the impact's saddle-point matrix [M C^T; C 0] is singular "
-                                       f"({exc}); the phases so far are kept")
+                                       f"{t:.9g} failed: {exc}; the phases so far are kept")
             break
         events += [_event(t, k, contact.name, p, v, v_after) for k in kinds]
         v = v_after
     return _joined(system, pieces, events, status, message, rtol, atol, rest, _time.perf_counter() - started)
+
+
+def _at(times, t):
+    """The index of the output time nearest t (an event's own point)."""
+    return int(np.argmin(np.abs(np.asarray(times) - t)))
+
+
+def _resolved_speed(system, contact, t, p, vdot):
+    """The slowest bounce whose flight the positions resolve: sqrt(2 |g''| delta), delta = RESOLUTION x eps x
+    (1 + max |p|) the rounding of the gap, g'' ~ -C_n v' its acceleration as the contact closed (a flight
+    lower than delta ends below the rounding of its own start, which no event search can see)."""
+    C = system.numeric.constraint_terms(p, system.params, t)[2]
+    gap_acceleration = abs(float(C[system.constraint_names.index(contact.normal)] @ vdot))
+    delta = RESOLUTION * np.finfo(float).eps * (1.0 + float(np.max(np.abs(p), initial=0.0)))
+    return float(np.sqrt(2.0 * gap_acceleration * delta))
 
 
 def _event(t, kind, name, p, v, v_after):
@@ -234,7 +299,7 @@ def _settled(phases, t, p, v, open_, sliding):
     friction force sticking needed)."""
     offsets = {}
     for _ in range(len(phases.system.contacts) + 1):
-        phase = phases.system_of(open_, sliding)
+        phase = phases.system_of(open_, sliding, state=(t, p, v))
         lam = phases.reactions(phase, t, *on_constraints(phase, p, v, t))
         changed = False
         for c in phases.system.contacts:
@@ -286,14 +351,40 @@ def _events(phases, phase, mode, rest, start):
         if mu is None or not c.tangential:
             continue
         if c.name in sliding:
-            out.append((Event(lambda t, p, v, c=c: np.linalg.norm(phases.slip(c, t, p, v)) - rest, True, -1,
-                              f"rolls {c.name}"), "rolls", c))
+            out.append((Event(_slip_speed(phases, phase, c, start, rest), True, -1, f"rolls {c.name}"), "rolls", c))
         else:
             def margin(t, p, v, c=c, mu=mu):
                 lam = phases.reactions(phase, t, p, v)
                 return mu * lam[c.normal] - np.linalg.norm([lam[n] for n in c.tangential])
             out.append((Event(margin, True, -1, f"slides {c.name}"), "slides", c))
     return out
+
+
+def _slip_speed(phases, phase, contact, start, rest):
+    """The event function of a sliding contact's return to rolling: sign(s . s_ref) |s| - rest, s the slip
+    and s_ref its direction where last seen on its side (at the phase's start, the onset offset's). It is
+    |s| - rest while the slip keeps to one side, and falls through zero where the slip passes zero within a
+    step, where |s| - rest would stay positive at both ends. s_ref follows the slip as it turns (a disc's
+    slip turns with its precession), so that the sign changes where the slip reverses within a step:
+    where it passes zero, to the solver's resolution."""
+    ref = [_slip_reference(phases, phase, contact, start)]
+
+    def event(t, p, v):
+        s = phases.slip(contact, t, p, v)
+        size = np.linalg.norm(s)
+        value = np.copysign(size, float(s @ ref[0])) - rest
+        if value > 0:
+            ref[0] = s / size
+        return value
+    return event
+
+
+def _slip_reference(phases, phase, contact, start):
+    """s0: the slip of a sliding contact at the phase's ``start`` (t, p, v), with its onset offset, as a
+    unit vector (zero where it has none)."""
+    offsets = np.array([phase.parameter_dict.get(n, 0.0) for n in offset_names(phases.system, contact)])
+    s0 = phases.slip(contact, *start) + offsets
+    return s0 / max(np.linalg.norm(s0), 1e-300)
 
 
 def _phase_run(phases, phase, t_span, state, watch, times, rtol, atol, options):
@@ -329,77 +420,40 @@ def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
         sliding.add(contact.name)
         offsets = _onset(phases.system, contact, np.array([lam[n] for n in contact.tangential]), v)
         return open_, sliding, offsets, v, ["slides"]
-    if kind == "rolls":
-        sliding.discard(contact.name)
+    if kind == "rolls":  # with every other contact that has stopped slipping too (rows that move together)
+        sliding -= {c.name for c in phases.system.contacts if c.name in sliding
+                    and (c is contact or np.linalg.norm(phases.slip(c, t, p, v)) <= rest)}
         open_, sliding, offsets = _settled(phases, t, p, v, open_, sliding)
         return open_, sliding, offsets, v, ["rolls"] if contact.name not in sliding else ["slides"]
-    v_after, sticks, separates, released = _impact(phases, contact, t, p, v, open_, sliding, rest)
+    v_after, separating, slipping = _impact(phases, contact, t, p, v, open_, rest)
+    released = separating - {contact.name}  # other contacts the impact lifts
     open_ |= released
-    sliding -= released
-    lifts = ["lifts " + name for name in sorted(released)]  # other contacts the impact opens
-    if separates:
-        return open_, sliding, {}, v_after, ["impact", "bounces"] + lifts
+    lifts = ["lifts " + name for name in sorted(released)]
+    if contact.name in separating:
+        return open_, slipping, {}, v_after, ["impact", "bounces"] + lifts
     open_.discard(contact.name)
-    if not sticks:
-        sliding.add(contact.name)
+    sliding = set(slipping)  # the closed contacts that slip after the impact slide; the others roll
     return (*_settled(phases, t, p, v_after, open_, sliding), v_after, ["impact", "closes"] + lifts)
 
 
-def _impact(phases, contact, t, p, v, open_, sliding, rest):
-    """(v+, whether friction sticks, whether the contact separates, the other contacts the impact
-    releases) for the impact of ``contact`` (module docstring). Another closed contact whose impulse
-    would pull is released (opened) and the impact solved again without it."""
-    released = set()
-    while True:
-        v_after, Lam, held, sticks = _impulses(phases, contact, t, p, v, open_ | released, sliding)
-        names = phases.system.constraint_names
-        pulling = [c.name for c in phases.system.contacts if c.name not in open_ | released and c is not contact
-                   and names.index(c.normal) in held and Lam[held.index(names.index(c.normal))] < 0]
-        if not pulling:
-            break
-        released.add(pulling[0])
-    n = names.index(contact.normal)
-    _, _, C, c = phases.system.numeric.constraint_terms(p, phases.system.params, t)
-    separation = -(C[n] @ v_after + c[n])
-    return v_after, sticks, contact.restitution_coefficient(phases.system) > 0 and separation > rest, released
-
-
-def _impulses(phases, contact, t, p, v, open_, sliding):
-    """(v+, impulses on the held rows, the held rows, whether friction sticks) for the impact of
-    ``contact`` with the contacts ``open_`` open."""
+def _impact(phases, contact, t, p, v, open_, rest):
+    """(v+, the contacts that separate faster than ``rest`` after it, those that slip faster) for the
+    impact of ``contact`` with the contacts ``open_`` open: the impact's complementarity problem, Newton's
+    restitution on every closed normal row and Coulomb's cone on every closed contact's friction rows,
+    solved by projected Gauss-Seidel (moreau_jean.impulses_of). A contact whose impulse vanishes and that
+    separates after the impact is lifted by it; one whose friction reached its cone and that slips after
+    it slides."""
     system = phases.system
-    closing = phases.system_of(open_ - {contact.name}, sliding - open_)
-    num = system.numeric
-    M = num.dynamics(t, p, v, system.params).M
-    _, _, C, c = num.constraint_terms(p, system.params, t)
+    M = system.numeric.dynamics(t, p, v, system.params).M
+    _, _, C, c = system.numeric.constraint_terms(p, system.params, t)
+    closed = {k.name for k in system.contacts if k.name not in open_} | {contact.name}
+    v_after, _ = impulses_of(system, contact_blocks(system, closed), M, C, c, v, C @ v + c)
     names = system.constraint_names
-    held = [names.index(n) for n in closing.constraint_names]
-    n = names.index(contact.normal)
-    tangential = [names.index(x) for x in contact.tangential]
-    e = contact.restitution_coefficient(system)
-    mu = contact.friction_coefficient(system)
-    target = -c[held]  # the closed rows hold after the impact
-    target[held.index(n)] = -e * (C[n] @ v + c[n]) - c[n]
-    v_after, Lam = _impulse(M, C[held], C[held], target, v)
-    if mu is not None and tangential:
-        Lt = np.array([Lam[held.index(i)] for i in tangential])
-        if np.linalg.norm(Lt) > mu * Lam[held.index(n)]:  # a sliding impact: Lambda_t = mu Lambda_n s / |s|
-            s = C[tangential] @ v + c[tangential]
-            rows = [i for i in held if i not in tangential]
-            force = C[rows].copy()
-            force[rows.index(n)] += mu * (s / max(np.linalg.norm(s), 1e-300)) @ C[tangential]
-            target = np.array([target[held.index(i)] for i in rows])
-            v_after, Lam = _impulse(M, force, C[rows], target, v)
-            return v_after, Lam, rows, False
-    return v_after, Lam, held, True
-
-
-def _impulse(M, force_rows, rows, target, v):
-    """(v+, Lambda) with M (v+ - v) = -force_rows^T Lambda and rows v+ = target."""
-    k = rows.shape[0]
-    K = np.block([[M, force_rows.T], [rows, np.zeros((k, k))]])
-    x = np.linalg.solve(K, np.concatenate([M @ v, target]))
-    return x[:M.shape[0]], x[M.shape[0]:]
+    rates = C @ v_after + c
+    separating = {k.name for k in system.contacts if k.name in closed and -rates[names.index(k.normal)] > rest}
+    slipping = {k.name for k in system.contacts if k.name in closed - separating and k.mu is not None
+                and np.linalg.norm(rates[[names.index(r) for r in k.tangential]]) > rest}
+    return v_after, separating, slipping
 
 
 def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
@@ -424,6 +478,8 @@ def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
         evaluations += run.stats.rhs_evaluations
     joined = {k: np.concatenate(v) for k, v in columns.items()}
     notes = tuple(f"{mode.label} from t = {mode.start:.6g}: {note}" for run, mode in pieces for note in run.warnings)
+    if status == EVENT:
+        message = f"{message}, after {len(pieces)} phases and {len(events) - 1} contact events"
     if status == SUCCESS:
         message = f"finished over t_span in {len(pieces)} phases with {len(events)} contact events"
         if notes:  # a phase finished, but a check of its result failed

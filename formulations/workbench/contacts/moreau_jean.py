@@ -86,8 +86,6 @@ class _Rows:
         names = system.constraint_names
         self.count = len(names)
         self.contacts = {c.name: c for c in system.contacts}
-        owned = {names.index(r) for c in system.contacts for r in (c.normal, *c.tangential)}
-        self.bilateral = [i for i in range(self.count) if i not in owned]
         for c in system.contacts:
             if names.index(c.normal) >= system.m:
                 raise ArgumentError(f"system {system.name!r}: contact {c.name!r} has a velocity row as its normal "
@@ -112,31 +110,45 @@ def _step(system, rows, t, h, p, v):
     gap_rate = -(C @ v + c)  # g' of each row at the midpoint
     closed = [name for name, con in rows.contacts.items()  # the gap predicted at the step's end
               if -Phi[rows.index(con.normal)] + 0.5 * h * gap_rate[rows.index(con.normal)] <= 0.0]
-    blocks = [("bilateral", [i], None) for i in rows.bilateral]
-    for name in closed:
-        con = rows.contacts[name]
-        blocks.append(("normal", [rows.index(con.normal)], con))
-        if con.tangential:
-            blocks.append(("friction", [rows.index(r) for r in con.tangential], con))
     v_free = v + h * np.linalg.solve(dyn.M, dyn.f0 - dyn.d)
-    active = [i for _, idx, _ in blocks for i in idx]
-    lam = np.zeros(rows.count)
-    if active:
-        Ca = C[active]
-        MinvCt = np.linalg.solve(dyn.M, Ca.T)
-        W = Ca @ MinvCt
-        b = Ca @ v_free + c[active]
-        u_prev = C[active] @ v + c[active]
-        impulses = _pgs(system, blocks, active, W, b, u_prev)
-        v_new = v_free - MinvCt @ impulses
-        lam[active] = impulses / h
-    else:
-        v_new = v_free
+    v_new, impulses = impulses_of(system, contact_blocks(system, closed), dyn.M, C, c, v_free, C @ v + c)
+    lam = impulses / h
     A_m = num.A(p_m, par)
     p_new = p_m + 0.5 * h * A_m @ v_new
     if system.unit_norm_blocks:
         p_new = renormalize(system, p_new)
     return p_new, v_new, lam, frozenset(closed)
+
+
+def contact_blocks(system, closed):
+    """The blocks (kind, row indices, contact) of the rows a contact step or an impact holds: each row no
+    contact owns ("bilateral"), and the normal row ("normal") and friction rows ("friction") of each
+    contact named in ``closed``."""
+    names = system.constraint_names
+    owned = {r for c in system.contacts for r in (c.normal, *c.tangential)}
+    blocks = [("bilateral", [i], None) for i, name in enumerate(names) if name not in owned]
+    for con in system.contacts:
+        if con.name in closed:
+            blocks.append(("normal", [names.index(con.normal)], con))
+            if con.tangential:
+                blocks.append(("friction", [names.index(r) for r in con.tangential], con))
+    return blocks
+
+
+def impulses_of(system, blocks, M, C, c, v_free, u_prev):
+    """(v+, Lambda (m + l,)): the velocity after the impulses Lambda on the blocks' rows,
+    M (v+ - v_free) = -C^T Lambda, with Newton's law on the normal rows (against u_prev = C v- + c, the
+    approach before) and Coulomb's cone on the friction rows, by projected Gauss-Seidel (module
+    docstring); Lambda is zero on the other rows."""
+    active = [i for _, idx, _ in blocks for i in idx]
+    lam = np.zeros(C.shape[0])
+    if not active:
+        return v_free, lam
+    Ca = C[active]
+    MinvCt = np.linalg.solve(M, Ca.T)
+    impulses = _pgs(system, blocks, active, Ca @ MinvCt, Ca @ v_free + c[active], u_prev[active])
+    lam[active] = impulses
+    return v_free - MinvCt @ impulses, lam
 
 
 def _pgs(system, blocks, active, W, b, u_prev):

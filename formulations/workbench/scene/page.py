@@ -68,7 +68,17 @@ def scene_data(traj, system, trails=(), max_frames=MAX_FRAMES) -> dict:
     _ground_under(bodies, extent)
     return {"title": f"{traj.system_name}, {traj.formulation}", "t": _flat(t), "bodies": bodies,
             "trails": [{"name": name, "colour": TRAIL_COLOUR, "points": _flat(along[name][0])} for name in trails],
-            "extent": extent}
+            "extent": extent, **_contact_state(traj)}
+
+
+def _contact_state(traj) -> dict:
+    """For a run with contacts (formulations.simulate_contacts): its modes (start, end, label) and events
+    (t, "kind contact"), which the page shows for the frame's time; nothing for another run."""
+    modes = getattr(traj, "modes", ()) or ()
+    if not modes:
+        return {}
+    return {"modes": [{"start": round(m.start, 9), "end": round(m.end, 9), "label": m.label} for m in modes],
+            "events": [{"t": round(e.t, 9), "text": f"{e.kind} {e.constraint}".strip()} for e in traj.events]}
 
 
 def _ground_under(bodies, extent):
@@ -110,6 +120,8 @@ body {{ display: flex; flex-direction: column; }}
 #legend {{ position: absolute; top: 8px; left: 8px; margin: 0; padding: 4px 8px; list-style: none;
   background: rgba(255, 255, 255, 0.8); border-radius: 4px; font-size: 12px; }}
 #legend:empty {{ display: none; }}
+#contacts {{ position: absolute; bottom: 8px; left: 8px; padding: 4px 8px; background: rgba(255, 255, 255, 0.85);
+  border-radius: 4px; font-size: 12px; }}
 #view canvas {{ display: block; width: 100%; height: 100%; }}
 #bar {{ display: flex; gap: 10px; align-items: center; padding: 6px 10px; background: #eaeded; }}
 #frame {{ flex: 1; }}
@@ -123,7 +135,7 @@ body {{ display: flex; flex-direction: column; }}
 <option>2</option><option>4</option></select></label>
 <label><input id="follow" type="checkbox"> follow</label>
 <span title="drag to turn the view, wheel to zoom">0 .. {t_end:g} s, {len(data["t"])} states</span></div>
-<div id="view"><ul id="legend"></ul></div>
+<div id="view"><ul id="legend"></ul><div id="contacts" hidden></div></div>
 <script id="scene-data" type="application/json">{payload}</script>
 <script id="three-js" type="text/plain">{three}</script>
 <script type="module">

@@ -184,10 +184,21 @@ let frame = 0;
 function draw() {
   renderer.render(scene, camera);
 }
+// a run with contacts: the mode at the frame's time and the last contact event before it
+const contactBox = document.getElementById("contacts");
+function contactState(t) {
+  if (!data.modes) return;
+  const mode = data.modes.filter((m) => m.start <= t + 1e-12).pop() || data.modes[0];
+  const event = data.events.filter((e) => e.t <= t + 1e-12).pop();
+  contactBox.hidden = false;
+  contactBox.textContent = "contacts: " + mode.label
+    + (event ? " \u00b7 last event: " + event.text + " at t = " + event.t.toFixed(4) + " s" : "");
+}
 function show(i) {
   frame = Math.max(0, Math.min(k - 1, i | 0));
   slider.value = String(frame);
   clock.textContent = "t = " + data.t[frame].toFixed(3) + " s";
+  contactState(data.t[frame]);
   pose(frame);
   aim(frame);
   place();
