@@ -288,3 +288,22 @@ def test_a_rod_dropped_on_its_end_sticks_or_slides_at_the_impact_as_coulomb_says
     else:
         assert abs(P_t) == pytest.approx(share * critical * P_n, rel=1e-9) and P_t * slip < 0
         assert "A normal force" in run.modes[-1].sliding
+
+
+def test_events_of_ones_own_are_watched_in_every_phase_and_a_terminal_one_ends_the_run():
+    """The sliding ball's centre, x = v0 t - mu g t^2 / 2 while it slides, passes 0.1 m at the root of that
+    quadratic, and 0.5 m after it rolls, at t_s + (0.5 - x_s) / (5 v0 / 7)."""
+    v0, mu = 2.0, 0.2
+    t_s, x_s = 2 * v0 / (7 * mu * G), 12 * v0**2 / (49 * mu * G)
+    passes = F.Event(lambda t, p, v: p[0] - 0.1, terminal=False, direction=1, name="passes 0.1 m")
+    stop = F.Event(lambda t, p, v: p[0] - 0.5, terminal=True, direction=1, name="reaches 0.5 m")
+    run = F.simulate_contacts(sliding_ball(v0, mu), (0.0, 5.0), events=[passes, stop], rtol=1e-12, atol=1e-12)
+    assert run.status == 1 and "event 'reaches 0.5 m' ended the run" in run.message
+    assert [(e.kind, e.name) for e in run.events] == [("event", "passes 0.1 m"), ("rolls", "rolls normal force"),
+                                                      ("event", "reaches 0.5 m")]
+    first = (v0 - np.sqrt(v0**2 - 2 * mu * G * 0.1)) / (mu * G)
+    assert run.events[0].t == pytest.approx(first, rel=1e-9)
+    assert run.events[-1].t == pytest.approx(t_s + (0.5 - x_s) / (5 * v0 / 7), rel=1e-9) == run.t[-1]
+    assert run.events[-1].after[0][0] == pytest.approx(0.5, abs=1e-9)
+    with pytest.raises(ArgumentError, match="no events"):
+        F.simulate_contacts(sliding_ball(), (0.0, 1.0), scheme="moreau-jean", step=1e-3, events=[stop])

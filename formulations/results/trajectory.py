@@ -29,7 +29,8 @@ class EventRecord(NamedTuple):
 class ContactEvent(NamedTuple):
     """A contact changing state (formulations.simulate_contacts): the time; name "<kind> <contact>";
     index -1; kind "opens", "impact", "closes", "bounces", "slides" or "rolls"; the contact's name;
-    the state (p, v) just before and just after (they differ in v at an impact)."""
+    the state (p, v) just before and just after (they differ in v at an impact). An event of one's own
+    (``events=``) has kind "event", its name, no contact and, where the run recorded it, its state."""
 
     t: float
     name: str

@@ -11,18 +11,21 @@ numpy backend until one of these events ends it (located by the solver's event s
                       (and, where the solver stepped over a short flight, falls SINK below zero:
                       the phase runs again with a smaller first step, or the run stops saying so)
 
-An impact changes the velocities at once through the same saddle-point system as the reactions,
-M (v+ - v-) = -C^T Lambda, with Newton's law on the normal row, C_n v+ + c_n = -e (C_n v- + c_n),
-every other closed row held, and the friction rows held (sticking) where |Lambda_t| <= mu Lambda_n;
-otherwise Lambda_t = mu Lambda_n s / |s| along the slip s before the impact (a sliding impact).
-Another closed contact whose normal impulse would pull is opened and the impact solved again. The
-contact then "closes", or "bounces" (stays open) where it separates faster than the rest speed:
+An impact changes the velocities at once, M (v+ - v-) = -C^T Lambda, with the impulses of a small
+complementarity problem: every row no contact owns held; on each closed contact's normal row (the
+impacting one's too) Lambda_n >= 0, complementary to Newton's law U+ + e U- >= 0 (U = -(C_n v + c_n)
+the separation speed; a resting contact has U- = 0); its friction impulse inside Coulomb's cone,
+sticking inside and opposing the slip after the impact on its edge. Projected Gauss-Seidel solves it
+(moreau_jean.impulses_of). A closed contact that separates after it opens ("opens": lifted by the
+impact); one that slips after it slides. The impacting contact then "closes", or "bounces" (stays open)
+where it separates faster than the rest speed, at least the slowest bounce whose flight the positions
+resolve (``_resolved_speed``):
 a ball bouncing to rest ends its sequence of impacts there, a finite number of them (the rest is the
 accumulation point of the geometric series, where an event-driven run would otherwise stall).
 
 ``simulate_contacts`` returns one Trajectory over all phases, with ``events`` (ContactEvent: t, kind, contact, the
-state before and after) and ``modes`` (a Mode per phase). Its status is 0 over t_span; 2 where a phase's result
-failed a check (its notes in ``warnings``); -1 where a phase or an impact failed or max_phases phases did not reach
+state before and after) and ``modes`` (a Mode per phase). Its status is 0 over t_span; 1 where an event of one's
+own (``events=``) ended it; 2 where a phase's result failed a check (its notes in ``warnings``); -1 where a phase or an impact failed or max_phases phases did not reach
 the end (the message says where; the phases so far are kept). Each phase records the output times t_eval in its
 interval, and its end. scheme="moreau-jean" (formulations.workbench.contacts.moreau_jean) takes fixed steps of size
 ``step`` instead: impacts at velocity level, any number per step, for impacts that accumulate.
@@ -230,8 +233,7 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
         if missed:
             status, message = FAILED, missed
             break
-        events += [ContactEvent(e.t, e.name, -1, "event", "", (run.p[k], run.v[k]), (run.p[k], run.v[k]))
-                   for e in run.events if watch[e.index][1] == "event" for k in [_at(run.t, e.t)]]
+        events += [_own_event(run, e) for e in run.events if watch[e.index][1] == "event"]
         if run.status != 1:
             if not run.success and run.status != 2:
                 status, message = FAILED, f"the phase with {pieces[-1][1].label} failed: {run.message}"
@@ -254,9 +256,12 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
     return _joined(system, pieces, events, status, message, rtol, atol, rest, _time.perf_counter() - started)
 
 
-def _at(times, t):
-    """The index of the output time nearest t (an event's own point)."""
-    return int(np.argmin(np.abs(np.asarray(times) - t)))
+def _own_event(run, event):
+    """The ContactEvent (kind "event") of an event of one's own in a phase's run, with the state there
+    where the run recorded one at its time (a terminal event's last point)."""
+    k = int(np.argmin(np.abs(run.t - event.t)))
+    state = (run.p[k], run.v[k]) if abs(run.t[k] - event.t) <= 1e-12 * (1.0 + abs(event.t)) else ()
+    return ContactEvent(event.t, event.name, -1, "event", "", state, state)
 
 
 def _resolved_speed(system, contact, t, p, vdot):
@@ -479,7 +484,7 @@ def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
     joined = {k: np.concatenate(v) for k, v in columns.items()}
     notes = tuple(f"{mode.label} from t = {mode.start:.6g}: {note}" for run, mode in pieces for note in run.warnings)
     if status == EVENT:
-        message = f"{message}, after {len(pieces)} phases and {len(events) - 1} contact events"
+        message = f"{message}, after {len(pieces)} phases and {sum(e.kind != 'event' for e in events)} contact events"
     if status == SUCCESS:
         message = f"finished over t_span in {len(pieces)} phases with {len(events)} contact events"
         if notes:  # a phase finished, but a check of its result failed
