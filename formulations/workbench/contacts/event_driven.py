@@ -53,6 +53,7 @@ from .moreau_jean import contact_blocks, impulses_of, moreau_jean
 RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
 SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below zero: its impact was missed
 RESOLUTION = 1024  # the gap's rounding in units of eps x (1 + max |p|), for the slowest bounce (_resolved_speed)
+ONSET_ITERATIONS = 200  # fixed-point sweeps for the direction a slide starts in (_onset)
 REST = 1e-10  # default rest speed, in units of the velocity scale (1 + max |v| at the start)
 
 
@@ -319,8 +320,8 @@ def _settled(phases, t, p, v, open_, sliding):
             if c.name not in sliding and mu is not None and c.tangential:
                 force = np.array([lam[n] for n in c.tangential])
                 if np.linalg.norm(force) > mu * lam[c.normal]:
+                    offsets.update(_onset(phases, c, lam, (t, p, v), (open_, sliding)))
                     sliding.add(c.name)
-                    offsets.update(_onset(phases.system, c, force, v))
                     changed = True
                     break
         if not changed:
@@ -328,10 +329,35 @@ def _settled(phases, t, p, v, open_, sliding):
     return open_, sliding, offsets
 
 
-def _onset(system, contact, force, v):
-    """The slip offsets that start a slide along ``force`` (systems.contact_phases)."""
-    size = SLIP_ONSET * (1.0 + float(np.max(np.abs(v), initial=0.0)))
+def _onset(phases, contact, lam, state, mode):
+    """The slip offsets that start a slide of ``contact`` (systems.contact_phases) from sticking in ``mode``
+    (open, sliding) at ``state`` (t, p, v), where it needed the friction force lambda_s (``lam``: the
+    mode's reactions by name) beyond mu N: along the consistent direction w of the slip,
+
+        w ~ W_s (lambda_s - mu N w),   |w| = 1,
+
+    the slip's acceleration when Coulomb's force mu N w replaces sticking (W_s: the Delassus matrix
+    C M^-1 C^T of the mode's rows, reduced to the friction rows; its other rows held). Found by fixed
+    point from lambda_s's direction (the answer where W_s is isotropic)."""
+    system, (t, p, v) = phases.system, state
+    names = system.constraint_names
+    force = np.array([lam[n] for n in contact.tangential])
     direction = force / max(np.linalg.norm(force), 1e-300)
+    held = _held(system, *mode)
+    C = system.numeric.constraint_terms(p, system.params, t)[2][held]
+    W = C @ np.linalg.solve(system.numeric.dynamics(t, p, v, system.params).M, C.T)
+    k = [held.index(names.index(n)) for n in contact.tangential]
+    o = [i for i in range(len(held)) if i not in k]
+    W_s = W[np.ix_(k, k)] - W[np.ix_(k, o)] @ np.linalg.pinv(W[np.ix_(o, o)]) @ W[np.ix_(o, k)]
+    bound = contact.friction_coefficient(system) * lam[contact.normal]
+    for _ in range(ONSET_ITERATIONS):
+        turned = W_s @ (force - bound * direction)
+        turned = 0.5 * (direction + turned / max(np.linalg.norm(turned), 1e-300))  # damped
+        turned /= max(np.linalg.norm(turned), 1e-300)
+        if np.linalg.norm(turned - direction) < 1e-12:
+            break
+        direction = turned
+    size = SLIP_ONSET * (1.0 + float(np.max(np.abs(v), initial=0.0)))
     offsets = np.where(np.abs(direction) > 1e-3, size * direction, 0.0)  # parameters keep clear of underflow
     return dict(zip(offset_names(system, contact), offsets.tolist()))
 
@@ -422,8 +448,8 @@ def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
         return (*_settled(phases, t, p, v, open_, sliding), v, ["opens"])
     if kind == "slides":
         lam = phases.reactions(phases.system_of(open_, sliding), t, p, v)
+        offsets = _onset(phases, contact, lam, (t, p, v), (open_, sliding))
         sliding.add(contact.name)
-        offsets = _onset(phases.system, contact, np.array([lam[n] for n in contact.tangential]), v)
         return open_, sliding, offsets, v, ["slides"]
     if kind == "rolls":  # with every other contact that has stopped slipping too (rows that move together)
         sliding -= {c.name for c in phases.system.contacts if c.name in sliding
