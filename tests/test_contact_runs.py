@@ -307,3 +307,55 @@ def test_events_of_ones_own_are_watched_in_every_phase_and_a_terminal_one_ends_t
     assert run.events[-1].after[0][0] == pytest.approx(0.5, abs=1e-9)
     with pytest.raises(ArgumentError, match="no events"):
         F.simulate_contacts(sliding_ball(), (0.0, 1.0), scheme="moreau-jean", step=1e-3, events=[stop])
+
+
+def test_the_rod_standing_on_a_rough_floor_slides_where_friction_no_longer_holds_its_pivot():
+    """Pivoting on A from rest at theta0: theta'^2 = (3 g / L)(cos theta0 - cos theta), theta'' = (3 g / (2 L))
+    sin theta; A slides at the angle where |F| = mu N for the floor's forces on A (m = 1)
+    F = (L/2)(theta'' cos - theta'^2 sin), N = g - (L/2)(theta'' sin + theta'^2 cos); then B strikes the floor."""
+    from scipy.optimize import brentq
+
+    L, theta0, mu = 1.0, 0.3, 0.3  # the catalogue's defaults
+
+    def margin(th):
+        rate2, accel = 3 * G / L * (np.cos(theta0) - np.cos(th)), 1.5 * G / L * np.sin(th)
+        return abs(L / 2 * (accel * np.cos(th) - rate2 * np.sin(th))) - mu * (
+            G - L / 2 * (accel * np.sin(th) + rate2 * np.cos(th)))
+
+    run = F.simulate_contacts(systems.load("falling_rod"), (0.0, 1.5))
+    assert run.status == 0, run.message
+    slides = run.events[0]
+    assert (slides.kind, slides.constraint) == ("slides", "A normal force")
+    assert slides.after[0][2] == pytest.approx(brentq(margin, theta0 + 1e-9, 1.2), abs=1e-9)
+    assert [e.kind for e in run.events if e.constraint == "B normal force"] == ["impact", "closes"]
+    assert np.all(np.diff(run.energy) < 1e-9) and run.modes[-1].label == "all closed, sticking"
+
+
+CONTACT_SYSTEMS = ["sliding_ball", "bouncing_ball", "falling_rod", "eulers_disk", "rolling_disc", "sphere_in_cylinder",
+                   "ball_on_turntable", pytest.param("bicycle", marks=pytest.mark.slow)]  # the bicycle's build: 5 s
+
+
+@pytest.mark.parametrize("name", CONTACT_SYSTEMS)
+def test_every_catalogue_contact_pushes_while_closed_stays_clear_while_open_and_takes_no_energy(name):
+    """Over a run of 1 s with its contacts free: the normal force >= 0 on every closed contact of each
+    phase and the gap >= 0 on every open one (to 1e-6 of the largest force, 1e-9 of the positions), and,
+    where no input drives it (the turntable does), the energy never rises beyond the tolerance."""
+    system = systems.load(name)
+    run = F.simulate_contacts(system, (0.0, 1.0), rtol=1e-9, atol=1e-9)
+    assert run.status in (0, 2), run.message
+    names, lam = system.constraint_names, run.multipliers
+    scale_p = 1.0 + np.max(np.abs(run.p))
+    for mode in run.modes:
+        inside = (run.t > mode.start) & (run.t < mode.end)
+        for contact in system.contacts:
+            column = lam[inside, names.index(contact.normal)]
+            if contact.name in mode.open:
+                gaps = [float(contact_gap) for contact_gap in
+                        (-system.residuals(p, v, t)[0][names.index(contact.normal)]
+                         for t, p, v in zip(run.t[inside], run.p[inside], run.v[inside]))]
+                assert min(gaps, default=0.0) > -1e-9 * scale_p, (name, mode, contact.name)
+            else:
+                slack = 1e-6 * max(1.0, float(np.max(np.abs(lam[:, names.index(contact.normal)]))))
+                assert np.min(column, initial=0.0) > -slack, (name, mode, contact.name)
+    if name != "ball_on_turntable":
+        assert np.all(np.diff(run.energy) < 1e-7 * (1.0 + np.max(np.abs(run.energy))))
