@@ -192,8 +192,11 @@ def starts_let_go(system) -> bool:
         return False
     p, v = system.default_state()
     scale = 1e-9 * (1.0 + float(np.max(np.abs(np.concatenate([p, v])), initial=0.0)))
+
+    def broken(Phi, Cv):
+        return max(np.max(np.abs(Phi), initial=0.0), np.max(np.abs(Cv), initial=0.0)) > scale
     Phi, Cv = system.residuals(p, v)
-    return bool(max(np.max(np.abs(Phi), initial=0.0), np.max(np.abs(Cv), initial=0.0)) > scale)
+    return bool(broken(Phi, Cv) and not broken(*free_rows(system, Phi, Cv, scale)))
 
 
 def _share(mask) -> str:

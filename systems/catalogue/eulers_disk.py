@@ -1,5 +1,5 @@
-"""Euler's disk: a heavy coin spun on a table. It slides at first, rolls, and sinks towards lying
-flat while its precession speeds up without bound.
+"""Euler's disk: a heavy coin rolling round on its rim on a table. It sinks towards lying flat while
+its precession speeds up without bound, and slides once friction no longer holds its rolling.
 
 The rolling disc's description (p = (x, y, z, psi, theta, phi), yaw, lean from upright and spin;
 v = (v_x, v_y, v_z, omega_1, omega_2, omega_3), see rolling_disc), as a thick steel disc with a

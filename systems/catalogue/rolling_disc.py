@@ -46,7 +46,7 @@ def disc_system(name, *, values=None, resistance="axle", default=None, families=
     rolling_resistance, mu); resistance: "axle" (a moment -delta N sign(omega_2) about the axle) or
     "horizontal" (-delta N w / sqrt(|w|^2 + SMOOTHING^2), w the horizontal part of the disc's angular
     velocity in world axes: resistance to rolling about whichever horizontal axis it rolls, smooth where w
-    passes zero); default: a function (r, h) -> the
+    passes zero); default: a function (r, h, g) -> the
     default (p, v) as expressions (default: rolling straight at lean 0.3 rad); families (default:
     rolling and turning)."""
     values = {"m": 1.0, "r": 0.5, "thickness": 0.0, "rolling_resistance": 0.0, "mu": 0.5, **(values or {})}

@@ -4,7 +4,7 @@ and it rolls on.
 Planar: p = (x, z, phi), the centre's position and the turning angle about the horizontal axis y
 (phi' > 0 rolls towards +x); v = p'. Mass m, radius a, inertia (2/5) m a^2 about the centre.
 
-Contact (systems.Contact "ground", friction coefficient mu, restitution e):
+Contact (systems.Contact "normal force", friction coefficient mu, restitution e):
   normal force    Phi = a - z  (gap g = z - a >= 0; the force pushes the ball up)
   friction force  a phi' - x'  (no slip at the contact point; the force acts along +x)
 

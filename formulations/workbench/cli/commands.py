@@ -119,7 +119,11 @@ def cmd_simulate(args):
                    **_max_steps(args))
     if getattr(args, "contacts", False):
         return _simulate_contacts(args, system, parts, options)
-    if args.formulation == Dependent.name and args.stabilization == "none" and starts_let_go(system):
+    if starts_let_go(system):  # a bilateral run cannot start there
+        if args.formulation != Dependent.name or args.stabilization != "none" or args.backend not in (None, "numpy"):
+            raise UsageError(f"{system.name} starts with a contact open or sliding, where a formulation that holds "
+                             f"every row cannot start: leave out --formulation, --stabilization and --backend, and "
+                             f"`pfaff simulate {system.name}` runs it with its contacts")
         print(f"pfaff: {system.name} starts with a contact open or sliding: run with its contacts (--contacts)",
               file=sys.stderr)
         return _simulate_contacts(args, system, parts, options)

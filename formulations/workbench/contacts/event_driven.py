@@ -6,7 +6,7 @@ numpy backend until one of these events ends it (located by the solver's event s
     closed contact    its normal force falls to zero                      -> "opens"
     rolling contact   mu N - |lambda_t| falls to zero                      -> "slides"
     sliding contact   the slip speed |C_t v + c_t| falls to the rest speed -> "rolls" (where sticking
-                      then needs at most mu N; otherwise it slides on)
+                      or the slip reverses within a step     then needs at most mu N; otherwise it slides on)
     open contact      its gap g(p) falls to zero                           -> "impact"
                       (and, where the solver stepped over a short flight, falls SINK below zero:
                       the phase runs again with a smaller first step, or the run stops saying so)
@@ -33,6 +33,7 @@ interval, and its end. scheme="moreau-jean" (formulations.workbench.contacts.mor
 from __future__ import annotations
 
 import time as _time
+from dataclasses import replace
 
 import numpy as np
 
@@ -48,7 +49,8 @@ from ...results.reactions import reactions
 from ...results.trajectory import (EVENT, FAILED, SUCCESS, WARNED, ConstraintErrors, ContactEvent, Mode, Stats,
                                    Trajectory)
 from ...solvers.base import Event
-from .moreau_jean import contact_blocks, impulses_of, moreau_jean
+from ...solvers.options import as_events
+from .moreau_jean import ImpulsesNotFound, contact_blocks, impulses_of, moreau_jean
 
 RETRIES = 3  # runs of a phase again, with a smaller first step, where an impact was missed
 SINK = 1e-6  # an open contact's gap that falls SINK x (1 + max |p|) below zero: its impact was missed
@@ -194,7 +196,12 @@ def simulate_contacts(system, t_span, state0=None, *, rtol=1e-10, atol=1e-10, re
         raise ArgumentError(f"system {system.name!r}: contact {velocity_rows[0]!r} has a velocity row as its normal "
                             f"row; a contact that opens and closes needs its gap, a holonomic row")
     return _run_phases(system, (t, t_end), (p, v), rest, t_eval, max_phases, rtol, atol,
-                       dict(options, events=tuple(events)))
+                       dict(options, events=_named(as_events(events))))
+
+
+def _named(events):
+    """Events of one's own, each with a name (a bare callable's: "event k")."""
+    return tuple(ev if ev.name else replace(ev, name=f"event {k + 1}") for k, ev in enumerate(events))
 
 
 def _with_contacts(system):
@@ -245,10 +252,10 @@ def _run_phases(system, t_span, state, rest, t_eval, max_phases, rtol, atol, opt
             status, message = EVENT, f"event {run.events[-1].name!r} ended the run at t = {t:.9g}"
             break
         try:
-            floor = _resolved_speed(system, contact, t, p, run.vdot[-1]) if kind == "impact" else 0.0
+            floor = _resolved_speed(system, contact, t, p, v, run.vdot[-1]) if kind == "impact" else 0.0
             open_, sliding, offsets, v_after, kinds = _switch(phases, kind, contact, t, p, v, open_, sliding,
                                                               max(rest, floor))
-        except (np.linalg.LinAlgError, ValueError) as exc:  # a singular M, or impulses that did not converge
+        except (np.linalg.LinAlgError, ImpulsesNotFound) as exc:  # a singular M, or impulses that did not converge
             status, message = FAILED, (f"system {system.name!r}: the {kind} of contact {contact.name!r} at t = "
                                        f"{t:.9g} failed: {exc}; the phases so far are kept")
             break
@@ -265,13 +272,17 @@ def _own_event(run, event):
     return ContactEvent(event.t, event.name, -1, "event", "", state, state)
 
 
-def _resolved_speed(system, contact, t, p, vdot):
+def _resolved_speed(system, contact, t, p, v, vdot):
     """The slowest bounce whose flight the positions resolve: sqrt(2 |g''| delta), delta = RESOLUTION x eps x
-    (1 + max |p|) the rounding of the gap, g'' ~ -C_n v' its acceleration as the contact closed (a flight
-    lower than delta ends below the rounding of its own start, which no event search can see)."""
-    C = system.numeric.constraint_terms(p, system.params, t)[2]
-    gap_acceleration = abs(float(C[system.constraint_names.index(contact.normal)] @ vdot))
-    delta = RESOLUTION * np.finfo(float).eps * (1.0 + float(np.max(np.abs(p), initial=0.0)))
+    (1 + max |p_j|) the rounding of the gap, over the coordinates p_j it depends on, and
+    g'' = -(C_n v' + xi_n) its acceleration as the contact closed (a flight lower than delta ends below the
+    rounding of its own start, which no event search can see)."""
+    n = system.constraint_names.index(contact.normal)
+    Phi_p = system.numeric.constraint_terms(p, system.params, t)[1]
+    pieces = system.numeric.dynamics(t, p, v, system.params)
+    gap_acceleration = abs(float(pieces.C[n] @ vdot + pieces.xi[n]))
+    size = float(np.max(np.abs(p[Phi_p[n] != 0]), initial=0.0))
+    delta = RESOLUTION * np.finfo(float).eps * (1.0 + size)
     return float(np.sqrt(2.0 * gap_acceleration * delta))
 
 
@@ -301,8 +312,8 @@ def _initial_mode(phases, t, p, v, rest):
 
 def _settled(phases, t, p, v, open_, sliding):
     """The mode whose closed contacts push and whose rolling contacts stay within mu N at (t, p, v):
-    contacts that would pull open, those that need more friction slide (the slip starting along the
-    friction force sticking needed)."""
+    contacts that would pull open, those that need more friction slide (the slip starting in its
+    consistent direction, ``_onset``)."""
     offsets = {}
     for _ in range(len(phases.system.contacts) + 1):
         phase = phases.system_of(open_, sliding, state=(t, p, v))
@@ -332,31 +343,40 @@ def _settled(phases, t, p, v, open_, sliding):
 def _onset(phases, contact, lam, state, mode):
     """The slip offsets that start a slide of ``contact`` (systems.contact_phases) from sticking in ``mode``
     (open, sliding) at ``state`` (t, p, v), where it needed the friction force lambda_s (``lam``: the
-    mode's reactions by name) beyond mu N: along the consistent direction w of the slip,
+    mode's reactions by name) beyond mu N: along the consistent direction w of the slip, the one in which
+    the slip grows where Coulomb's force mu N w takes the friction rows' place,
 
-        w ~ W_s (lambda_s - mu N w),   |w| = 1,
+        w ~ r'(w),   |w| = 1,   r' = C_t v' + xi_t,
+        M v' = f0 - d + F lambda - C_o^T lambda_o - mu lambda_n (C_t - F_t)^T w,   C_o v' + xi_o = 0,
 
-    the slip's acceleration when Coulomb's force mu N w replaces sticking (W_s: the Delassus matrix
-    C M^-1 C^T of the mode's rows, reduced to the friction rows; its other rows held). Found by fixed
-    point from lambda_s's direction (the answer where W_s is isotropic)."""
+    with o the mode's other rows (N among them, so that it changes with w as it does). Found by fixed
+    point from lambda_s's direction (the answer where the friction rows' Delassus matrix is isotropic);
+    lambda_s's direction where the sweeps do not settle."""
     system, (t, p, v) = phases.system, state
     names = system.constraint_names
     force = np.array([lam[n] for n in contact.tangential])
-    direction = force / max(np.linalg.norm(force), 1e-300)
-    held = _held(system, *mode)
-    C = system.numeric.constraint_terms(p, system.params, t)[2][held]
-    W = C @ np.linalg.solve(system.numeric.dynamics(t, p, v, system.params).M, C.T)
-    k = [held.index(names.index(n)) for n in contact.tangential]
-    o = [i for i in range(len(held)) if i not in k]
-    W_s = W[np.ix_(k, k)] - W[np.ix_(k, o)] @ np.linalg.pinv(W[np.ix_(o, o)]) @ W[np.ix_(o, k)]
-    bound = contact.friction_coefficient(system) * lam[contact.normal]
+    start = force / max(np.linalg.norm(force), 1e-300)
+    pieces = system.numeric.dynamics(t, p, v, system.params)
+    k = [names.index(n) for n in contact.tangential]
+    o = [i for i in _held(system, *mode) if i not in k]
+    F = pieces.F if pieces.F is not None and np.size(pieces.F) else np.zeros_like(pieces.C.T)
+    bound = contact.friction_coefficient(system)
+    normal = o.index(names.index(contact.normal))
+    direction = start
     for _ in range(ONSET_ITERATIONS):
-        turned = W_s @ (force - bound * direction)
-        turned = 0.5 * (direction + turned / max(np.linalg.norm(turned), 1e-300))  # damped
+        rows = (pieces.C[o] - F[:, o].T).T.copy()
+        rows[:, normal] += bound * (pieces.C[k] - F[:, k].T).T @ direction
+        K = np.block([[pieces.M, rows], [pieces.C[o], np.zeros((len(o), len(o)))]])
+        vdot = np.linalg.solve(K, np.concatenate([pieces.f0 - pieces.d, -pieces.xi[o]]))[:len(v)]
+        rate = pieces.C[k] @ vdot + pieces.xi[k]
+        turned = direction + rate / max(np.linalg.norm(rate), 1e-300)  # damped
         turned /= max(np.linalg.norm(turned), 1e-300)
         if np.linalg.norm(turned - direction) < 1e-12:
+            direction = turned
             break
         direction = turned
+    else:
+        direction = start
     size = SLIP_ONSET * (1.0 + float(np.max(np.abs(v), initial=0.0)))
     offsets = np.where(np.abs(direction) > 1e-3, size * direction, 0.0)  # parameters keep clear of underflow
     return dict(zip(offset_names(system, contact), offsets.tolist()))
@@ -393,29 +413,23 @@ def _events(phases, phase, mode, rest, start):
 
 def _slip_speed(phases, phase, contact, start, rest):
     """The event function of a sliding contact's return to rolling: sign(s . s_ref) |s| - rest, s the slip
-    and s_ref its direction where last seen on its side (at the phase's start, the onset offset's). It is
+    and s_ref its direction where last seen above the rest speed (|s| - rest until then). It is
     |s| - rest while the slip keeps to one side, and falls through zero where the slip passes zero within a
     step, where |s| - rest would stay positive at both ends. s_ref follows the slip as it turns (a disc's
     slip turns with its precession), so that the sign changes where the slip reverses within a step:
     where it passes zero, to the solver's resolution."""
-    ref = [_slip_reference(phases, phase, contact, start)]
+    ref = [None]
 
     def event(t, p, v):
+        if t <= start[0]:  # the phase's start (again, where the phase runs again): no direction seen yet
+            ref[0] = None
         s = phases.slip(contact, t, p, v)
         size = np.linalg.norm(s)
-        value = np.copysign(size, float(s @ ref[0])) - rest
+        value = size - rest if ref[0] is None else np.copysign(size, float(s @ ref[0])) - rest
         if value > 0:
             ref[0] = s / size
         return value
     return event
-
-
-def _slip_reference(phases, phase, contact, start):
-    """s0: the slip of a sliding contact at the phase's ``start`` (t, p, v), with its onset offset, as a
-    unit vector (zero where it has none)."""
-    offsets = np.array([phase.parameter_dict.get(n, 0.0) for n in offset_names(phases.system, contact)])
-    s0 = phases.slip(contact, *start) + offsets
-    return s0 / max(np.linalg.norm(s0), 1e-300)
 
 
 def _phase_run(phases, phase, t_span, state, watch, times, rtol, atol, options):
@@ -460,8 +474,8 @@ def _switch(phases, kind, contact, t, p, v, open_, sliding, rest):
     released = separating - {contact.name}  # other contacts the impact lifts
     open_ |= released
     lifts = ["lifts " + name for name in sorted(released)]
-    if contact.name in separating:
-        return open_, slipping, {}, v_after, ["impact", "bounces"] + lifts
+    if contact.name in separating:  # it stays open; the other closed contacts settle into a mode that holds
+        return (*_settled(phases, t, p, v_after, open_, set(slipping)), v_after, ["impact", "bounces"] + lifts)
     open_.discard(contact.name)
     sliding = set(slipping)  # the closed contacts that slip after the impact slide; the others roll
     return (*_settled(phases, t, p, v_after, open_, sliding), v_after, ["impact", "closes"] + lifts)
@@ -512,7 +526,8 @@ def _joined(system, pieces, events, status, message, rtol, atol, rest, wall):
     if status == EVENT:
         message = f"{message}, after {len(pieces)} phases and {sum(e.kind != 'event' for e in events)} contact events"
     if status == SUCCESS:
-        message = f"finished over t_span in {len(pieces)} phases with {len(events)} contact events"
+        message = (f"finished over t_span in {len(pieces)} phases with {sum(e.kind != 'event' for e in events)} "
+                   f"contact events")
         if notes:  # a phase finished, but a check of its result failed
             status, message = WARNED, f"{message}, but {'; '.join(notes)}"
     first = pieces[0][0]

@@ -32,6 +32,10 @@ from systems.state import renormalize
 
 from ...results.trajectory import FAILED, SUCCESS, ConstraintErrors, ContactEvent, Mode, Stats, Trajectory
 
+class ImpulsesNotFound(ArithmeticError):
+    """Projected Gauss-Seidel did not converge on a step's or an impact's impulses."""
+
+
 PGS_TOL = 1e-12
 PGS_ITERATIONS = 500
 
@@ -56,7 +60,7 @@ def moreau_jean(system, t_span, state0, step, *, rest_speed):
         t = t0 + k * h
         try:
             p_new, v_new, lam, active = _step(system, rows, t, h, p, v)
-        except (np.linalg.LinAlgError, FloatingPointError, ValueError) as exc:
+        except (np.linalg.LinAlgError, FloatingPointError, ImpulsesNotFound) as exc:
             status, message = FAILED, (f"system {system.name!r}: the Moreau-Jean step at t = {t:.9g} failed "
                                        f"({exc}); the steps before are kept")
             break
@@ -176,7 +180,7 @@ def _pgs(system, blocks, active, W, b, u_prev):
             largest = max(largest, float(np.max(np.abs((x[k] - old) @ W[np.ix_(k, k)]))))
         if largest <= PGS_TOL * scale:
             return x
-    raise ValueError(f"projected Gauss-Seidel did not converge in {PGS_ITERATIONS} sweeps (change {largest:.2e} "
+    raise ImpulsesNotFound(f"projected Gauss-Seidel did not converge in {PGS_ITERATIONS} sweeps (change {largest:.2e} "
                      f"against {PGS_TOL * scale:.2e})")
 
 

@@ -78,7 +78,8 @@ def _contact_state(traj) -> dict:
     if not modes:
         return {}
     return {"modes": [{"start": round(m.start, 9), "end": round(m.end, 9), "label": m.label} for m in modes],
-            "events": [{"t": round(e.t, 9), "text": f"{e.kind} {e.constraint}".strip()} for e in traj.events]}
+            "events": [{"t": round(e.t, 9), "text": e.name if e.kind == "event" else f"{e.kind} {e.constraint}"}
+                       for e in traj.events]}
 
 
 def _ground_under(bodies, extent):
