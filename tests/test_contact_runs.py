@@ -387,3 +387,20 @@ def test_every_catalogue_contact_pushes_while_closed_stays_clear_while_open_and_
                 assert np.min(column, initial=0.0) > -slack, (name, mode, contact.name)
     if name != "ball_on_turntable":
         assert np.all(np.diff(run.energy) < 1e-7 * (1.0 + np.max(np.abs(run.energy))))
+
+
+def test_a_comparison_whose_runs_let_a_contact_go_reports_the_run_with_its_contacts_free(tmp_path, capsys):
+    """The rolling disc with mu = 0.2: every formulation's check says the contact slides; the report adds
+    the run of simulate_contacts from the same start, with its modes and events, and so does the JSON."""
+    import json
+
+    from formulations.workbench.cli.main import main
+
+    out = tmp_path / "report"
+    assert main(["compare", "rolling_disc", "--set", "mu=0.2", "--t-end", "0.5", "--out", str(out), "--quiet"]) == 1
+    report = (out / "report.md").read_text()
+    assert "## With its contacts free" in report and "| 0 | 0.5 | sliding: ground |" in report
+    contacts = json.loads((out / "results.json").read_text())["contacts"]
+    assert contacts["modes"] == [{"start": 0.0, "end": 0.5, "mode": "sliding: ground"}] and contacts["status"] == 0
+    assert main(["compare", "rolling_disc", "--t-end", "0.5", "--out", str(tmp_path / "quiet"), "--quiet"]) == 0
+    assert "With its contacts free" not in (tmp_path / "quiet" / "report.md").read_text()  # mu = 0.5 holds it

@@ -9,6 +9,8 @@ from ..output import write_atomic
 from ..plots import OVERLAID, constraint_error_grid, energy_error, failed_runs, reactions, work_precision
 from .views import VIEWS
 
+MAX_EVENTS = 40  # the contact events and modes a report lists
+
 
 def _save(fig, path):
     fig.savefig(path, dpi=110)
@@ -82,6 +84,33 @@ def figures(comparison, system, folder) -> list:
     return [(title, _save(fig, folder / name)) for title, name, fig in comparison_figures(comparison, system)]
 
 
+def _contacts_let_go(comparison, system, data) -> list:
+    """Where a run's contact check fired (a normal force that pulls, friction beyond mu N), the report's
+    section on the same motion with the contacts free to open and slide: the run of
+    formulations.simulate_contacts from the reference's start over the comparison's span, its events and
+    modes (also as "contacts" in ``data``, the results' JSON); nothing elsewhere."""
+    if not system.contacts or not any(r.status == 2 and "contact '" in r.message for r in comparison.rows):
+        return []
+    from ..contacts import simulate_contacts
+
+    start = (comparison.reference.p[0], comparison.reference.v[0])
+    run = simulate_contacts(system, comparison.t_span, start, rtol=comparison.rtol, atol=comparison.atol)
+    data["contacts"] = {key: run.summary()[key] for key in ("events", "modes")} | {"status": int(run.status),
+                                                                                    "message": run.message}
+    lines = ["", "## With its contacts free", "",
+             f"The formulations above hold every row; their checks say where a contact would let go. "
+             f"`formulations.simulate_contacts` runs the same start with the contacts opening, closing and "
+             f"sliding (the dependent formulation, phase by phase, rtol = {comparison.rtol:g}): {run.message}.", ""]
+    if run.events:
+        lines += ["| t in s | event | contact |", "|---|---|---|"]
+        lines += [f"| {e.t:.6g} | {e.kind} | {e.constraint} |" for e in run.events[:MAX_EVENTS]]
+        lines += [f"| … | {len(run.events) - MAX_EVENTS} more | |"] if len(run.events) > MAX_EVENTS else []
+        lines += [""]
+    lines += ["| from t in s | to t in s | mode |", "|---|---|---|"]
+    lines += [f"| {m.start:.6g} | {m.end:.6g} | {m.label} |" for m in run.modes[:MAX_EVENTS]]
+    return lines
+
+
 def write_report(comparison, system, folder, analysis=None, note=None) -> pathlib.Path:
     """report.md, the figures, results.json and (a system with visuals) scene.html in ``folder``
     (created); returns the report path.
@@ -94,7 +123,6 @@ def write_report(comparison, system, folder, analysis=None, note=None) -> pathli
     data = json.loads(comparison.to_json())
     if note:
         data["note"] = note
-    write_atomic(folder / "results.json", json.dumps(data, indent=2))
     par = ", ".join(f"{k} = {v:g}" for k, v in comparison.parameters.items())
     lines = [f"# Comparison of formulations: {system.name}", ""]
     lines += [f"> **Note:** {note}", ""] if note else []
@@ -106,6 +134,8 @@ def write_report(comparison, system, folder, analysis=None, note=None) -> pathli
               f"{len(comparison.reference.t)} times; energy in J, reactions in N (or N m)", "",
               "## Results", "", comparison.to_markdown(), "## Reading", ""]
     lines += [f"- {item}" for item in comparison.reading()]
+    lines += _contacts_let_go(comparison, system, data)
+    write_atomic(folder / "results.json", json.dumps(data, indent=2))
     if system.visuals:  # the reference run as a 3D scene beside the figures
         from ..scene import show
 
