@@ -22,7 +22,6 @@ starts to slide where |F| = mu N. On a frictionless floor (mu = 0) the centre fa
 Reference: the falling rod (ladder) problem, e.g. Routh, Dynamics of a System of Rigid Bodies,
 elementary part (1905); for its slip and lift-off, Shegelski & Goodvin, Am. J. Phys. 73 (2005).
 """
-import numpy as np
 import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian

@@ -64,6 +64,8 @@ def disc_system(name, *, values=None, resistance="axle", default=None, families=
     omega_lean = sp.Matrix([w1, w2, w3])
     N = sp.Symbol("lambda_N", real=True)
     torque = R_lean * sp.Matrix([0, tau_drive, 0]) + sp.Matrix([0, 0, tau_steer])
+    if resistance not in ("axle", "horizontal"):
+        raise ValueError(f"disc_system got resistance {resistance!r} but expected 'axle' or 'horizontal'")
     if resistance == "axle":
         torque -= R_lean * sp.Matrix([0, delta * N * sp.sign(w2), 0])
     else:  # against the horizontal part of the angular velocity in world axes

@@ -18,7 +18,6 @@ formulations.simulate_contacts, which lets the friction row go while it slides. 
 Reference: the classic billiard-ball problem (e.g. Routh, Dynamics of a System of Rigid Bodies,
 elementary part, 1905, on the motion of a ball on a rough table).
 """
-import numpy as np
 import sympy as sp
 
 from ..builders.lagrangian import from_lagrangian

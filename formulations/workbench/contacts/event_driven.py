@@ -103,7 +103,8 @@ def _held(system, open_contacts, sliding):
 
 def _onto_rows(system, rows, t, p, v, sweeps=4):
     """(p, v) moved least (Gauss-Newton, minimum-norm steps) onto the rows ``rows`` of ``system``: the
-    holonomic ones at position level, all at velocity level."""
+    holonomic ones at position level, all at velocity level (systems.state.on_constraints takes a system
+    that holds the rows, the mode's, which this state is for)."""
     p, v = np.array(p, dtype=float), np.array(v, dtype=float)
     holonomic = [i for i in rows if i < system.m]
     for _ in range(sweeps):
